@@ -1,0 +1,88 @@
+"""The corpus model: documents, the chunks retrieval works on, and test questions."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Mapping, Sequence
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    id: str
+    title: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A unit of retrieval: a span ``[start, end)`` of its document's text."""
+
+    id: str
+    doc_id: str
+    index: int  # position of the chunk within its document
+    start: int  # character offsets into the document's text
+    end: int
+    text: str
+    start_word: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """A test question.
+
+    ``relevant`` maps chunk ids (or document ids, for collections judged per
+    document) to a graded relevance > 0. ``answer`` is a span of text that a
+    chunk must contain, whitespace-normalised, to count as relevant: it is what
+    lets re-chunked documents be evaluated. A question with neither is
+    unanswerable.
+    """
+
+    id: str
+    text: str
+    relevant: Mapping[str, int] = field(default_factory=dict)
+    answer: str | None = None
+
+    @property
+    def answerable(self) -> bool:
+        return bool(self.relevant) or bool(self.answer)
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """Documents, their default chunks, questions and the corpus' own settings.
+
+    ``settings`` holds the corpus' ``ranklens.toml`` (language, analyzer,
+    scorer and chunking defaults), already validated by the loader.
+    """
+
+    name: str
+    documents: Sequence[Document]
+    chunks: Sequence[Chunk]
+    questions: Sequence[Question] = ()
+    settings: Mapping[str, object] = field(default_factory=dict)
+    source: str = ""
+    warnings: Sequence[str] = ()
+
+    @property
+    def answerable(self) -> list[Question]:
+        return [q for q in self.questions if q.answerable]
+
+    @property
+    def unanswerable(self) -> list[Question]:
+        return [q for q in self.questions if not q.answerable]
+
+    def document(self, doc_id: str) -> Document:
+        return self.documents_by_id[doc_id]
+
+    @cached_property
+    def documents_by_id(self) -> dict[str, Document]:
+        return {d.id: d for d in self.documents}
+
+
+_SPACE = re.compile(r"\s+")
+
+
+def normalise_space(text: str) -> str:
+    """Collapse runs of white space to one space, as answer matching requires."""
+    return _SPACE.sub(" ", text).strip()

@@ -1,0 +1,29 @@
+"""Progress reporting and cancellation for long work (indexing, evaluation, sweeps).
+
+A ``Progress`` is any callable ``(done, total, label) -> None``; it may raise
+``Cancelled`` to stop the work, which is how the TUI's workers cancel.
+"""
+from __future__ import annotations
+
+from typing import Callable, Protocol
+
+from engine.errors import Cancelled
+
+
+class Progress(Protocol):
+    def __call__(self, done: int, total: int, label: str) -> None: ...
+
+
+def no_progress(done: int, total: int, label: str) -> None:
+    """The default: report nothing, never cancel."""
+
+
+def cancellable(report: Progress, is_cancelled: Callable[[], bool]) -> Progress:
+    """Wrap ``report`` so that it raises ``Cancelled`` once ``is_cancelled()`` is true."""
+
+    def progress(done: int, total: int, label: str) -> None:
+        if is_cancelled():
+            raise Cancelled(label)
+        report(done, total, label)
+
+    return progress

@@ -1,0 +1,226 @@
+"""A corpus indexed under one setup: search, explain, evaluate, threshold, prompt.
+
+``Workbench`` owns a corpus and caches what setups share: chunks per
+chunking, the term index per (chunking, analysis), scorers per their
+parameters. The CLI builds one retriever; the TUI keeps one workbench and asks
+it for retrievers as settings change, so switching scorer never re-analyses.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Sequence
+
+import numpy as np
+
+from engine.analysis import Analyzer
+from engine.chunking import chunk_documents, contains_answer
+from engine.corpus import Chunk, Corpus, Question
+from engine.errors import RanklensError
+from engine.progress import Progress, no_progress
+from engine.scoring.bm25 import BM25Scorer
+from engine.scoring.explain import Explanation
+from engine.scoring.fusion import FusionScorer
+from engine.scoring.lsa import LsaScorer
+from engine.scoring.tfidf import TfidfScorer
+from engine.setup import Setup
+from engine.termindex import QueryTerms, TermIndex
+from engine.topk import top_k
+
+DEFAULT_SIZE = 100  # words per chunk for raw documents when nothing says otherwise
+DEFAULT_OVERLAP = 20
+QUERY_BATCH = 64  # questions scored per matrix product; bounds memory at N x 64 floats
+
+
+def setup_for(corpus: Corpus, *overrides: dict, source: str = "command line") -> Setup:
+    """The corpus' own settings, then the caller's: how every front end builds a setup."""
+    return Setup.from_mapping(corpus.settings, *overrides, source=source)
+
+
+@dataclass(frozen=True)
+class Hit:
+    rank: int
+    index: int  # position of the chunk in ``Retriever.chunks``
+    chunk: Chunk
+    score: float
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    query: str
+    scorer: str
+    hits: list[Hit]
+    terms: tuple[str, ...]  # the query's terms after analysis
+    unknown: tuple[str, ...]  # terms the corpus does not contain
+    note: str = ""  # why there are no hits, when there are none
+
+    def to_dict(self, corpus: Corpus) -> dict:
+        return {
+            "query": self.query,
+            "scorer": self.scorer,
+            "terms": list(self.terms),
+            "note": self.note,
+            "results": [
+                {
+                    "rank": h.rank,
+                    "id": h.chunk.id,
+                    "score": h.score,
+                    "document": corpus.document(h.chunk.doc_id).title or h.chunk.doc_id,
+                    "doc_id": h.chunk.doc_id,
+                    "text": h.chunk.text,
+                }
+                for h in self.hits
+            ],
+        }
+
+
+@dataclass
+class Workbench:
+    corpus: Corpus
+    _chunks: dict = field(default_factory=dict)
+    _term_indexes: dict = field(default_factory=dict)
+    _scorers: dict = field(default_factory=dict)
+
+    def retriever(self, setup: Setup, progress: Progress = no_progress) -> "Retriever":
+        started = time.perf_counter()
+        chunks = self.chunks(setup, progress)
+        index = self.term_index(setup, chunks, progress)
+        scorer = self.scorer(setup, index, setup.scorer)
+        return Retriever(self.corpus, setup, chunks, index, scorer, index_s=time.perf_counter() - started)
+
+    def chunks(self, setup: Setup, progress: Progress = no_progress) -> list[Chunk]:
+        native = setup.size is None and len(self.corpus.chunks) > 0
+        key = "native" if native else (setup.chunker, setup.size or DEFAULT_SIZE,
+                                       setup.overlap if setup.size else DEFAULT_OVERLAP)
+        if key not in self._chunks:
+            if native:
+                self._chunks[key] = list(self.corpus.chunks)
+            else:
+                _, size, overlap = key
+                self._chunks[key] = chunk_documents(self.corpus.documents, size, overlap, setup.chunker, progress)
+            if not self._chunks[key]:
+                raise RanklensError(f"{self.corpus.name}: no text to index (every document is empty)")
+        return self._chunks[key]
+
+    def term_index(self, setup: Setup, chunks: list[Chunk], progress: Progress = no_progress) -> TermIndex:
+        analyzer = Analyzer.from_setup(setup)
+        key = (id(chunks), setup.index_title, analyzer.key)
+        if key not in self._term_indexes:
+            self._term_indexes[key] = TermIndex.build(self.index_texts(chunks, setup.index_title), analyzer, progress)
+        return self._term_indexes[key]
+
+    def index_texts(self, chunks: Sequence[Chunk], with_title: bool) -> list[str]:
+        if not with_title:
+            return [c.text for c in chunks]
+        titles = {d.id: d.title for d in self.corpus.documents}
+        return [f"{titles[c.doc_id]} {c.text}" if titles[c.doc_id] else c.text for c in chunks]
+
+    def scorer(self, setup: Setup, index: TermIndex, name: str):
+        if name == "tfidf":
+            key = (id(index), "tfidf", setup.sublinear_tf)
+            build = lambda: TfidfScorer.fit(index, setup.sublinear_tf)  # noqa: E731
+        elif name == "bm25":
+            key = (id(index), "bm25", setup.bm25_variant, setup.k1, setup.b, setup.delta)
+            build = lambda: BM25Scorer.fit(index, setup.bm25_variant, setup.k1, setup.b, setup.delta)  # noqa: E731
+        elif name == "lsa":
+            # LSA decomposes the plain TF-IDF matrix (the lesson's), whatever sublinear_tf says
+            key = (id(index), "lsa", setup.dims)
+            build = lambda: LsaScorer.fit(self.scorer(setup.replace(sublinear_tf=False), index, "tfidf"), setup.dims)  # noqa: E731
+        else:
+            key = (id(index), "fusion", setup.fuse, setup.fusion_method, setup.rrf_k, setup.sublinear_tf,
+                   setup.bm25_variant, setup.k1, setup.b, setup.delta, setup.dims)
+            build = lambda: FusionScorer(tuple(self.scorer(setup, index, p) for p in setup.fuse),  # noqa: E731
+                                         setup.fusion_method, setup.rrf_k)
+        if key not in self._scorers:
+            self._scorers[key] = build()
+        return self._scorers[key]
+
+
+@dataclass
+class Retriever:
+    corpus: Corpus
+    setup: Setup
+    chunks: list[Chunk]
+    index: TermIndex
+    scorer: object
+    index_s: float = 0.0
+
+    @classmethod
+    def build(cls, corpus: Corpus, setup: Setup, progress: Progress = no_progress) -> "Retriever":
+        return Workbench(corpus).retriever(setup, progress)
+
+    @property
+    def notes(self) -> list[str]:
+        """Adjustments made to the setup (LSA dims clamped, ...), for the user to see."""
+        return list(getattr(self.scorer, "notes", []))
+
+    def query(self, text: str) -> QueryTerms:
+        return self.index.query(text)
+
+    def scores(self, query: QueryTerms) -> np.ndarray:
+        return self.scorer.scores(query)
+
+    def search(self, text: str, k: int | None = None) -> SearchResult:
+        """The top k chunks for ``text``; no hits, with a note, when nothing can match."""
+        k = self.setup.k if k is None else k
+        if k < 1:
+            raise RanklensError(f"k must be at least 1 (got {k})")
+        query = self.query(text)
+        unknown = tuple(t for t in dict.fromkeys(query.terms) if t not in self.index.term_ids)
+        describe = self.setup.describe()
+        if query.empty:
+            return SearchResult(text, describe, [], (), (), note="no query terms after analysis")
+        if not query.matched:
+            return SearchResult(text, describe, [], query.terms, unknown,
+                                note="none of the query's terms occurs in the corpus")
+        scores = self.scores(query)
+        top = top_k(scores, k)
+        if self.setup.scorer in ("tfidf", "bm25"):
+            top = top[scores[top] > 0]  # a chunk sharing no term with the query is not a result
+        hits = [Hit(r + 1, int(i), self.chunks[i], float(scores[i])) for r, i in enumerate(top)]
+        return SearchResult(text, describe, hits, query.terms, unknown)
+
+    def explain(self, text: str, chunk_index: int) -> Explanation:
+        return self.scorer.explain(self.query(text), chunk_index)
+
+    def relevant(self, question: Question) -> dict[int, int]:
+        """Chunk index -> grade for a question, under this retriever's chunking.
+
+        Judgements name chunks (passage ids) or whole documents; a document
+        judgement with an answer span keeps only the chunks that contain the
+        span. When the judged ids are not chunks of this chunking (re-chunked
+        documents), the answer span decides.
+        """
+        by_id = self._chunk_positions
+        by_doc = self._doc_positions
+        found: dict[int, int] = {}
+        for ident, grade in question.relevant.items():
+            if ident in by_id:
+                found[by_id[ident]] = max(found.get(by_id[ident], 0), grade)
+            elif ident in by_doc:
+                for i in by_doc[ident]:
+                    if question.answer is None or contains_answer(self.chunks[i].text, question.answer):
+                        found[i] = max(found.get(i, 0), grade)
+        if not found and question.answer:
+            found = {i: 1 for i, c in enumerate(self.chunks) if contains_answer(c.text, question.answer)}
+        return found
+
+    @cached_property
+    def _chunk_positions(self) -> dict[str, int]:
+        return {c.id: i for i, c in enumerate(self.chunks)}
+
+    @cached_property
+    def _doc_positions(self) -> dict[str, list[int]]:
+        by_doc: dict[str, list[int]] = {}
+        for i, c in enumerate(self.chunks):
+            by_doc.setdefault(c.doc_id, []).append(i)
+        return by_doc
+
+    def score_batches(self, texts: Sequence[str], progress: Progress = no_progress, label: str = "scoring"):
+        """Yield (position, QueryTerms, scores) for each text, QUERY_BATCH at a time."""
+        for start in range(0, len(texts), QUERY_BATCH):
+            batch = [self.query(t) for t in texts[start:start + QUERY_BATCH]]
+            for offset, query in enumerate(batch):
+                yield start + offset, query, self.scores(query)
+            progress(min(start + QUERY_BATCH, len(texts)), len(texts), label)

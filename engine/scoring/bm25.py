@@ -1,0 +1,132 @@
+"""BM25 in five variants, scored eagerly into a sparse matrix (as bm25s does).
+
+Scores use the natural log and the formulas of Kamphuis et al. (ECIR 2020),
+the same as bm25s, so rankings and scores agree with it for the same tokens:
+
+- lucene:    idf = ln(1 + (N - df + .5)/(df + .5)), tfc = tf / (tf + k1·(1 - b + b·dl/avgdl))
+- robertson: idf = ln((N - df + .5)/(df + .5)) clipped at 0, tfc as lucene
+- atire:     idf = ln(N/df), tfc = tf·(k1+1) / (tf + k1·(1 - b + b·dl/avgdl))
+- bm25l:     idf = ln((N+1)/(df+.5)), c = tf/(1 - b + b·dl/avgdl), tfc = (k1+1)(c+δ)/(k1+c+δ)
+- bm25+:     idf = ln((N+1)/df), tfc = (k1+1)·tf/(k1·(1 - b + b·dl/avgdl) + tf) + δ
+
+A chunk's score is the sum over query terms (repeats counted) of idf·tfc.
+For bm25l and bm25+ a term the chunk lacks still scores idf·tfc(0); that
+constant is stored apart and added at query time, as bm25s does.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from engine.scoring.explain import Explanation, TermExplanation
+from engine.scoring.sparse import column_scores, row_values
+from engine.termindex import QueryTerms, TermIndex
+
+
+def bm25_idf(variant: str, df: np.ndarray, n: int) -> np.ndarray:
+    df = df.astype(np.float64)
+    with np.errstate(divide="ignore"):
+        if variant == "lucene":
+            return np.log1p((n - df + 0.5) / (df + 0.5))
+        if variant == "robertson":
+            return np.log(np.maximum((n - df + 0.5) / (df + 0.5), 1.0))
+        if variant == "atire":
+            return np.where(df > 0, np.log(n / np.maximum(df, 1)), 0.0)
+        if variant == "bm25l":
+            return np.log((n + 1) / (df + 0.5))
+        if variant == "bm25+":
+            return np.where(df > 0, np.log((n + 1) / np.maximum(df, 1)), 0.0)
+    raise ValueError(f"unknown BM25 variant {variant!r}")
+
+
+def length_norm(dl: np.ndarray, avgdl: float, b: float) -> np.ndarray:
+    """1 - b + b·dl/avgdl: how much longer than average a chunk is, damped by b."""
+    return 1.0 - b + b * dl / avgdl
+
+
+def bm25_tfc(variant: str, tf: np.ndarray, norm: np.ndarray, k1: float, delta: float) -> np.ndarray:
+    if variant in ("lucene", "robertson"):
+        return tf / (tf + k1 * norm)
+    if variant == "atire":
+        return tf * (k1 + 1) / (tf + k1 * norm)
+    if variant == "bm25l":
+        c = tf / norm
+        return (k1 + 1) * (c + delta) / (k1 + c + delta)
+    if variant == "bm25+":
+        return (k1 + 1) * tf / (k1 * norm + tf) + delta
+    raise ValueError(f"unknown BM25 variant {variant!r}")
+
+
+_FORMULAS = {
+    "lucene": "idf · tf / (tf + k1·norm)",
+    "robertson": "idf · tf / (tf + k1·norm)",
+    "atire": "idf · tf·(k1+1) / (tf + k1·norm)",
+    "bm25l": "idf · (k1+1)(c+δ)/(k1+c+δ), c = tf/norm",
+    "bm25+": "idf · ((k1+1)·tf/(k1·norm + tf) + δ)",
+}
+
+
+@dataclass(frozen=True)
+class BM25Scorer:
+    index: TermIndex
+    variant: str
+    k1: float
+    b: float
+    delta: float
+    idf: np.ndarray
+    avgdl: float
+    absent: np.ndarray  # per term: the score a chunk gets without the term (bm25l, bm25+)
+    matrix: sp.csr_matrix  # chunks x terms, idf·tfc minus the absent score
+    columns: sp.csc_matrix
+
+    name = "bm25"
+
+    @classmethod
+    def fit(cls, index: TermIndex, variant: str = "lucene", k1: float = 1.2, b: float = 0.75,
+            delta: float = 0.5) -> "BM25Scorer":
+        n = index.n_docs
+        idf = bm25_idf(variant, index.doc_freq, n)
+        avgdl = float(index.doc_len.mean()) if n and index.doc_len.sum() else 1.0
+        counts = index.counts
+        rows = np.repeat(np.arange(n), np.diff(counts.indptr))
+        norm = length_norm(index.doc_len[rows].astype(np.float64), avgdl, b)
+        tfc = bm25_tfc(variant, counts.data.astype(np.float64), norm, k1, delta)
+        absent = np.zeros(idf.size)
+        if variant in ("bm25l", "bm25+"):
+            absent = idf * bm25_tfc(variant, np.zeros(1), np.ones(1), k1, delta)[0]
+        data = idf[counts.indices] * tfc - absent[counts.indices]
+        matrix = sp.csr_matrix((data, counts.indices, counts.indptr), shape=counts.shape)
+        return cls(index, variant, k1, b, delta, idf, avgdl, absent, matrix, matrix.tocsc())
+
+    def scores(self, query: QueryTerms) -> np.ndarray:
+        scores = column_scores(self.columns, query.ids, query.counts)
+        if query.ids.size:
+            scores += float(np.dot(self.absent[query.ids], query.counts))
+        return scores
+
+    def explain(self, query: QueryTerms, doc: int) -> Explanation:
+        tf = row_values(self.index.counts, doc, query.ids)
+        dl = float(self.index.doc_len[doc])
+        norm = float(length_norm(np.array([dl]), self.avgdl, self.b)[0])
+        tfc = bm25_tfc(self.variant, tf, np.full(tf.size, norm), self.k1, self.delta)
+        rows = []
+        for t, c, f, w in zip(query.ids, query.counts, tf, tfc):
+            if f == 0 and self.variant not in ("bm25l", "bm25+"):
+                continue
+            rows.append(TermExplanation(
+                term=str(self.index.vocabulary[t]), query_count=int(c), tf=int(f),
+                df=int(self.index.doc_freq[t]), idf=float(self.idf[t]), norm=norm,
+                weight=float(w), contribution=float(c * self.idf[t] * w),
+            ))
+        return Explanation(
+            scorer=f"BM25 {self.variant}",
+            score=float(sum(r.contribution for r in rows)),
+            formula=f"contribution = query count × {_FORMULAS[self.variant]}",
+            terms=rows,
+            notes=[f"N = {self.index.n_docs} chunks", f"k1 = {self.k1:g}, b = {self.b:g}"
+                   + (f", δ = {self.delta:g}" if self.variant in ("bm25l", "bm25+") else ""),
+                   f"chunk length dl = {dl:g} terms, avgdl = {self.avgdl:.2f}",
+                   f"norm = 1 - b + b·dl/avgdl = {norm:.4f}"],
+        )

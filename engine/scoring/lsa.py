@@ -1,0 +1,68 @@
+"""LSA: TruncatedSVD (random_state=0) of the TF-IDF matrix, cosine in the reduced space.
+
+This is the lesson's stand-in for embeddings: an encoder learned from the
+corpus itself. scikit-learn is imported here, lazily, when LSA is first fit.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.scoring.dense import unit_rows
+from engine.scoring.explain import Explanation
+from engine.scoring.tfidf import TfidfScorer
+from engine.termindex import QueryTerms
+
+
+def usable_dims(requested: int, n_docs: int, n_terms: int) -> int:
+    """TruncatedSVD needs fewer components than features; keep below both sizes."""
+    return max(1, min(requested, n_terms - 1, n_docs))
+
+
+@dataclass(frozen=True)
+class LsaScorer:
+    tfidf: TfidfScorer
+    dims: int
+    components: np.ndarray  # dims x terms
+    vectors: np.ndarray  # chunks x dims, unit rows
+    notes: list[str] = field(default_factory=list)
+
+    name = "lsa"
+
+    @classmethod
+    def fit(cls, tfidf: TfidfScorer, dims: int) -> "LsaScorer":
+        from sklearn.decomposition import TruncatedSVD
+
+        n_docs, n_terms = tfidf.matrix.shape
+        used = usable_dims(dims, n_docs, n_terms)
+        notes = []
+        if used != dims:
+            notes.append(f"LSA dims clamped from {dims} to {used} ({n_docs} chunks, {n_terms} terms)")
+        if n_terms < 2 or n_docs < 1:
+            components = np.zeros((used, n_terms))
+        else:
+            svd = TruncatedSVD(n_components=used, random_state=0).fit(tfidf.matrix)
+            components = svd.components_
+        vectors = unit_rows(np.asarray(tfidf.matrix @ components.T))
+        return cls(tfidf, used, components, vectors, notes)
+
+    def encode_query(self, query: QueryTerms) -> np.ndarray:
+        q = np.asarray(self.tfidf.query_vector(query) @ self.components.T).ravel()
+        return q / (np.linalg.norm(q) + 1e-12)
+
+    def scores(self, query: QueryTerms) -> np.ndarray:
+        return self.vectors @ self.encode_query(query)
+
+    def explain(self, query: QueryTerms, doc: int) -> Explanation:
+        q = self.encode_query(query)
+        d = self.vectors[doc]
+        top = np.argsort(-np.abs(q * d), kind="stable")[:5]
+        notes = [f"dimension {i}: chunk {d[i]:+.3f} × query {q[i]:+.3f} = {d[i] * q[i]:+.4f}" for i in top]
+        return Explanation(
+            scorer=f"LSA {self.dims} dims",
+            score=float(d @ q),
+            formula="cosine of chunk and query in the SVD space: Σ_i chunk_i × query_i (largest terms below)",
+            terms=[],
+            notes=notes + self.notes,
+        )
