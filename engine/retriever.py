@@ -7,10 +7,11 @@ it for retrievers as settings change, so switching scorer never re-analyses.
 """
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import numpy as np
 
@@ -18,7 +19,9 @@ from engine.analysis import Analyzer
 from engine.chunking import chunk_documents, contains_answer
 from engine.corpus import Chunk, Corpus, Question
 from engine.errors import RanklensError
+from engine.metrics import Evaluation, QuestionScores, ThresholdReport, evaluate, threshold_analysis
 from engine.progress import Progress, no_progress
+from engine.prompt import build_prompt
 from engine.scoring.bm25 import BM25Scorer
 from engine.scoring.explain import Explanation
 from engine.scoring.fusion import FusionScorer
@@ -81,13 +84,16 @@ class Workbench:
     _chunks: dict = field(default_factory=dict)
     _term_indexes: dict = field(default_factory=dict)
     _scorers: dict = field(default_factory=dict)
+    # the TUI asks from several worker threads; one build at a time keeps caches whole
+    _lock: threading.RLock = field(default_factory=threading.RLock)
 
     def retriever(self, setup: Setup, progress: Progress = no_progress) -> "Retriever":
-        started = time.perf_counter()
-        chunks = self.chunks(setup, progress)
-        index = self.term_index(setup, chunks, progress)
-        scorer = self.scorer(setup, index, setup.scorer)
-        return Retriever(self.corpus, setup, chunks, index, scorer, index_s=time.perf_counter() - started)
+        with self._lock:
+            started = time.perf_counter()
+            chunks = self.chunks(setup, progress)
+            index = self.term_index(setup, chunks, progress)
+            scorer = self.scorer(setup, index, setup.scorer)
+            return Retriever(self.corpus, setup, chunks, index, scorer, index_s=time.perf_counter() - started)
 
     def chunks(self, setup: Setup, progress: Progress = no_progress) -> list[Chunk]:
         native = setup.size is None and len(self.corpus.chunks) > 0
@@ -217,10 +223,86 @@ class Retriever:
             by_doc.setdefault(c.doc_id, []).append(i)
         return by_doc
 
-    def score_batches(self, texts: Sequence[str], progress: Progress = no_progress, label: str = "scoring"):
-        """Yield (position, QueryTerms, scores) for each text, QUERY_BATCH at a time."""
+    def score_batches(self, texts: Sequence[str], progress: Progress = no_progress,
+                      label: str = "scoring") -> Iterator[tuple[int, np.ndarray]]:
+        """(position, scores over all chunks) for each text, QUERY_BATCH texts per product."""
         for start in range(0, len(texts), QUERY_BATCH):
             batch = [self.query(t) for t in texts[start:start + QUERY_BATCH]]
-            for offset, query in enumerate(batch):
-                yield start + offset, query, self.scores(query)
+            scores = self.scorer.scores_batch(batch)
+            for offset in range(len(batch)):
+                yield start + offset, scores[offset]
             progress(min(start + QUERY_BATCH, len(texts)), len(texts), label)
+
+    def evaluate(self, progress: Progress = no_progress, latency_sample: int = 200) -> "EvalReport":
+        """Metrics over the answerable questions, in file order, with timings.
+
+        Throughput is the whole batch of questions scored and ranked, index
+        excluded; latency is single queries (search as a user runs it) on up to
+        ``latency_sample`` of them.
+        """
+        questions = self.corpus.answerable
+        if not questions:
+            raise RanklensError(f"{self.corpus.name}: no questions with an answer to evaluate")
+        texts = [q.text for q in questions]
+        started = time.perf_counter()
+        rows = []
+        for i, scores in self.score_batches(texts, progress, "evaluating"):
+            top_k(scores, max(self.setup.k, 10))
+            relevant = self.relevant(questions[i])
+            rows.append(QuestionScores(questions[i].id, questions[i].text, scores,
+                                       np.fromiter(relevant.keys(), dtype=np.int64, count=len(relevant)),
+                                       np.fromiter(relevant.values(), dtype=np.float64, count=len(relevant))))
+        batch_s = time.perf_counter() - started
+        evaluation = evaluate(rows, self.setup.k)
+        latencies = []
+        for text in texts[:latency_sample]:
+            tick = time.perf_counter()
+            self.search(text)
+            latencies.append((time.perf_counter() - tick) * 1000)
+        timing = {
+            "index_s": self.index_s,
+            "queries_per_s": len(texts) / batch_s if batch_s > 0 else float("inf"),
+            "p50_ms": float(np.percentile(latencies, 50)),
+            "p99_ms": float(np.percentile(latencies, 99)),
+        }
+        return EvalReport(self.corpus.name, self.setup.describe(), evaluation, timing)
+
+    def top_scores(self, questions: Sequence[Question], progress: Progress = no_progress) -> list[float]:
+        return [float(scores.max(initial=0.0)) for _, scores in
+                self.score_batches([q.text for q in questions], progress, "scoring")]
+
+    def threshold(self, progress: Progress = no_progress) -> ThresholdReport:
+        """Can the top score tell answerable questions from unanswerable ones?"""
+        answerable, unanswerable = self.corpus.answerable, self.corpus.unanswerable
+        if not answerable or not unanswerable:
+            raise RanklensError(
+                f"{self.corpus.name}: threshold analysis needs answerable and unanswerable questions "
+                f"(has {len(answerable)} and {len(unanswerable)})"
+            )
+        scores = self.top_scores([*answerable, *unanswerable], progress)
+        split = len(answerable)
+        return threshold_analysis(
+            [(q.id, q.text, s) for q, s in zip(answerable, scores[:split])],
+            [(q.id, q.text, s) for q, s in zip(unanswerable, scores[split:])],
+        )
+
+    def prompt(self, text: str, k: int | None = None) -> str:
+        """The prompt a model would get: the top k chunks as context, labelled by document."""
+        result = self.search(text, k)
+        return build_prompt(text, [(self.corpus.document(h.chunk.doc_id).title or h.chunk.doc_id, h.chunk.text)
+                                   for h in result.hits])
+
+
+@dataclass(frozen=True)
+class EvalReport:
+    corpus: str
+    scorer: str
+    evaluation: Evaluation
+    timing: dict[str, float]
+
+    @property
+    def metrics(self) -> dict[str, float]:
+        return self.evaluation.metrics
+
+    def to_dict(self) -> dict:
+        return {"corpus": self.corpus, "scorer": self.scorer, **self.evaluation.to_dict(), "timing": self.timing}

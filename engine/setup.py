@@ -8,6 +8,7 @@ them one to one (``--bm25-variant`` -> ``bm25_variant``).
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -50,6 +51,7 @@ class Setup:
     chunker: str = "words"
     index_title: bool = False
     language: str | None = None
+    decimals: int = 3  # how scores are printed; the English and Spanish lessons print 2
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     @classmethod
@@ -112,7 +114,7 @@ class Setup:
             head = f"fusion {self.fusion_method} of {'+'.join(self.fuse)}"
             if self.fusion_method == "rrf":
                 head += f" k={self.rrf_k}"
-        parts = [head, f"stop={self.stopwords}", f"stem={self.stem}"]
+        parts = [head, f"stop={Path(self.stopwords).name}", f"stem={self.stem}"]
         if self.fold_accents:
             parts.append("fold accents")
         if self.size is not None:
@@ -133,6 +135,7 @@ _FIELD_TYPES: dict[str, type] = {
     "stopwords": str, "stem": str, "sublinear_tf": bool, "bm25_variant": str, "k1": float,
     "b": float, "delta": float, "dims": int, "fuse": tuple, "fusion_method": str, "rrf_k": int,
     "size": int, "overlap": int, "chunker": str, "index_title": bool, "language": str,
+    "decimals": int,
 }
 
 

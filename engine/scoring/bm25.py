@@ -21,7 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from engine.scoring.explain import Explanation, TermExplanation
-from engine.scoring.sparse import column_scores, row_values
+from engine.scoring.sparse import batch_scores, column_scores, query_matrix, row_values
 from engine.termindex import QueryTerms, TermIndex
 
 
@@ -106,6 +106,11 @@ class BM25Scorer:
             scores += float(np.dot(self.absent[query.ids], query.counts))
         return scores
 
+    def scores_batch(self, queries: list[QueryTerms]) -> np.ndarray:
+        scores = batch_scores(self.columns, query_matrix(queries, [q.counts for q in queries], self.idf.size))
+        scores += np.array([np.dot(self.absent[q.ids], q.counts) for q in queries])[:, None]
+        return scores
+
     def explain(self, query: QueryTerms, doc: int) -> Explanation:
         tf = row_values(self.index.counts, doc, query.ids)
         dl = float(self.index.doc_len[doc])
@@ -118,12 +123,13 @@ class BM25Scorer:
             rows.append(TermExplanation(
                 term=str(self.index.vocabulary[t]), query_count=int(c), tf=int(f),
                 df=int(self.index.doc_freq[t]), idf=float(self.idf[t]), norm=norm,
-                weight=float(w), contribution=float(c * self.idf[t] * w),
+                weight=float(self.idf[t] * w), query_weight=float(c),
+                contribution=float(c * self.idf[t] * w),
             ))
         return Explanation(
             scorer=f"BM25 {self.variant}",
             score=float(sum(r.contribution for r in rows)),
-            formula=f"contribution = query count × {_FORMULAS[self.variant]}",
+            formula=f"weight = {_FORMULAS[self.variant]} ; contribution = weight × query count",
             terms=rows,
             notes=[f"N = {self.index.n_docs} chunks", f"k1 = {self.k1:g}, b = {self.b:g}"
                    + (f", δ = {self.delta:g}" if self.variant in ("bm25l", "bm25+") else ""),

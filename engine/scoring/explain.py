@@ -14,6 +14,7 @@ class TermExplanation:
     idf: float
     norm: float  # the length normalisation applied to this term's weight
     weight: float  # the chunk-side weight after tf and length normalisation
+    query_weight: float  # the query-side weight (unit TF-IDF component, or the count for BM25)
     contribution: float  # this term's share of the score; the shares add up to it
 
 

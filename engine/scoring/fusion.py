@@ -54,6 +54,9 @@ class FusionScorer:
     def scores(self, query: QueryTerms) -> np.ndarray:
         return self.fuse(self.component_scores(query))
 
+    def scores_batch(self, queries: list[QueryTerms]) -> np.ndarray:
+        return np.stack([self.scores(q) for q in queries])
+
     def explain(self, query: QueryTerms, doc: int) -> Explanation:
         lists = self.component_scores(query)
         notes = []

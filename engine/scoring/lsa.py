@@ -54,6 +54,9 @@ class LsaScorer:
     def scores(self, query: QueryTerms) -> np.ndarray:
         return self.vectors @ self.encode_query(query)
 
+    def scores_batch(self, queries: list[QueryTerms]) -> np.ndarray:
+        return np.stack([self.encode_query(q) for q in queries]) @ self.vectors.T
+
     def explain(self, query: QueryTerms, doc: int) -> Explanation:
         q = self.encode_query(query)
         d = self.vectors[doc]

@@ -5,8 +5,13 @@ their posting lists, not the number of chunks.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Sequence
+
 import numpy as np
 import scipy.sparse as sp
+
+if TYPE_CHECKING:
+    from engine.termindex import QueryTerms
 
 
 def column_scores(weights: sp.csc_matrix, ids: np.ndarray, query_weights: np.ndarray) -> np.ndarray:
@@ -36,3 +41,17 @@ def row_values(matrix: sp.csr_matrix, row: int, ids: np.ndarray) -> np.ndarray:
     out = np.zeros(ids.size)
     out[found] = matrix.data[lo + where[found]]
     return out
+
+
+def query_matrix(queries: Sequence[QueryTerms], weights: Sequence[np.ndarray], n_terms: int) -> sp.csr_matrix:
+    """Queries as rows of a sparse matrix over the vocabulary, for batch scoring."""
+    lengths = [q.ids.size for q in queries]
+    rows = np.repeat(np.arange(len(queries)), lengths)
+    cols = np.concatenate([q.ids for q in queries]) if queries else np.zeros(0, dtype=np.int64)
+    data = np.concatenate(list(weights)) if queries else np.zeros(0)
+    return sp.csr_matrix((data, (rows, cols)), shape=(len(queries), n_terms))
+
+
+def batch_scores(columns: sp.csc_matrix, queries: sp.csr_matrix) -> np.ndarray:
+    """queries x chunks scores in one sparse product (columns.T is term-major CSR)."""
+    return np.asarray((queries @ columns.T).toarray())

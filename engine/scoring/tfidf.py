@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from engine.scoring.explain import Explanation, TermExplanation
-from engine.scoring.sparse import column_scores, row_values
+from engine.scoring.sparse import batch_scores, column_scores, query_matrix, row_values
 from engine.termindex import QueryTerms, TermIndex
 
 
@@ -59,6 +59,10 @@ class TfidfScorer:
     def scores(self, query: QueryTerms) -> np.ndarray:
         return column_scores(self.columns, query.ids, self.query_weights(query))
 
+    def scores_batch(self, queries: list[QueryTerms]) -> np.ndarray:
+        weights = [self.query_weights(q) for q in queries]
+        return batch_scores(self.columns, query_matrix(queries, weights, self.idf.size))
+
     def explain(self, query: QueryTerms, doc: int) -> Explanation:
         q = self.query_weights(query)
         d = row_values(self.matrix, doc, query.ids)
@@ -66,7 +70,7 @@ class TfidfScorer:
         rows = [
             TermExplanation(
                 term=str(self.index.vocabulary[t]), query_count=int(c), tf=int(f), df=int(self.index.doc_freq[t]),
-                idf=float(self.idf[t]), norm=float(self.doc_norm[doc]), weight=float(w), contribution=float(w * qw),
+                idf=float(self.idf[t]), norm=float(self.doc_norm[doc]), weight=float(w), query_weight=float(qw), contribution=float(w * qw),
             )
             for t, c, f, w, qw in zip(query.ids, query.counts, tf, d, q)
             if f > 0

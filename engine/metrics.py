@@ -1,0 +1,263 @@
+"""Retrieval metrics (hit@k, MRR, recall@k, nDCG@k) and threshold analysis.
+
+Nothing here retrieves: callers hand in score vectors and the relevant items.
+Every ranking follows one convention, the one the seeds use:
+``np.argsort(-scores, kind="stable")``, i.e. descending score, ties broken by
+the lower index. It is computed without a full sort of N.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, NamedTuple, Sequence
+
+import numpy as np
+
+from engine.errors import RanklensError
+from engine.topk import top_k
+
+# Cut-offs of the aggregate metrics; the keys of Evaluation.metrics follow them.
+NDCG_K = 10
+RECALL_K = 10
+# Bounds the (rows x N) temporaries of gold_ranks to ~4M cells.
+_BLOCK_CELLS = 1 << 22
+
+
+# ----------------------------------------------------------------------- gold rank
+
+
+def gold_rank(scores: np.ndarray, relevant_idx: np.ndarray) -> int | None:
+    """1-based rank of the best-ranked relevant item, None without relevant items.
+
+    Under the stable descending order, item g sits at
+    ``count(s > s[g]) + count(s[:g] == s[g]) + 1``; the best-ranked relevant
+    item is the one with the highest score, the lowest index among equals.
+    """
+    s = np.asarray(scores)
+    rel = np.asarray(relevant_idx, dtype=np.intp)
+    if rel.size == 0:
+        return None
+    vals = s[rel]
+    best = vals.max()
+    g = int(rel[vals == best].min())
+    return int(np.count_nonzero(s > best) + np.count_nonzero(s[:g] == best) + 1)
+
+
+def gold_ranks(scores: np.ndarray, relevant: Sequence[np.ndarray]) -> np.ndarray:
+    """``gold_rank`` for every row of a (questions x N) score matrix.
+
+    Returns an int array, 0 where a question has no relevant item. Rows are
+    processed in blocks so temporaries stay near a few million cells whatever
+    the number of questions.
+    """
+    s = np.asarray(scores)
+    nq, n = s.shape
+    if len(relevant) != nq:
+        raise ValueError(f"{nq} score rows but {len(relevant)} relevant lists")
+    lens = np.fromiter((len(r) for r in relevant), dtype=np.intp, count=nq)
+    ranks = np.zeros(nq, dtype=np.int64)
+    if lens.sum() == 0:
+        return ranks
+    rows = np.repeat(np.arange(nq), lens)
+    cols = np.concatenate([np.asarray(r, dtype=np.intp) for r in relevant])
+    vals = s[rows, cols]
+    # First of each row after sorting by (row, -score, index) = its best relevant item.
+    order = np.lexsort((cols, -vals, rows))
+    first = order[np.r_[True, rows[order][1:] != rows[order][:-1]]]
+    qs, gs = rows[first], cols[first]
+    step = max(1, _BLOCK_CELLS // max(n, 1))
+    positions = np.arange(n)
+    for i in range(0, len(qs), step):
+        q, g = qs[i:i + step], gs[i:i + step]
+        block = s[q]
+        sg = block[np.arange(len(q)), g][:, None]
+        above = np.count_nonzero(block > sg, axis=1)
+        before = np.count_nonzero((block == sg) & (positions < g[:, None]), axis=1)
+        ranks[q] = above + before + 1
+    return ranks
+
+
+# ------------------------------------------------------------------ per question
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionScores:
+    """What a retriever hands to ``evaluate`` for one question.
+
+    ``scores`` covers all N chunks; ``relevant`` holds the indices of the
+    relevant chunks and ``grades`` their graded relevance (all 1 when omitted).
+    Entries with grade <= 0 are judged non-relevant, as in trec_eval.
+    """
+
+    id: str
+    text: str
+    scores: np.ndarray
+    relevant: np.ndarray
+    grades: np.ndarray | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionResult:
+    id: str
+    text: str
+    rank: int | None  # full rank of the best relevant item, never cut at k
+    recall: float  # recall@RECALL_K
+    ndcg: float  # nDCG@NDCG_K
+
+
+def _relevant_grades(q: QuestionScores) -> tuple[np.ndarray, np.ndarray]:
+    rel = np.asarray(q.relevant, dtype=np.intp).ravel()
+    grades = (np.ones(rel.size) if q.grades is None
+              else np.asarray(q.grades, dtype=float).ravel())
+    if grades.size != rel.size:
+        raise ValueError(f"question {q.id}: {rel.size} relevant items but {grades.size} grades")
+    keep = grades > 0
+    rel, grades = rel[keep], grades[keep]
+    # A chunk listed twice counts once, with its highest grade.
+    order = np.lexsort((-grades, rel))
+    rel, grades = rel[order], grades[order]
+    first = np.r_[True, rel[1:] != rel[:-1]] if rel.size else np.zeros(0, dtype=bool)
+    return rel[first], grades[first]
+
+
+def _discounts(k: int) -> np.ndarray:
+    return 1.0 / np.log2(np.arange(2, k + 2))
+
+
+def score_question(q: QuestionScores) -> QuestionResult:
+    """Rank, recall@10 and nDCG@10 (linear gain, log2(rank+1) discount) of one question."""
+    rel, grades = _relevant_grades(q)
+    if rel.size == 0:
+        return QuestionResult(q.id, q.text, None, 0.0, 0.0)
+    s = np.asarray(q.scores)
+    depth = max(NDCG_K, RECALL_K)
+    top = top_k(s, depth)
+    pos = np.searchsorted(rel, top)
+    pos[pos == rel.size] = 0
+    hit = rel[pos] == top
+    gains = np.where(hit, grades[pos], 0.0)
+    recall = np.count_nonzero(hit[:RECALL_K]) / rel.size
+    dcg = float(gains[:NDCG_K] @ _discounts(NDCG_K)[:min(NDCG_K, top.size)])
+    ideal = np.sort(grades)[::-1][:NDCG_K]
+    idcg = float(ideal @ _discounts(ideal.size))
+    return QuestionResult(q.id, q.text, gold_rank(s, rel), recall, dcg / idcg)
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Aggregate metrics over answerable questions plus one row per question.
+
+    ``k`` is the retrieval depth the user asked for: in ``to_dict`` a rank
+    beyond it is reported as null (the aggregate metrics never cut at ``k``).
+    """
+
+    metrics: dict[str, float]
+    per_question: list[QuestionResult]
+    k: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The "questions", "metrics" and "per_question" parts of the eval JSON."""
+        return {
+            "questions": len(self.per_question),
+            "metrics": dict(self.metrics),
+            "per_question": [
+                {
+                    "id": r.id,
+                    "text": r.text,
+                    "rank": r.rank if r.rank is not None and (self.k is None or r.rank <= self.k) else None,
+                    "full_rank": r.rank,
+                    f"recall@{RECALL_K}": r.recall,
+                    f"ndcg@{NDCG_K}": r.ndcg,
+                }
+                for r in self.per_question
+            ],
+        }
+
+
+def evaluate(rows: Iterable[QuestionScores], k: int | None = None) -> Evaluation:
+    """hit@1, hit@3, MRR, nDCG@10 and recall@10 averaged over all questions.
+
+    MRR uses the full rank of the best relevant item; a question whose
+    relevant chunks are all missing (e.g. an answer span cut by chunking)
+    counts as a miss everywhere.
+    """
+    results = [score_question(q) for q in rows]
+    if not results:
+        raise RanklensError("no answerable questions to evaluate")
+    ranks = np.array([r.rank or 0 for r in results], dtype=float)
+    found = ranks > 0
+    rr = np.divide(1.0, ranks, out=np.zeros_like(ranks), where=found)
+    metrics = {
+        "hit@1": float(np.mean(found & (ranks <= 1))),
+        "hit@3": float(np.mean(found & (ranks <= 3))),
+        "mrr": float(rr.mean()),
+        f"ndcg@{NDCG_K}": float(np.mean([r.ndcg for r in results])),
+        f"recall@{RECALL_K}": float(np.mean([r.recall for r in results])),
+    }
+    return Evaluation(metrics, results, k)
+
+
+# --------------------------------------------------------------------- threshold
+
+
+class ScoredQuestion(NamedTuple):
+    id: str
+    text: str
+    top_score: float
+
+
+@dataclass(frozen=True)
+class ThresholdReport:
+    """How well "answer only when the top score is >= t" separates the questions.
+
+    ``best_threshold`` is the smallest candidate t with the highest accuracy;
+    candidates are the lowest score (accept all), the midpoints between
+    consecutive distinct scores, and the float just above the highest score
+    (reject all). None when there are no questions at all.
+    """
+
+    answerable: list[ScoredQuestion]
+    unanswerable: list[ScoredQuestion]
+    best_threshold: float | None
+    best_accuracy: float | None
+
+    @property
+    def answerable_summary(self) -> dict[str, float | None]:
+        a = np.array([q.top_score for q in self.answerable], dtype=float)
+        if a.size == 0:
+            return {"min": None, "median": None, "max": None}
+        return {"min": float(a.min()), "median": float(np.median(a)), "max": float(a.max())}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The threshold JSON shape of DESIGN.md."""
+        return {
+            "answerable": self.answerable_summary,
+            "unanswerable": [
+                {"id": q.id, "text": q.text, "top_score": q.top_score} for q in self.unanswerable
+            ],
+            "best_threshold": self.best_threshold,
+            "best_accuracy": self.best_accuracy,
+        }
+
+
+def threshold_analysis(
+    answerable: Iterable[tuple[str, str, float]],
+    unanswerable: Iterable[tuple[str, str, float]],
+) -> ThresholdReport:
+    """Find the threshold on the top score that best tells answerable from unanswerable."""
+    ans = [ScoredQuestion(i, t, float(s)) for i, t, s in answerable]
+    una = [ScoredQuestion(i, t, float(s)) for i, t, s in unanswerable]
+    a = np.sort(np.array([q.top_score for q in ans], dtype=float))
+    u = np.sort(np.array([q.top_score for q in una], dtype=float))
+    distinct = np.unique(np.concatenate([a, u]))
+    if distinct.size == 0:
+        return ThresholdReport(ans, una, None, None)
+    candidates = np.concatenate([
+        distinct[:1],
+        (distinct[:-1] + distinct[1:]) / 2,
+        [np.nextafter(distinct[-1], np.inf)],
+    ])
+    accepted = a.size - np.searchsorted(a, candidates, side="left")  # answerable with score >= t
+    rejected = np.searchsorted(u, candidates, side="left")  # unanswerable with score < t
+    correct = accepted + rejected
+    best = int(np.argmax(correct))  # first maximum = smallest t, candidates ascend
+    return ThresholdReport(ans, una, float(candidates[best]), float(correct[best] / (a.size + u.size)))

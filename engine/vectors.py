@@ -1,0 +1,49 @@
+"""Dense vector sets to put behind an IVF index: a corpus' LSA vectors or the lesson's synthetic set."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.errors import RanklensError
+from engine.scoring.lsa import LsaScorer
+
+MAX_SAMPLED_QUERIES = 200
+
+
+@dataclass(frozen=True)
+class VectorSet:
+    name: str
+    vectors: np.ndarray  # unit rows
+    queries: np.ndarray  # unit rows
+    default_cells: int
+
+    def default_probes(self, cells: int) -> list[int]:
+        """1, 2, 4, … below ``cells``, then all cells (where recall must be 1)."""
+        probes = [2 ** i for i in range(int(math.log2(cells)) + 1) if 2 ** i < cells]
+        return probes + [cells]
+
+
+def synthetic_set() -> VectorSet:
+    from engine.synthetic import synthetic_vectors
+
+    vectors, queries = synthetic_vectors()
+    return VectorSet("synthetic (seed 004: 50 topics)", vectors, queries, default_cells=100)
+
+
+def corpus_set(retriever) -> VectorSet:
+    """The chunks' LSA vectors; queries are the corpus' questions, or sampled chunks if it has none."""
+    scorer = retriever.scorer
+    if not isinstance(scorer, LsaScorer):
+        raise RanklensError("the IVF sweep over a corpus needs the LSA scorer's vectors")
+    texts = [q.text for q in retriever.corpus.questions]
+    if texts:
+        queries = np.stack([scorer.encode_query(retriever.query(t)) for t in texts])
+    else:
+        n = scorer.vectors.shape[0]
+        pick = np.random.default_rng(0).choice(n, size=min(n, MAX_SAMPLED_QUERIES), replace=False)
+        queries = scorer.vectors[np.sort(pick)]
+    n = scorer.vectors.shape[0]
+    cells = max(1, min(round(math.sqrt(n)), n))
+    return VectorSet(f"{retriever.corpus.name} LSA {scorer.dims} dims", scorer.vectors, queries, cells)
