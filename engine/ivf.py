@@ -8,13 +8,12 @@ that costs in recall against exact search.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
 
 from engine.errors import RanklensError
-from engine.metrics import top_k
 from engine.progress import Progress, no_progress
 
 # FAISS warns when k-means gets fewer training points than this per centroid.
@@ -23,18 +22,47 @@ MIN_POINTS_PER_CELL = 39
 _EXACT_BLOCK_CELLS = 1 << 22
 
 
+def _top_k_rows(s: np.ndarray, k: int) -> np.ndarray:
+    """Row-wise ``np.argsort(-s, axis=1, kind="stable")[:, :k]`` in O(N) per row plus a sort of k."""
+    rows, n = s.shape
+    k = min(k, n)
+    if k == n:
+        return np.argsort(-s, axis=1, kind="stable")
+    # argpartition alone admits an arbitrary subset of the items tied with the
+    # k-th score; the stable order keeps the lowest indices, so tied items are
+    # admitted in index order until each row has k.
+    kth = -np.partition(-s, k - 1, axis=1)[:, k - 1:k]
+    above = s > kth
+    tied = s == kth
+    need = k - above.sum(axis=1, keepdims=True)
+    chosen = above | (tied & (np.cumsum(tied, axis=1) <= need))
+    ids = np.nonzero(chosen)[1].reshape(rows, k)  # ascending index within each row
+    order = np.argsort(-np.take_along_axis(s, ids, axis=1), axis=1, kind="stable")
+    return np.take_along_axis(ids, order, axis=1)
+
+
 def exact_topk(V: np.ndarray, Q: np.ndarray, k: int) -> np.ndarray:
     """(nq x k) ids of the k best vectors per query by inner product, ties by lower id.
 
-    Same result as ``np.argsort(-(Q @ V.T), axis=1)[:, :k]`` without ties,
+    Same result as ``np.argsort(-(Q @ V.T), axis=1, kind="stable")[:, :k]``,
     computed block by block so the score matrix never holds all queries.
     """
     if k < 1:
         raise RanklensError(f"k must be at least 1 (got {k})")
     Q = np.atleast_2d(Q)
     step = max(1, _EXACT_BLOCK_CELLS // max(V.shape[0], 1))
-    blocks = [top_k(Q[i:i + step] @ V.T, k) for i in range(0, Q.shape[0], step)]
+    blocks = [_top_k_rows(Q[i:i + step] @ V.T, k) for i in range(0, Q.shape[0], step)]
     return np.concatenate(blocks) if blocks else np.empty((0, min(k, V.shape[0])), dtype=np.intp)
+
+
+def cell_warnings(vectors: int, cells: int) -> tuple[str, ...]:
+    """What is doubtful about k-means with this many cells, as FAISS would warn."""
+    if cells * MIN_POINTS_PER_CELL <= vectors:
+        return ()
+    return (
+        f"--cells ({cells}) leaves fewer than {MIN_POINTS_PER_CELL} vectors per cell "
+        f"({vectors} vectors): the k-means centroids are poorly trained",
+    )
 
 
 def _best_by_id(scores: np.ndarray, ids: np.ndarray, k: int) -> np.ndarray:
@@ -65,15 +93,11 @@ class IVFIndex:
     vectors: np.ndarray
     ids: np.ndarray
     offsets: np.ndarray
-    warnings: tuple[str, ...] = field(default=())
+    warnings: tuple[str, ...] = ()
 
     @property
     def cells(self) -> int:
         return self.centroids.shape[0]
-
-    @property
-    def size(self) -> int:
-        return self.vectors.shape[0]
 
     @classmethod
     def build(
@@ -85,12 +109,6 @@ class IVFIndex:
             raise RanklensError(f"--cells must be at least 1 (got {cells})")
         if cells > n:
             raise RanklensError(f"--cells ({cells}) is larger than the number of vectors ({n})")
-        warnings: tuple[str, ...] = ()
-        if cells * MIN_POINTS_PER_CELL > n:
-            warnings = (
-                f"--cells ({cells}) leaves fewer than {MIN_POINTS_PER_CELL} vectors per cell "
-                f"({n} vectors): the k-means centroids are poorly trained",
-            )
         from sklearn.cluster import KMeans  # lazy: importing scikit-learn costs seconds
 
         progress(0, 1, f"k-means, {cells} cells")
@@ -101,7 +119,7 @@ class IVFIndex:
         offsets = np.zeros(cells + 1, dtype=np.intp)
         np.cumsum(np.bincount(labels, minlength=cells), out=offsets[1:])
         progress(1, 1, f"k-means, {cells} cells")
-        return cls(km.cluster_centers_, V[ids], ids, offsets, warnings)
+        return cls(km.cluster_centers_, V[ids], ids, offsets, cell_warnings(n, cells))
 
     def search(self, Q: np.ndarray, k: int, n_probe: int) -> tuple[np.ndarray, np.ndarray]:
         """(ids, compared): the k best ids per query among the vectors of its n_probe cells.
@@ -119,7 +137,7 @@ class IVFIndex:
                 f"n_probe ({n_probe}) is larger than the number of cells ({self.cells})"
             )
         Q = np.atleast_2d(Q)
-        probes = top_k(Q @ self.centroids.T, n_probe)
+        probes = _top_k_rows(Q @ self.centroids.T, n_probe)
         starts = self.offsets[probes]
         ends = self.offsets[probes + 1]
         compared = (ends - starts).sum(axis=1) + self.cells
@@ -142,37 +160,21 @@ class SweepRow:
     share: float  # compared_mean / N; above 1 when every cell is visited
     recall: float  # recall@k against exact search
     ms_per_query: float
-
-
-@dataclass(frozen=True)
-class Sweep:
-    """One IVF index measured at several n_probe values."""
-
-    rows: list[SweepRow]
-    cells: int
-    vectors: int
-    queries: int
     k: int = 10
-    warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """The ivf JSON shape of DESIGN.md, plus the sweep's parameters."""
         return {
-            "cells": self.cells,
-            "vectors": self.vectors,
-            "queries": self.queries,
-            "warnings": list(self.warnings),
-            "rows": [
-                {
-                    "n_probe": r.n_probe,
-                    "compared_mean": r.compared_mean,
-                    "share": r.share,
-                    f"recall@{self.k}": r.recall,
-                    "ms_per_query": r.ms_per_query,
-                }
-                for r in self.rows
-            ],
+            "n_probe": self.n_probe,
+            "compared_mean": self.compared_mean,
+            "share": self.share,
+            f"recall@{self.k}": self.recall,
+            "ms_per_query": self.ms_per_query,
         }
+
+
+def sweep_to_dict(rows: Sequence[SweepRow]) -> dict[str, Any]:
+    """The ivf JSON shape of DESIGN.md."""
+    return {"rows": [r.to_dict() for r in rows]}
 
 
 def sweep(
@@ -182,8 +184,11 @@ def sweep(
     probes: Sequence[int],
     k: int = 10,
     progress: Progress = no_progress,
-) -> Sweep:
-    """Build one IVF index and measure compared vectors, recall@k and time per n_probe."""
+) -> list[SweepRow]:
+    """Build one IVF index and measure compared vectors, recall@k and time per n_probe.
+
+    The index's warnings (too few vectors per cell) are ``cell_warnings(len(V), cells)``.
+    """
     n = V.shape[0]
     if k < 1:
         raise RanklensError(f"k must be at least 1 (got {k})")
@@ -211,6 +216,7 @@ def sweep(
             share=mean_compared / n,
             recall=float(hits.mean() / kk),
             ms_per_query=elapsed * 1000 / max(nq, 1),
+            k=kk,
         ))
         progress(i + 1, total, f"n_probe {n_probe}")
-    return Sweep(rows, cells, n, nq, k, index.warnings)
+    return rows

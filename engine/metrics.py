@@ -22,9 +22,6 @@ RECALL_K = 10
 _BLOCK_CELLS = 1 << 22
 
 
-# ----------------------------------------------------------------------- gold rank
-
-
 def gold_rank(scores: np.ndarray, relevant_idx: np.ndarray) -> int | None:
     """1-based rank of the best-ranked relevant item, None without relevant items.
 
@@ -74,9 +71,6 @@ def gold_ranks(scores: np.ndarray, relevant: Sequence[np.ndarray]) -> np.ndarray
         before = np.count_nonzero((block == sg) & (positions < g[:, None]), axis=1)
         ranks[q] = above + before + 1
     return ranks
-
-
-# ------------------------------------------------------------------ per question
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,9 +188,6 @@ def evaluate(rows: Iterable[QuestionScores], k: int | None = None) -> Evaluation
         f"recall@{RECALL_K}": float(np.mean([r.recall for r in results])),
     }
     return Evaluation(metrics, results, k)
-
-
-# --------------------------------------------------------------------- threshold
 
 
 class ScoredQuestion(NamedTuple):

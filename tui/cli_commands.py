@@ -167,8 +167,8 @@ def _read_text(name: str) -> str:
 
 
 def run_ivf(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
+    from engine.ivf import cell_warnings, sweep, sweep_to_dict
     from engine.vectors import corpus_set, synthetic_set
-    from engine.ivf import sweep
 
     if args.synthetic:
         source = synthetic_set()
@@ -177,9 +177,11 @@ def run_ivf(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     cells = args.cells or source.default_cells
     probes = args.probes or source.default_probes(cells)
     rows = sweep(source.vectors, source.queries, cells, probes)
+    for warning in cell_warnings(len(source.vectors), cells):
+        print(f"ranklens: warning: {warning}", file=sys.stderr)
     if args.json:
         return _print_json({"source": source.name, "cells": cells, "vectors": len(source.vectors),
-                            "queries": len(source.queries), **_ivf_dict(rows)})
+                            "queries": len(source.queries), **sweep_to_dict(rows)})
     print(f"# {source.name}: {len(source.vectors):,} vectors x {source.vectors.shape[1]} dims, "
           f"{len(source.queries)} queries, {cells} cells")
     print(f"{'cells visited':>14} {'vectors compared (mean)':>28} {'share':>7} {'recall@10':>10} {'ms/query':>9}")
@@ -187,12 +189,6 @@ def run_ivf(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
         print(f"{row.n_probe:>14} {row.compared_mean:>28.0f} {row.share:>7.1%} {row.recall:>10.3f} "
               f"{row.ms_per_query:>9.3f}")
     return 0
-
-
-def _ivf_dict(rows) -> dict:
-    from engine.ivf import sweep_to_dict
-
-    return sweep_to_dict(rows)
 
 
 def run_prompt(args: argparse.Namespace, overrides: dict[str, Any]) -> int:

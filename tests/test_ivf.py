@@ -1,0 +1,151 @@
+"""Exact and IVF search, and seed 004's IVF table."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
+
+from engine.errors import Cancelled, RanklensError
+from engine.ivf import IVFIndex, _top_k_rows, cell_warnings, exact_topk, sweep, sweep_to_dict
+from engine.synthetic import synthetic_vectors
+
+SEED_PROBES = [1, 2, 4, 8, 16, 32, 100]
+SEED_COMPARED = [360, 536, 925, 1727, 3314, 6454, 20100]
+SEED_RECALL = ["0.505", "0.655", "0.750", "0.828", "0.902", "0.965", "1.000"]
+
+
+@pytest.fixture(scope="module")
+def seed_sweep():
+    V, Q = synthetic_vectors()
+    return sweep(V, Q, cells=100, probes=SEED_PROBES)
+
+
+def test_seed_ivf_table(seed_sweep) -> None:
+    rows = seed_sweep
+    assert [r.n_probe for r in rows] == SEED_PROBES
+    assert [f"{r.compared_mean:.0f}" for r in rows] == [str(c) for c in SEED_COMPARED]
+    assert [f"{r.recall:.3f}" for r in rows] == SEED_RECALL
+    assert [f"{r.share:.1%}" for r in rows] == ["1.8%", "2.7%", "4.6%", "8.6%", "16.6%", "32.3%", "100.5%"]
+    assert cell_warnings(20000, 100) == ()
+
+
+def test_sweep_json_shape(seed_sweep) -> None:
+    d = sweep_to_dict(seed_sweep)
+    assert set(d) == {"rows"}
+    assert all(set(r) >= {"n_probe", "compared_mean", "share", "recall@10", "ms_per_query"} for r in d["rows"])
+    assert all(r["ms_per_query"] >= 0 for r in d["rows"])
+
+
+def test_synthetic_vectors_are_the_seeds() -> None:
+    # Seed 004's generator, verbatim.
+    rng = np.random.default_rng(0)
+    n, d, nq = 20000, 64, 200
+    centri = rng.standard_normal((50, d)) * 0.5
+    etichette = rng.integers(0, 50, n)
+    V = centri[etichette] + rng.standard_normal((n, d))
+    Q = centri[rng.integers(0, 50, nq)] + rng.standard_normal((nq, d))
+    V /= np.linalg.norm(V, axis=1, keepdims=True)
+    Q /= np.linalg.norm(Q, axis=1, keepdims=True)
+    mine_v, mine_q = synthetic_vectors()
+    assert mine_v.dtype == np.float64
+    assert np.array_equal(mine_v, V) and np.array_equal(mine_q, Q)
+
+
+def _random_unit(n: int, d: int, seed: int) -> np.ndarray:
+    x = np.random.default_rng(seed).standard_normal((n, d))
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+def test_exact_topk_equals_argsort_with_ties() -> None:
+    rng = np.random.default_rng(1)
+    # Small integer vectors: many equal inner products.
+    V = rng.integers(-1, 2, size=(300, 4)).astype(float)
+    Q = rng.integers(-1, 2, size=(25, 4)).astype(float)
+    expected = np.argsort(-(Q @ V.T), axis=1, kind="stable")[:, :10]
+    assert np.array_equal(exact_topk(V, Q, 10), expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    hnp.arrays(np.float64, st.tuples(st.integers(1, 6), st.integers(1, 30)),
+               elements=st.integers(-2, 2).map(float)),
+    st.integers(1, 35),
+)
+def test_row_top_k_equals_stable_argsort(scores: np.ndarray, k: int) -> None:
+    expected = np.argsort(-scores, axis=1, kind="stable")[:, :k]
+    assert np.array_equal(_top_k_rows(scores, k), expected)
+
+
+def test_all_cells_probed_gives_exact_results() -> None:
+    V, Q = _random_unit(500, 8, 2), _random_unit(20, 8, 3)
+    index = IVFIndex.build(V, 10)
+    found, compared = index.search(Q, 10, n_probe=10)
+    assert np.array_equal(found, exact_topk(V, Q, 10))
+    assert (compared == 500 + 10).all()
+
+
+def test_all_cells_probed_is_exact_with_duplicate_vectors() -> None:
+    base = _random_unit(100, 6, 4)
+    V = np.concatenate([base, base, base])  # every score tied three ways
+    Q = _random_unit(10, 6, 5)
+    found, _ = IVFIndex.build(V, 12).search(Q, 7, n_probe=12)
+    assert np.array_equal(found, exact_topk(V, Q, 7))
+
+
+def test_full_probe_sweep_recall_is_one() -> None:
+    V, Q = _random_unit(400, 8, 6), _random_unit(15, 8, 7)
+    result = sweep(V, Q, cells=8, probes=[1, 8])
+    assert result[-1].recall == 1.0
+    assert result[0].compared_mean < result[-1].compared_mean == 408
+
+
+def test_inverted_lists_are_csr() -> None:
+    V = _random_unit(300, 5, 8)
+    index = IVFIndex.build(V, 6)
+    assert index.offsets[0] == 0 and index.offsets[-1] == 300
+    assert np.array_equal(np.sort(index.ids), np.arange(300))
+    assert np.array_equal(index.vectors, V[index.ids])
+    for c in range(6):
+        cell = index.ids[index.offsets[c]:index.offsets[c + 1]]
+        assert np.all(np.diff(cell) > 0)
+
+
+def test_fewer_candidates_than_k_are_padded() -> None:
+    V = _random_unit(40, 4, 9)
+    index = IVFIndex.build(V, 40)  # one vector per cell
+    found, compared = index.search(V[:3], 5, n_probe=2)
+    assert (found[:, 2:] == -1).all() and (found[:, :2] >= 0).all()
+    assert (compared == 2 + 40).all()
+
+
+def test_errors() -> None:
+    V = _random_unit(50, 4, 10)
+    with pytest.raises(RanklensError, match=r"--cells \(51\) is larger than the number of vectors \(50\)"):
+        IVFIndex.build(V, 51)
+    index = IVFIndex.build(V, 5)
+    with pytest.raises(RanklensError, match="n_probe"):
+        index.search(V[:2], 3, n_probe=6)
+    with pytest.raises(RanklensError):
+        sweep(V, V[:2], cells=5, probes=[1, 6])
+
+
+def test_few_points_per_cell_warns() -> None:
+    V = _random_unit(100, 4, 11)
+    assert IVFIndex.build(V, 2).warnings == ()  # 50 per cell
+    assert "39" in IVFIndex.build(V, 3).warnings[0]  # 33 per cell
+    assert cell_warnings(3900, 100) == () and len(cell_warnings(3899, 100)) == 1
+
+
+def test_sweep_reports_progress_and_can_be_cancelled() -> None:
+    V, Q = _random_unit(200, 4, 12), _random_unit(5, 4, 13)
+    calls = []
+    sweep(V, Q, cells=4, probes=[1, 2, 4], progress=lambda d, t, label: calls.append((d, t)))
+    assert calls[-3:] == [(1, 3), (2, 3), (3, 3)]
+
+    def stop(done: int, total: int, label: str) -> None:
+        if done == 1:
+            raise Cancelled(label)
+
+    with pytest.raises(Cancelled):
+        sweep(V, Q, cells=4, probes=[1, 2, 4], progress=stop)
