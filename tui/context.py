@@ -1,0 +1,47 @@
+"""What every pane of the app works from, and the messages panes send the app."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from textual.message import Message
+
+from engine.corpus import Corpus
+from engine.retriever import Workbench
+from engine.setup import Setup
+
+
+@dataclass(frozen=True)
+class Context:
+    """The corpus (with its cached indexes), the current setup and query.
+
+    The app replaces the context whenever one of them changes and hands the
+    new one to every pane through ``context_changed``; panes never mutate it.
+    """
+
+    workbench: Workbench
+    setup: Setup
+    query: str = ""
+    generation: int = 0  # bumps on every change, so workers can drop stale results
+
+    @property
+    def corpus(self) -> Corpus:
+        return self.workbench.corpus
+
+
+class UseQuery(Message):
+    """A pane asks the app to run ``text`` on the Search tab (and switch to it)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
+class ChangeSetup(Message):
+    """A pane asks the app to apply setting changes (keys are Setup fields)."""
+
+    def __init__(self, changes: dict[str, Any], reason: str = "") -> None:
+        super().__init__()
+        self.changes = changes
+        self.reason = reason
+
