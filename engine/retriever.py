@@ -16,6 +16,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from engine.analysis import Analyzer
+from engine.cache import IndexCache, index_key
 from engine.chunking import chunk_documents, contains_answer
 from engine.corpus import Chunk, Corpus, Question
 from engine.errors import RanklensError
@@ -31,6 +32,7 @@ from engine.setup import Setup
 from engine.termindex import QueryTerms, TermIndex
 from engine.topk import top_k
 
+CACHE_MIN_CHUNKS = 20_000  # below this, analysing is faster than reading a cache
 DEFAULT_SIZE = 100  # words per chunk for raw documents when nothing says otherwise
 DEFAULT_OVERLAP = 20
 QUERY_BATCH = 64  # questions scored per matrix product; bounds memory at N x 64 floats
@@ -81,6 +83,9 @@ class SearchResult:
 @dataclass
 class Workbench:
     corpus: Corpus
+    # term indexes of corpora this large are kept on disk between runs (None: never)
+    cache: IndexCache | None = None
+    cache_min_chunks: int = CACHE_MIN_CHUNKS
     _chunks: dict = field(default_factory=dict)
     _term_indexes: dict = field(default_factory=dict)
     _scorers: dict = field(default_factory=dict)
@@ -113,8 +118,20 @@ class Workbench:
         analyzer = Analyzer.from_setup(setup)
         key = (id(chunks), setup.index_title, analyzer.key)
         if key not in self._term_indexes:
-            self._term_indexes[key] = TermIndex.build(self.index_texts(chunks, setup.index_title), analyzer, progress)
+            self._term_indexes[key] = self._load_or_build(self.index_texts(chunks, setup.index_title), analyzer,
+                                                          progress)
         return self._term_indexes[key]
+
+    def _load_or_build(self, texts: list[str], analyzer: Analyzer, progress: Progress) -> TermIndex:
+        if self.cache is None or len(texts) < self.cache_min_chunks:
+            return TermIndex.build(texts, analyzer, progress)
+        progress(0, 1, "checking the index cache")
+        key = index_key(texts, analyzer)
+        index = self.cache.load(key, analyzer)
+        if index is None:
+            index = TermIndex.build(texts, analyzer, progress)
+            self.cache.save(key, index)
+        return index
 
     def index_texts(self, chunks: Sequence[Chunk], with_title: bool) -> list[str]:
         if not with_title:

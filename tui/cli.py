@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import Any, Callable, NoReturn, Sequence
 
-COMMANDS = ("corpora", "search", "eval", "threshold", "chunk", "ivf", "prompt")
+COMMANDS = ("corpora", "search", "eval", "threshold", "chunk", "ivf", "prompt", "index")
 SCORERS = ("tfidf", "bm25", "lsa", "fusion")
 VARIANTS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
 
@@ -139,6 +139,10 @@ def build_parser() -> argparse.ArgumentParser:
     prompt.add_argument("corpus")
     prompt.add_argument("query")
     _add_setup_options(prompt)
+
+    index = sub.add_parser("index", help="analyse a corpus now and keep its term index for next time")
+    index.add_argument("corpus")
+    _add_setup_options(index)
     return parser
 
 

@@ -9,7 +9,8 @@ from typing import Any
 from engine.chunking import check_window, contains_answer, sentence_windows, word_windows
 from engine.errors import RanklensError
 from engine.loaders import load_corpus
-from engine.retriever import Retriever, Workbench, setup_for
+from engine.cache import IndexCache, cache_root
+from engine.retriever import CACHE_MIN_CHUNKS, Retriever, Workbench, setup_for
 
 
 def _print_json(value: Any) -> int:
@@ -25,13 +26,15 @@ def _clean(text: str) -> str:
     return clean(text, keep_newlines=False)
 
 
-def _retriever(args: argparse.Namespace, overrides: dict[str, Any]) -> Retriever:
+def _retriever(args: argparse.Namespace, overrides: dict[str, Any], cache_min_chunks: int = CACHE_MIN_CHUNKS
+               ) -> Retriever:
     corpus = load_corpus(args.corpus)
     for warning in corpus.warnings:
         print(f"ranklens: warning: {_clean(warning)}", file=sys.stderr)
-    retriever = Workbench(corpus).retriever(setup_for(corpus, overrides))
-    for note in retriever.notes:
-        print(f"ranklens: note: {note}", file=sys.stderr)
+    cache = IndexCache()
+    retriever = Workbench(corpus, cache, cache_min_chunks).retriever(setup_for(corpus, overrides))
+    for note in [*retriever.notes, *cache.problems]:
+        print(f"ranklens: note: {_clean(note)}", file=sys.stderr)
     return retriever
 
 
@@ -194,4 +197,11 @@ def run_ivf(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 def run_prompt(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     retriever = _retriever(args, overrides)
     print(retriever.prompt(args.query))
+    return 0
+
+
+def run_index(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
+    retriever = _retriever(args, overrides, cache_min_chunks=0)
+    print(f"{retriever.corpus.name}: {len(retriever.chunks):,} chunks, {retriever.index.vocabulary.size:,} terms, "
+          f"ready in {retriever.index_s:.2f} s; the term index is cached under {cache_root()}")
     return 0

@@ -1,0 +1,84 @@
+"""The persisted term index: same results as a fresh build, corrupt entries rebuilt, nothing half-written."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.cache import IndexCache
+from engine.corpus import Chunk, Corpus, Document
+from engine.retriever import Workbench, setup_for
+from tests.cli_support import run_cli
+
+
+def corpus_of(texts: list[str]) -> Corpus:
+    docs = [Document(f"d{i}", "", t) for i, t in enumerate(texts)]
+    return Corpus("mem", docs, [Chunk(d.id, d.id, 0, 0, len(d.text), d.text) for d in docs])
+
+
+TEXTS = [f"alpha beta {'gamma ' * (i % 4)} delta{i % 7} città" for i in range(60)]
+
+
+def cached_workbench(root: Path, texts: list[str] = TEXTS) -> tuple[Workbench, IndexCache]:
+    cache = IndexCache(root)
+    return Workbench(corpus_of(texts), cache, cache_min_chunks=0), cache
+
+
+def build(root: Path, texts: list[str] = TEXTS, **setup):
+    workbench, cache = cached_workbench(root, texts)
+    return workbench.retriever(setup_for(workbench.corpus, setup)), cache
+
+
+def test_reloaded_index_equals_a_fresh_build(tmp_path) -> None:
+    first, _ = build(tmp_path)
+    second, cache = build(tmp_path)
+    assert len(list(tmp_path.iterdir())) == 1
+    assert (first.index.counts != second.index.counts).nnz == 0
+    assert list(first.index.vocabulary) == list(second.index.vocabulary)
+    assert np.array_equal(first.index.doc_len, second.index.doc_len)
+    for query in ("gamma città", "delta3 beta"):
+        assert np.allclose(first.scores(first.query(query)), second.scores(second.query(query)))
+    assert cache.problems == []
+
+
+def test_changed_text_or_analysis_misses_the_cache(tmp_path) -> None:
+    build(tmp_path)
+    build(tmp_path, [*TEXTS[:-1], "something else"])
+    build(tmp_path, stopwords="it")
+    assert len(list(tmp_path.iterdir())) == 3
+
+
+@pytest.mark.parametrize("damage", ["truncate", "manifest", "missing"])
+def test_corrupt_entry_is_reported_and_rebuilt(tmp_path, damage: str) -> None:
+    fresh, _ = build(tmp_path)
+    (entry,) = tmp_path.iterdir()
+    if damage == "truncate":
+        path = entry / "indices.npy"
+        path.write_bytes(path.read_bytes()[:-8])
+    elif damage == "manifest":
+        (entry / "manifest.json").write_text("{not json", encoding="utf-8")
+    else:
+        (entry / "vocab_blob.npy").unlink()
+    again, cache = build(tmp_path)
+    assert len(cache.problems) == 1 and "rebuilt" in cache.problems[0]
+    assert (fresh.index.counts != again.index.counts).nnz == 0
+    assert len(list(tmp_path.iterdir())) == 1  # the rebuilt entry replaced the bad one
+
+
+def test_small_corpora_are_not_cached_by_default(tmp_path) -> None:
+    workbench = Workbench(corpus_of(TEXTS), IndexCache(tmp_path))
+    workbench.retriever(setup_for(workbench.corpus))
+    assert not tmp_path.exists() or list(tmp_path.iterdir()) == []
+
+
+def test_index_command_writes_to_the_cache_not_the_corpus(capsys, tmp_path, monkeypatch) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.txt").write_text("one two three four five six", encoding="utf-8")
+    cache_dir = tmp_path / "cache"
+    monkeypatch.setenv("RANKLENS_CACHE_DIR", str(cache_dir))
+    run = run_cli(capsys, "index", str(folder))
+    assert run.status == 0 and "1 chunks" in run.out
+    assert [p.name for p in folder.iterdir()] == ["a.txt"]
+    assert len(list(cache_dir.iterdir())) == 1
