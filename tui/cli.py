@@ -7,12 +7,15 @@ screen before numpy, scipy or scikit-learn are loaded.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
+from pathlib import Path
 from typing import Any, Callable, NoReturn, Sequence
 
+# engine.setup is plain Python (no numpy): cheap enough to import before the TUI paints
+from engine.setup import BM25_VARIANTS, LANGUAGES, SCORERS
+
 COMMANDS = ("corpora", "search", "eval", "threshold", "chunk", "ivf", "prompt", "index")
-SCORERS = ("tfidf", "bm25", "lsa", "fusion")
-VARIANTS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
 
 
 class UsageError(Exception):
@@ -38,17 +41,30 @@ def _int_at_least(name: str, low: int) -> Callable[[str], int]:
     return parse
 
 
-def _non_negative_float(name: str) -> Callable[[str], float]:
+def _float_between(name: str, low: float, high: float = math.inf) -> Callable[[str], float]:
     def parse(text: str) -> float:
         try:
             value = float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{name} must be a number (got {text!r})")
-        if not value >= 0:
-            raise argparse.ArgumentTypeError(f"{name} must be 0 or more (got {text})")
+        # float() also accepts "nan" and "inf", which would make every score nan or 0
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{name} must be a finite number (got {text!r})")
+        if not low <= value <= high:
+            bound = "0 or more" if high == math.inf else f"between {low:g} and {high:g}"
+            raise argparse.ArgumentTypeError(f"{name} must be {bound} (got {text})")
         return value
 
     return parse
+
+
+def _stopwords(text: str) -> str:
+    # Checked here, not when the index is built, so the message names the option.
+    if text in ("none", *LANGUAGES) or Path(text).is_file():
+        return text
+    raise argparse.ArgumentTypeError(
+        f"--stopwords: {text!r} is neither none, a language ({', '.join(LANGUAGES)}) nor a file"
+    )
 
 
 def _probes(text: str) -> list[int]:
@@ -66,14 +82,16 @@ def _add_setup_options(parser: argparse.ArgumentParser, with_k: bool = True) -> 
     if with_k:
         group.add_argument("-k", type=_int_at_least("-k", 1), help="results per query (default 5)")
     group.add_argument("--scorer", choices=SCORERS)
-    group.add_argument("--stopwords", metavar="LANG|FILE|none", help="stop words: it, en, es, a file, or none")
-    group.add_argument("--stem", metavar="LANG|none", help="Snowball stemming: it, en, es or none")
+    group.add_argument("--stopwords", metavar="LANG|FILE|none", type=_stopwords,
+                       help="stop words: it, en, es, a file, or none")
+    group.add_argument("--stem", metavar="LANG|none", choices=("none", *LANGUAGES),
+                       help="Snowball stemming: it, en, es or none")
     group.add_argument("--sublinear-tf", action="store_true", default=None, help="TF-IDF with 1+ln(tf)")
     group.add_argument("--fold-accents", action="store_true", default=None, help="strip accents before matching")
-    group.add_argument("--k1", type=_non_negative_float("--k1"), help="BM25 k1 (default 1.2)")
-    group.add_argument("--b", type=_non_negative_float("--b"), help="BM25 b (default 0.75)")
-    group.add_argument("--delta", type=_non_negative_float("--delta"), help="BM25L/BM25+ delta (default 0.5)")
-    group.add_argument("--bm25-variant", choices=VARIANTS)
+    group.add_argument("--k1", type=_float_between("--k1", 0), help="BM25 k1 (default 1.2)")
+    group.add_argument("--b", type=_float_between("--b", 0, 1), help="BM25 b (default 0.75)")
+    group.add_argument("--delta", type=_float_between("--delta", 0), help="BM25L/BM25+ delta (default 0.5)")
+    group.add_argument("--bm25-variant", choices=BM25_VARIANTS)
     group.add_argument("--dims", type=_int_at_least("--dims", 1), help="LSA dimensions (default 100)")
     group.add_argument("--fuse", metavar="A,B", help="scorers fused by --scorer fusion (default bm25,lsa)")
     group.add_argument("--fusion-method", choices=("rrf", "sum"))
@@ -91,7 +109,7 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     if getattr(args, "sentences", False):
         values["chunker"] = "sentences"
     if values["overlap"] is not None and values["size"] is None:
-        raise UsageError("--overlap needs --size")
+        raise UsageError("ranklens: --overlap needs --size")
     return {key: value for key, value in values.items() if value is not None}
 
 
@@ -183,8 +201,23 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _fail(message: str) -> int:
-    print(message.splitlines()[0] if message else "ranklens: error", file=sys.stderr)
+    # Messages quote paths, ids and options as the user gave them: made safe and kept to one line.
+    print(terminal_text(message) if message.strip() else "ranklens: error", file=sys.stderr)
     return 2
+
+
+def terminal_text(text: str, keep_newlines: bool = False) -> str:
+    """Untrusted text (documents, ids, paths, queries) for a terminal.
+
+    Control characters are made visible, never sent raw; lone surrogates
+    (undecodable bytes in arguments and file names) become U+FFFD, since
+    standard output cannot encode them. Without ``keep_newlines`` the text is
+    one line.
+    """
+    from engine.loaders import valid_unicode
+    from tui.safe import clean
+
+    return valid_unicode(clean(text, keep_newlines))
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -1,41 +1,106 @@
-"""The headless subcommands: engine calls and their human or JSON output."""
+"""The headless subcommands: engine calls and their human or JSON output.
+
+Corpus text, ids, file names and queries are untrusted: every human-readable
+line goes out through ``_say`` or ``_tell``, which make control characters
+visible, and JSON escapes whatever a terminal could act on.
+"""
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+import time
 from typing import Any
 
 from engine.chunking import check_window, contains_answer, sentence_windows, word_windows
 from engine.errors import RanklensError
-from engine.loaders import load_corpus
+from engine.loaders import load_corpus, valid_unicode
 from engine.cache import IndexCache, cache_root
 from engine.retriever import CACHE_MIN_CHUNKS, Retriever, Workbench, setup_for
+from tui.cli import terminal_text
+
+# What json.dumps(ensure_ascii=False) leaves raw inside strings although a terminal may act on it
+# or hide text with it: DEL and C1 controls, zero-width and bidi controls, line and paragraph
+# separators, and lone surrogates (which UTF-8 cannot encode). A \u escape keeps the JSON valid.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ud800-\udfff]")
+_PROGRESS_EVERY_S = 0.25
+
+
+def _say(text: str = "") -> None:
+    """One piece of human output on stdout, its newlines kept and nothing else raw."""
+    print(terminal_text(text, keep_newlines=True))
+
+
+def _tell(kind: str, text: str) -> None:
+    """A warning or note on stderr, one line, as ``ranklens: KIND: text``."""
+    print(f"ranklens: {kind}: {terminal_text(text)}", file=sys.stderr)
 
 
 def _print_json(value: Any) -> int:
-    json.dump(value, sys.stdout, ensure_ascii=False, indent=2)
+    # Streamed piece by piece: a 200 MB corpus' chunks are never one string in memory.
+    for piece in json.JSONEncoder(ensure_ascii=False, indent=2).iterencode(value):
+        sys.stdout.write(_JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", piece))
     sys.stdout.write("\n")
     return 0
 
 
-def _clean(text: str) -> str:
-    """Corpus text for a terminal: control characters shown, never sent raw."""
-    from tui.safe import clean
+class _TerminalProgress:
+    """Long work (loading, chunking, analysing) on one stderr line that redraws itself.
 
-    return clean(text, keep_newlines=False)
+    Only for a person at a terminal: with stderr a pipe or a file it reports
+    nothing, so scripts and logs get no carriage returns. Used as a context, it
+    wipes its line on the way out, before warnings or results are printed.
+    """
+
+    def __init__(self) -> None:
+        self.enabled = sys.stderr.isatty()
+        self.width = 0  # characters of the line on screen
+        self.last = 0.0
+
+    def __call__(self, done: int, total: int, label: str) -> None:
+        now = time.monotonic()
+        if not self.enabled or now - self.last < _PROGRESS_EVERY_S:
+            return
+        self.last = now
+        line = f"ranklens: {label} {done:,}" + (f" of {total:,}" if total else "")
+        sys.stderr.write("\r" + line.ljust(self.width))
+        sys.stderr.flush()
+        self.width = len(line)
+
+    def __enter__(self) -> "_TerminalProgress":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self.width:
+            sys.stderr.write("\r" + " " * self.width + "\r")
+            self.width = 0
 
 
 def _retriever(args: argparse.Namespace, overrides: dict[str, Any], cache_min_chunks: int = CACHE_MIN_CHUNKS
                ) -> Retriever:
-    corpus = load_corpus(args.corpus)
+    progress = _TerminalProgress()
+    with progress:
+        corpus = load_corpus(args.corpus, progress)
     for warning in corpus.warnings:
-        print(f"ranklens: warning: {_clean(warning)}", file=sys.stderr)
+        _tell("warning", warning)
     cache = IndexCache()
-    retriever = Workbench(corpus, cache, cache_min_chunks).retriever(setup_for(corpus, overrides))
+    with progress:
+        retriever = Workbench(corpus, cache, cache_min_chunks).retriever(setup_for(corpus, overrides), progress)
     for note in [*retriever.notes, *cache.problems]:
-        print(f"ranklens: note: {_clean(note)}", file=sys.stderr)
+        _tell("note", note)
     return retriever
+
+
+def _note_k(retriever: Retriever, overrides: dict[str, Any]) -> None:
+    """A k asked for beyond the corpus works (every chunk is ranked); say so, since fewer results come back.
+
+    The default k is not the user's doing, so it draws no note on a small corpus.
+    """
+    chunks = len(retriever.chunks)
+    asked = "k" in overrides or "k" in retriever.corpus.settings
+    if asked and retriever.setup.k > chunks:
+        _tell("note", f"k = {retriever.setup.k} is more than the {chunks} chunk(s) of the corpus: all are ranked")
 
 
 def _header(retriever: Retriever) -> str:
@@ -48,67 +113,71 @@ def run_corpora(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     rows = bundled_corpora()
     width = max(len(name) for name, _ in rows)
     for name, description in rows:
-        print(f"{name:<{width}}  {description}")
+        _say(f"{name:<{width}}  {description}")
     return 0
 
 
 def run_search(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     retriever = _retriever(args, overrides)
-    result = retriever.search(args.query)
+    _note_k(retriever, overrides)
+    query = valid_unicode(args.query)
+    result = retriever.search(query)
     if args.json:
         data = result.to_dict(retriever.corpus)
         if args.explain:
             for row, hit in zip(data["results"], result.hits):
-                row["explain"] = retriever.explain(args.query, hit.index).to_dict()
+                row["explain"] = retriever.explain(query, hit.index).to_dict()
         return _print_json(data)
     decimals = retriever.setup.decimals
-    print(_header(retriever))
-    if result.note:
-        print(f"no results: {result.note}")
+    _say(_header(retriever))
+    if not result.hits:
+        _say(f"no results: {result.note}")
         return 0
-    id_width = max(len(_clean(h.chunk.id)) for h in result.hits)
-    for hit in result.hits:
-        print(f"{hit.rank:>3}  {hit.score:.{decimals}f}  {_clean(hit.chunk.id):<{id_width}}  {_clean(hit.chunk.text)}")
+    ids = [terminal_text(h.chunk.id) for h in result.hits]
+    id_width = max(map(len, ids))
+    for hit, chunk_id in zip(result.hits, ids):
+        _say(f"{hit.rank:>3}  {hit.score:.{decimals}f}  {chunk_id:<{id_width}}  {terminal_text(hit.chunk.text)}")
         if args.explain:
-            _print_explanation(retriever.explain(args.query, hit.index))
+            _print_explanation(retriever.explain(query, hit.index))
     if result.unknown:
-        print(f"(not in the corpus: {', '.join(_clean(t) for t in result.unknown)})")
+        _say(f"(not in the corpus: {', '.join(terminal_text(t) for t in result.unknown)})")
     return 0
 
 
 def _print_explanation(explanation) -> None:
-    print(f"       {explanation.scorer}: {explanation.formula}")
+    _say(f"       {explanation.scorer}: {explanation.formula}")
     for note in explanation.notes:
-        print(f"       {note}")
+        _say(f"       {note}")
     if explanation.terms:
-        print(f"       {'term':<16} {'qtf':>3} {'tf':>3} {'df':>5} {'idf':>7} {'norm':>7} {'weight':>7} "
-              f"{'q.weight':>8} {'contrib':>8}")
+        _say(f"       {'term':<16} {'qtf':>3} {'tf':>3} {'df':>5} {'idf':>7} {'norm':>7} {'weight':>7} "
+             f"{'q.weight':>8} {'contrib':>8}")
         for t in explanation.terms:
-            print(f"       {_clean(t.term)[:16]:<16} {t.query_count:>3} {t.tf:>3} {t.df:>5} {t.idf:>7.4f} "
-                  f"{t.norm:>7.4f} {t.weight:>7.4f} {t.query_weight:>8.4f} {t.contribution:>8.4f}")
-        print(f"       {'total':<16} {'':>48} {explanation.total:>8.4f}")
+            _say(f"       {terminal_text(t.term)[:16]:<16} {t.query_count:>3} {t.tf:>3} {t.df:>5} {t.idf:>7.4f} "
+                 f"{t.norm:>7.4f} {t.weight:>7.4f} {t.query_weight:>8.4f} {t.contribution:>8.4f}")
+        _say(f"       {'total':<16} {'':>48} {explanation.total:>8.4f}")
 
 
 def run_eval(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     retriever = _retriever(args, overrides)
+    _note_k(retriever, overrides)
     report = retriever.evaluate()
     if args.json:
         return _print_json(report.to_dict())
     evaluation = report.evaluation
     n = len(evaluation.per_question)
-    print(_header(retriever))
-    print(f"{n} questions with an answer; {len(retriever.corpus.unanswerable)} without (see `ranklens threshold`)")
+    _say(_header(retriever))
+    _say(f"{n} questions with an answer; {len(retriever.corpus.unanswerable)} without (see `ranklens threshold`)")
     for row in evaluation.per_question:
         rank = "-" if row.rank is None else str(row.rank)
-        print(f"rank {rank:>3}  {_clean(row.text)}")
+        _say(f"rank {rank:>3}  {terminal_text(row.text)}")
     m = report.metrics
-    print()
-    print(f"{'hit@1':>9} {'hit@3':>9} {'MRR':>6} {'nDCG@10':>8} {'recall@10':>10}")
-    print(f"{_count(m['hit@1'], n):>9} {_count(m['hit@3'], n):>9} {m['mrr']:>6.3f} "
-          f"{m['ndcg@10']:>8.3f} {m['recall@10']:>10.3f}")
+    _say()
+    _say(f"{'hit@1':>9} {'hit@3':>9} {'MRR':>6} {'nDCG@10':>8} {'recall@10':>10}")
+    _say(f"{_count(m['hit@1'], n):>9} {_count(m['hit@3'], n):>9} {m['mrr']:>6.3f} "
+         f"{m['ndcg@10']:>8.3f} {m['recall@10']:>10.3f}")
     t = report.timing
-    print(f"\nindex {t['index_s']:.3f} s · {t['queries_per_s']:,.0f} queries/s · "
-          f"p50 {t['p50_ms']:.2f} ms · p99 {t['p99_ms']:.2f} ms")
+    _say(f"\nindex {t['index_s']:.3f} s · {t['queries_per_s']:,.0f} queries/s · "
+         f"p50 {t['p50_ms']:.2f} ms · p99 {t['p99_ms']:.2f} ms")
     return 0
 
 
@@ -123,14 +192,14 @@ def run_threshold(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
         return _print_json(report.to_dict())
     d = retriever.setup.decimals
     summary = report.answerable_summary
-    print(_header(retriever))
-    print("top-1 score, questions with an answer in the corpus:")
-    print(f"  minimum {summary['min']:.{d}f}, median {summary['median']:.{d}f}, maximum {summary['max']:.{d}f}")
-    print("top-1 score, questions WITHOUT an answer in the corpus:")
+    _say(_header(retriever))
+    _say("top-1 score, questions with an answer in the corpus:")
+    _say(f"  minimum {summary['min']:.{d}f}, median {summary['median']:.{d}f}, maximum {summary['max']:.{d}f}")
+    _say("top-1 score, questions WITHOUT an answer in the corpus:")
     for q in report.unanswerable:
-        print(f"  {q.top_score:.{d}f}  {_clean(q.text)}")
-    print(f"best threshold {report.best_threshold:.{d}f}: accuracy {report.best_accuracy:.3f} "
-          f"(answer when the top score is at least the threshold)")
+        _say(f"  {q.top_score:.{d}f}  {terminal_text(q.text)}")
+    _say(f"best threshold {report.best_threshold:.{d}f}: accuracy {report.best_accuracy:.3f} "
+         f"(answer when the top score is at least the threshold)")
     return 0
 
 
@@ -140,18 +209,21 @@ def run_chunk(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     windows = (sentence_windows if args.sentences else word_windows)(text, args.size, args.overlap)
     chunks = [{"index": i, "start_word": w.start_word, "text": text[w.start_char:w.end_char]}
               for i, w in enumerate(windows)]
-    found = None if args.find is None else any(contains_answer(c["text"], args.find) for c in chunks)
-    words = len(text.split())
+    find = None if args.find is None else valid_unicode(args.find)
+    found = None if find is None else any(contains_answer(c["text"], find) for c in chunks)
+    # The last window always ends on the last word; counting with text.split() would make a
+    # string per word (gigabytes for a 200 MB file).
+    words = windows[-1].end_word if windows else 0
     if args.json:
         return _print_json({"words": words, "size": args.size, "overlap": args.overlap,
                             "chunks": chunks, "found": found})
-    print(f"words in the text: {words}")
+    _say(f"words in the text: {words}")
     line = f"size {args.size:>2}, overlap {args.overlap:>2}: {len(chunks)} chunks"
     if found is not None:
         line += f", answer sentence whole in one chunk: {found}"
-    print(line)
+    _say(line)
     for c in chunks:
-        print(f"[{c['index']}] word {c['start_word']}: {_clean(c['text'])}")
+        _say(f"[{c['index']}] word {c['start_word']}: {terminal_text(c['text'])}")
     return 0
 
 
@@ -166,13 +238,18 @@ def _read_text(name: str) -> str:
     except IsADirectoryError:
         raise RanklensError(f"{name} is a folder, not a text file")
     except OSError as error:
-        raise RanklensError(f"cannot read {name}: {error.strerror}")
+        raise RanklensError(f"cannot read {name}: {error.strerror or error}")
+    except ValueError as error:  # a NUL character in the name
+        raise RanklensError(f"cannot read {name}: {error}")
 
 
 def run_ivf(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     from engine.ivf import cell_warnings, sweep, sweep_to_dict
     from engine.vectors import corpus_set, synthetic_set
 
+    if args.cells and args.probes and max(args.probes) > args.cells:
+        # Known before any vector is computed: fail now, not after a long LSA fit.
+        raise RanklensError(f"--probes: {max(args.probes)} is not between 1 and the number of cells ({args.cells})")
     if args.synthetic:
         source = synthetic_set()
     else:
@@ -181,27 +258,28 @@ def run_ivf(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     probes = args.probes or source.default_probes(cells)
     rows = sweep(source.vectors, source.queries, cells, probes)
     for warning in cell_warnings(len(source.vectors), cells):
-        print(f"ranklens: warning: {warning}", file=sys.stderr)
+        _tell("warning", warning)
     if args.json:
         return _print_json({"source": source.name, "cells": cells, "vectors": len(source.vectors),
                             "queries": len(source.queries), **sweep_to_dict(rows)})
-    print(f"# {source.name}: {len(source.vectors):,} vectors x {source.vectors.shape[1]} dims, "
-          f"{len(source.queries)} queries, {cells} cells")
-    print(f"{'cells visited':>14} {'vectors compared (mean)':>28} {'share':>7} {'recall@10':>10} {'ms/query':>9}")
+    _say(f"# {source.name}: {len(source.vectors):,} vectors x {source.vectors.shape[1]} dims, "
+         f"{len(source.queries)} queries, {cells} cells")
+    _say(f"{'cells visited':>14} {'vectors compared (mean)':>28} {'share':>7} {'recall@10':>10} {'ms/query':>9}")
     for row in rows:
-        print(f"{row.n_probe:>14} {row.compared_mean:>28.0f} {row.share:>7.1%} {row.recall:>10.3f} "
-              f"{row.ms_per_query:>9.3f}")
+        _say(f"{row.n_probe:>14} {row.compared_mean:>28.0f} {row.share:>7.1%} {row.recall:>10.3f} "
+             f"{row.ms_per_query:>9.3f}")
     return 0
 
 
 def run_prompt(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     retriever = _retriever(args, overrides)
-    print(retriever.prompt(args.query))
+    _note_k(retriever, overrides)
+    _say(retriever.prompt(valid_unicode(args.query)))
     return 0
 
 
 def run_index(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     retriever = _retriever(args, overrides, cache_min_chunks=0)
-    print(f"{retriever.corpus.name}: {len(retriever.chunks):,} chunks, {retriever.index.vocabulary.size:,} terms, "
-          f"ready in {retriever.index_s:.2f} s; the term index is cached under {cache_root()}")
+    _say(f"{retriever.corpus.name}: {len(retriever.chunks):,} chunks, {retriever.index.vocabulary.size:,} terms, "
+         f"ready in {retriever.index_s:.2f} s; the term index is cached under {cache_root()}")
     return 0

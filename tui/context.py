@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from engine.corpus import Corpus
-from engine.retriever import Workbench
-from engine.setup import Setup
+if TYPE_CHECKING:  # numpy and scipy load with the engine; the first paint must not wait for them
+    from engine.corpus import Corpus
+    from engine.retriever import Workbench
+    from engine.setup import Setup
 
 
 @dataclass(frozen=True)

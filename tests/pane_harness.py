@@ -1,0 +1,73 @@
+"""A minimal app around one pane (it plays the app's part: contexts in, messages out), and test helpers."""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+from textual.app import App, ComposeResult
+from textual.message import Message
+from textual.pilot import Pilot
+from textual.widget import Widget
+from textual.widgets import Input
+
+from engine.loaders import load_corpus
+from engine.retriever import Workbench, setup_for
+from tui.context import ChangeSetup, Context, UseQuery
+
+
+class PaneHarness(App):
+    """Composes ``make_pane()``, hands it a context like the app does, records what it posts."""
+
+    cursor_blink = False  # read by TextBox: a blinking cursor would make snapshots differ
+    AUTO_FOCUS = None  # focus as the app gives it when a tab opens: see on_mount
+
+    def __init__(self, make_pane: Callable[[], Widget], corpus: str = "studio-alfa",
+                 overrides: dict[str, Any] | None = None) -> None:
+        super().__init__()
+        self.pane = make_pane()
+        self.workbench = Workbench(load_corpus(corpus))
+        self.context = Context(self.workbench, setup_for(self.workbench.corpus, overrides or {}))
+        self.messages: list[Message] = []
+
+    def compose(self) -> ComposeResult:
+        yield self.pane
+
+    def on_mount(self) -> None:
+        self.pane.context_changed(self.context)
+        # The app focuses a tab's first widget that is not a text box, so keys reach the tab.
+        self.set_focus(next(w for w in self.screen.focus_chain if not isinstance(w, Input)))
+
+    def change(self, **changes: Any) -> None:
+        """A new context, as the app makes one when settings or the query change."""
+        fields = {key: value for key, value in changes.items() if key != "query"}
+        self.context = Context(self.workbench, self.context.setup.replace(**fields) if fields else self.context.setup,
+                               changes.get("query", self.context.query), self.context.generation + 1)
+        self.pane.context_changed(self.context)
+
+    def on_use_query(self, message: UseQuery) -> None:
+        self.messages.append(message)
+
+    def on_change_setup(self, message: ChangeSetup) -> None:
+        self.messages.append(message)
+        self.change(**message.changes)
+
+
+async def settle(pilot: Pilot) -> None:
+    """Let every worker finish and the screen catch up."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def until(pilot: Pilot, condition: Callable[[], bool], timeout: float = 30) -> None:
+    """Let the app run until ``condition()`` holds (the real app opens its corpus in a worker first)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"still waiting after {timeout}s"
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause(0.05)
+
+
+def screen_text(app: App) -> str:
+    """What the screen shows, as plain text, one line per row."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())

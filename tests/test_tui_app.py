@@ -1,0 +1,271 @@
+"""The app shell: tabs and their keys, setting keys, the setup line, help, palette, messages, errors."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from textual.command import CommandPalette
+from textual.widgets import TabbedContent
+
+from corpora import bundled_path
+from tests.tui_support import opened, screen_text, search, settle
+from tui.app import TABS, make_app
+from tui.context import ChangeSetup, UseQuery
+from tui.help import HelpScreen
+from tui.key_map import all_rows
+from tui.panes.metrics import MetricsPane
+from tui.panes.search import SearchPane
+from tui.setting_steps import SETTING_STEPS
+from tui.widgets_lists import KeyTable
+from tui.widgets_path_prompt import PathPrompt
+from tui.widgets_query_box import QueryBox
+from tui.widgets_setup_line import SetupLine
+
+SIZE = (100, 30)
+
+
+def setup_line(app) -> str:  # noqa: ANN001
+    return str(app.query_one(SetupLine).render())
+
+
+def notifications(app) -> list[str]:  # noqa: ANN001
+    return [n.message for n in app._notifications]
+
+
+async def test_first_paint_does_not_wait_for_the_corpus() -> None:
+    """The shell is on screen (tabs, setup line) while the corpus still loads in a worker."""
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.query_one(TabbedContent).active == "search"
+        assert "studio-alfa" in setup_line(app)
+        await opened(pilot)
+        assert setup_line(app).startswith("studio-alfa 18 chunks · TF-IDF")
+
+
+async def test_number_keys_switch_tabs_only_when_not_typing() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        tabs = app.query_one(TabbedContent)
+        await pilot.press("2", "q")  # typed into the query box: no tab switch, no quit
+        assert tabs.active == "search" and app.query_one(QueryBox).value == "2q"
+        await pilot.press("escape")
+        assert not isinstance(app.focused, QueryBox)
+        for number, tab in enumerate(TABS, 1):
+            await pilot.press(str(number))
+            await pilot.pause()
+            assert tabs.active == tab
+            assert app.focused is None or tabs.get_pane(tab) in app.focused.ancestors
+        await pilot.press("slash")
+        assert tabs.active == "search" and isinstance(app.focused, QueryBox)
+        await pilot.press("ctrl+q")  # quits even while typing
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_q_quits_when_not_typing() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("escape", "q")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_scorer_key_changes_the_setup_line_and_the_results() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        pane = await search(pilot, "ho perso il cellulare con i codici")
+        before = [(row.hit.chunk.id, round(row.hit.score, 6)) for row in pane._rows]
+        assert "TF-IDF" in setup_line(app)
+        await pilot.press("escape", "s")
+        await settle(pilot)
+        assert app.context.setup.scorer == "bm25"
+        assert "BM25 lucene k1=1.2 b=0.75" in setup_line(app)
+        after = [(row.hit.chunk.id, round(row.hit.score, 6)) for row in pane._rows]
+        assert after != before
+        assert pane.shown_generation == app.context.generation
+
+
+@pytest.mark.parametrize(
+    "keys, field, expected",
+    [
+        (["plus"], "k", 6), (["minus"], "k", 4), (["equals_sign"], "k", 6),
+        (["s", "v"], "bm25_variant", "robertson"),
+        (["right_square_bracket"], "k1", 1.3), (["left_square_bracket"], "k1", 1.1),
+        (["left_curly_bracket"], "b", 0.7), (["right_curly_bracket"], "b", 0.8),
+        (["w"], "stopwords", "it"), (["w", "w"], "stopwords", "none"),
+        (["t"], "stem", "it"), (["t", "t"], "stem", "none"),
+        (["d"], "dims", 64), (["D"], "dims", 128),
+        (["l"], "sublinear_tf", True), (["a"], "fold_accents", True),
+    ],
+)
+async def test_setting_keys(keys: list[str], field: str, expected: object) -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("escape", *keys)
+        await settle(pilot)
+        assert getattr(app.context.setup, field) == expected
+        assert app.context.setup.describe() in setup_line(app)
+
+
+async def test_a_refused_setting_becomes_a_notification() -> None:
+    app = make_app("studio-alfa", {"b": 1.0}, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("escape", "right_curly_bracket")
+        await settle(pilot)
+        assert app.context.setup.b == 1.0
+        # the engine's message, naming the refused value
+        assert any("1.05" in message for message in notifications(app)), notifications(app)
+
+
+async def test_a_bad_corpus_is_a_message_not_a_traceback(tmp_path: Path) -> None:
+    app = make_app(str(tmp_path / "missing"), cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.context is None
+        assert "corpus not found" in setup_line(app)
+        assert any("corpus not found" in message for message in notifications(app))
+        await pilot.press("escape", "s", "2", "5")  # keys still work, with nothing open
+        await settle(pilot)
+        assert app.is_running
+
+
+async def test_help_lists_every_binding_from_the_bindings() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        table = app.screen.query_one("#help-keys", KeyTable)
+        listed = {str(table.get_row_at(i)[2]) for i in range(table.row_count)}
+        for step in SETTING_STEPS:
+            if step.key is not None:
+                assert step.description in listed
+        assert {"Help", "Quit", "Palette", "Search tab", "Prompt tab", "Copy prompt", "Save prompt",
+                "Leave the query box"} <= listed
+        await pilot.press("escape")
+        await pilot.press("escape", "question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("question_mark")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_every_binding_has_an_id_and_a_description() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        rows = all_rows(app, TABS)
+        assert rows
+        from tui.key_map import own_bindings
+
+        for widget in [app, *app.query("*")]:
+            for binding in own_bindings(widget):
+                assert binding.id and binding.description, binding
+
+
+async def test_palette_lists_actions_and_runs_them() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        names = [command.name for command in app.palette_commands()]
+        assert "Next scorer (TF-IDF, BM25, LSA, fusion)" in names
+        assert "Open corpus battery" in names and "Open corpus from a path…" in names
+        assert any(name.startswith("Setting: Chunk size") for name in names)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert isinstance(app.screen, CommandPalette)
+        await pilot.press(*"next scorer")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.context.setup.scorer == "bm25"
+
+
+async def test_palette_switches_corpus_and_rechunks() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        commands = {command.name: command for command in app.palette_commands()}
+        commands["Setting: Chunk size - 10 words (re-chunks documents)"].run()
+        await settle(pilot)
+        assert app.context.setup.size == 90
+        assert "chunks words 90/0" in setup_line(app)
+        commands["Open corpus battery"].run()
+        await settle(pilot)
+        assert app.context.corpus.name == "battery"
+        assert setup_line(app).startswith("battery")
+
+
+async def test_open_a_corpus_from_a_path(tmp_path: Path) -> None:
+    folder = tmp_path / "my-corpus"
+    shutil.copytree(bundled_path("battery"), folder)
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        app.action_open_path()
+        await pilot.pause()
+        assert isinstance(app.screen, PathPrompt)
+        await pilot.press(*str(folder), "enter")
+        await settle(pilot)
+        assert app.context.corpus.name == "my-corpus"
+
+
+async def test_messages_from_panes() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("escape", "2")
+        metrics = app.query_one(MetricsPane)
+        metrics.post_message(UseQuery("rimborso con l'automobile"))
+        await settle(pilot)
+        pane = app.query_one(SearchPane)
+        assert app.query_one(TabbedContent).active == "search"
+        assert app.query_one(QueryBox).value == "rimborso con l'automobile"
+        assert pane.shown_query == "rimborso con l'automobile"
+        assert pane._rows[0].hit.chunk.id == "trasferte-2"
+        metrics.post_message(ChangeSetup({"scorer": "lsa", "dims": 8}))
+        await settle(pilot)
+        assert (app.context.setup.scorer, app.context.setup.dims) == ("lsa", 8)
+        metrics.post_message(ChangeSetup({"k": 0}))
+        await settle(pilot)
+        assert app.context.setup.k == 5
+        assert any("k must be at least 1" in message for message in notifications(app))
+
+
+async def test_every_pane_gets_every_context(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: dict[str, list[int]] = {}
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        for pane in app.panes:
+            original = pane.context_changed
+
+            def record(context, pane=pane, original=original):  # noqa: ANN001, ANN202
+                seen.setdefault(pane.id, []).append(context.generation)
+                original(context)
+
+            monkeypatch.setattr(pane, "context_changed", record)
+        await opened(pilot)
+        await search(pilot, "ferie")
+        await pilot.press("escape", "plus")
+        await settle(pilot)
+        assert len(seen) == 5
+        assert all(generations == seen["search-pane"] for generations in seen.values())
+        assert seen["search-pane"] == sorted(set(seen["search-pane"]))  # always a newer generation
+        assert seen["search-pane"][-1] == app.context.generation
+
+
+async def test_search_screen_at_80x24() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        await search(pilot, "come cambio la password")
+        text = screen_text(app)
+        assert "accessi" in text and "0.324" in text
+        assert "studio-alfa 18 chunks · TF-IDF" in text

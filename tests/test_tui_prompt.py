@@ -1,0 +1,129 @@
+"""The Prompt tab: the exact prompt, copied with OSC 52, saved atomically and never over a file unasked."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from corpora import bundled_path
+from engine.loaders import load_corpus
+from engine.retriever import Workbench, setup_for
+from tests.test_prompt import SEED_PROMPT
+from tests.tui_support import opened, search, settle
+from tui.app import make_app
+from tui.panes.prompt import DEFAULT_FILE, PromptPane
+from tui.widgets_confirm import Confirm
+from tui.widgets_path_prompt import PathPrompt
+
+SIZE = (100, 30)
+QUESTION = "ho cancellato un file per sbaglio"
+
+
+def engine_prompt(corpus: str, question: str, overrides: dict) -> str:
+    loaded = load_corpus(corpus)
+    return Workbench(loaded).retriever(setup_for(loaded, overrides)).prompt(question)
+
+
+async def show_prompt(pilot, question: str) -> PromptPane:  # noqa: ANN001
+    await search(pilot, question)
+    await pilot.press("escape", "5")
+    await settle(pilot)
+    return pilot.app.query_one(PromptPane)
+
+
+async def test_prompt_is_the_engine_s_and_the_seed_s() -> None:
+    app = make_app("studio-alfa", {"k": 2}, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        pane = await show_prompt(pilot, QUESTION)
+        assert pane.prompt == engine_prompt("studio-alfa", QUESTION, {"k": 2}) == SEED_PROMPT
+        assert pane.prompt_query == QUESTION
+
+
+async def test_prompt_follows_k() -> None:
+    app = make_app("studio-alfa", {"k": 2}, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        pane = await show_prompt(pilot, QUESTION)
+        await pilot.press("plus")
+        await settle(pilot)
+        assert pane.prompt == engine_prompt("studio-alfa", QUESTION, {"k": 3})
+        assert "[3] (" in pane.prompt
+
+
+async def test_copy_puts_the_prompt_on_the_clipboard() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        pane = await show_prompt(pilot, QUESTION)
+        await pilot.press("c")
+        assert app.clipboard == pane.prompt != ""
+
+
+async def test_copy_without_a_query_says_so() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("escape", "5", "c")
+        assert app.clipboard == ""
+        assert any("no prompt yet" in n.message for n in app._notifications)
+
+
+async def save(pilot, path: str | None = None) -> None:  # noqa: ANN001
+    """ctrl+s, then accept the default path or type another."""
+    await pilot.press("ctrl+s")
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, PathPrompt)
+    if path is not None:
+        await pilot.press("ctrl+a", "ctrl+k", *path)
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+async def test_save_writes_the_prompt_and_asks_before_overwriting(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        pane = await show_prompt(pilot, QUESTION)
+        await save(pilot)
+        target = tmp_path / DEFAULT_FILE
+        assert target.read_text(encoding="utf-8") == pane.prompt
+        assert [p.name for p in tmp_path.iterdir()] == [DEFAULT_FILE]  # no temporary file left
+
+        target.write_text("keep me", encoding="utf-8")
+        await save(pilot)
+        assert isinstance(app.screen, Confirm)
+        await pilot.press("n")
+        await settle(pilot)
+        assert target.read_text(encoding="utf-8") == "keep me"
+
+        await save(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert target.read_text(encoding="utf-8") == pane.prompt
+
+
+async def test_save_never_writes_into_the_corpus_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "corpus"
+    shutil.copytree(bundled_path("studio-alfa"), folder)
+    before = sorted(p.name for p in folder.rglob("*"))
+    app = make_app(str(folder), cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await show_prompt(pilot, QUESTION)
+        await save(pilot, str(folder / "prompt.txt"))
+        assert sorted(p.name for p in folder.rglob("*")) == before
+        assert any("corpus folder" in n.message for n in app._notifications)
+
+
+async def test_save_to_a_missing_folder_is_a_message(tmp_path: Path) -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await show_prompt(pilot, QUESTION)
+        await save(pilot, str(tmp_path / "nope" / "prompt.txt"))
+        assert any("no such folder" in n.message for n in app._notifications)
+        assert app.is_running

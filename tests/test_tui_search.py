@@ -1,0 +1,153 @@
+"""The Search tab: type a question, see the gold passage; stale results never shown; the explanation."""
+from __future__ import annotations
+
+import io
+import threading
+import time
+
+from rich.console import Console
+
+from engine.loaders import load_corpus
+from engine.retriever import Retriever, Workbench, setup_for
+from tests.tui_support import opened, screen_text, search, settle, until
+from textual.widgets import Static
+from tui.app import make_app
+from tui.panes.search import DEBOUNCE_S, HINT, SearchPane
+from tui.widgets_lists import KeyTable, KeyTree
+from tui.widgets_query_box import QueryBox
+
+SIZE = (100, 30)
+
+
+def shown_ids(pane: SearchPane) -> list[str]:
+    """The chunk ids in the results table, read from the table itself."""
+    table = pane.query_one("#results", KeyTable)
+    return [pane._rows[int(key.value) - 1].hit.chunk.id for key in table.rows]
+
+
+def detail_text(app) -> str:  # noqa: ANN001
+    body = app.query_one("#detail-body", Static)
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(body.content)
+    return console.export_text()
+
+
+async def test_gold_passage_ranked_first() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        assert isinstance(app.focused, QueryBox)  # the query box has focus at start
+        pane = await search(pilot, "come cambio la password")
+        assert pane.shown_query == "come cambio la password"
+        assert shown_ids(pane)[0] == "accessi-0"
+        table = pane.query_one("#results", KeyTable)
+        assert table.row_count == app.context.setup.k
+
+
+async def test_enter_searches_at_once() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        pane = app.query_one(SearchPane)
+        app.query_one(QueryBox).value = "ho cancellato un file per sbaglio"
+        await pilot.press("enter")
+        await until(pilot, lambda: pane.shown_query == "ho cancellato un file per sbaglio", timeout=DEBOUNCE_S)
+        assert pane.shown_query == "ho cancellato un file per sbaglio"
+        assert shown_ids(pane)[0] == "copie-1"
+
+
+async def test_stale_results_are_never_shown(monkeypatch) -> None:  # noqa: ANN001
+    """An older search that finishes last must not replace a newer one's results."""
+    slow_first = threading.Event()
+    original = Retriever.search
+
+    def search_slowly_for_short_queries(self, text, k=None):  # noqa: ANN001, ANN202
+        if len(text) < 6 and not slow_first.is_set():
+            slow_first.set()
+            time.sleep(0.5)
+        return original(self, text, k)
+
+    monkeypatch.setattr(Retriever, "search", search_slowly_for_short_queries)
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        pane = app.query_one(SearchPane)
+        box = app.query_one(QueryBox)
+        await pilot.press(*"come")
+        await pilot.pause(0.3)  # the search for "come" starts and sleeps
+        await pilot.press(*" cambio la password")
+        await settle(pilot)
+        assert slow_first.is_set()
+        assert pane.shown_query == box.value == "come cambio la password"
+        assert shown_ids(pane)[0] == "accessi-0"
+
+
+async def test_typing_fast_shows_the_last_query() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        pane = app.query_one(SearchPane)
+        for text in ("ferie", " backup", " fattura", " password"):
+            await pilot.press(*text)
+            await pilot.pause(0.2)  # past the debounce: each prefix starts a search
+        await settle(pilot)
+        assert pane.shown_query == app.query_one(QueryBox).value == app.context.query
+
+
+async def test_empty_query_and_unknown_terms_show_a_note() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        assert HINT in detail_text(app)
+        pane = await search(pilot, "zzzz qqqq")
+        assert shown_ids(pane) == []
+        assert "none of the query's terms occurs in the corpus" in detail_text(app)
+        await pilot.press("ctrl+a", "ctrl+k", *"!!")  # punctuation only: no terms after analysis
+        await settle(pilot)
+        assert "no query terms after analysis" in detail_text(app)
+
+
+async def test_detail_explains_the_selected_result() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        pane = await search(pilot, "come cambio la password")
+        first = pane._rows[0].hit
+        text = detail_text(app)
+        assert "accessi-0" in text and "total" in text
+        assert f"{first.score:.3f}" in text.split("total", 1)[1]  # the total equals the score
+        assert "password" in text and "idf" in text
+        await pilot.press("escape", "j")  # leave the box, move down the results with j
+        await settle(pilot)
+        assert pane.query_one("#results", KeyTable).cursor_row == 1
+        assert pane._rows[1].hit.chunk.id in detail_text(app)
+        await pilot.press("k")
+        await settle(pilot)
+        assert "accessi-0" in detail_text(app)
+
+
+async def test_documents_tree_shows_a_chunk_in_its_document() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        tree = app.query_one("#documents", KeyTree)
+        assert [str(node.label).split(" (")[0] for node in tree.root.children][:3] == ["ferie", "trasferte", "accessi"]
+        tree.focus()
+        await pilot.press("j", "j", "j", "space", "j")  # ferie, trasferte, accessi; open it; its first chunk
+        await settle(pilot)
+        text = detail_text(app)
+        assert "chunk 0 (accessi-0) highlighted" in text
+        assert "quattordici caratteri" in text and "smarrimento del telefono" in text  # the whole document
+
+
+async def test_result_matches_the_engine() -> None:
+    """What the tab shows is what the engine ranks, scores included."""
+    corpus = load_corpus("studio-alfa")
+    retriever = Workbench(corpus).retriever(setup_for(corpus))
+    expected = retriever.search("orari in cui devo rispondere ai messaggi")
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        pane = await search(pilot, "orari in cui devo rispondere ai messaggi")
+        assert shown_ids(pane) == [h.chunk.id for h in expected.hits]
+        assert f"{expected.hits[0].score:.3f}" in screen_text(app)

@@ -1,0 +1,92 @@
+"""Helpers for the app's tests: waiting for the app to settle, typing a query, a hostile corpus."""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Callable
+
+from textual.app import App
+from textual.pilot import Pilot
+from textual.worker import WorkerCancelled
+
+from tui.panes.search import DEBOUNCE_S, SearchPane
+
+# Text that would style, link, retitle the terminal or write its clipboard if it were ever
+# parsed as markup or passed through raw; plus invisible, bidi, wide and very long text.
+HOSTILE_TEXTS = [
+    "[bold]x and [/] and [TODO] a",
+    "[link=http://x]y[/link] back\\slash \\[bold] [/bold]",
+    "ansi \x1b[31mred\x1b[0m title \x1b]0;title\x07 clipboard \x1b]52;c;ZXZpbA==\x07",
+    "hyperlink \x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ end",
+    "zero\u200bwidth rtl \u202eoverride\u202c isolate \u2067x\u2069",
+    "CJK 検索エンジン 漢字 emoji 🔍📄 combining e\u0301",
+]
+LONG_LINE = "long " + "x" * 100_000
+
+
+def write_hostile_corpus(folder: Path) -> Path:
+    """A BEIR folder whose titles and texts are all hostile, with questions about them."""
+    folder.mkdir(parents=True, exist_ok=True)
+    records = [
+        {"_id": f"h{i}", "title": text[:40], "text": f"{text} bold todo link red"}
+        for i, text in enumerate(HOSTILE_TEXTS)
+    ]
+    records.append({"_id": "long", "title": "[b]long[/b]", "text": LONG_LINE})
+    (folder / "corpus.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    queries = [{"_id": "q1", "text": "[bold] red \x1b[31m", "answer": "red"}, {"_id": "q2", "text": "nothing here"}]
+    (folder / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries), encoding="utf-8")
+    (folder / "qrels").mkdir(exist_ok=True)
+    (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\th2\t1\n", encoding="utf-8")
+    return folder
+
+
+async def _workers_done(pilot: Pilot) -> None:
+    """Wait for the workers running now; a worker cancelled by a newer one is not an error."""
+    try:
+        await pilot.app.workers.wait_for_complete()
+    except WorkerCancelled:
+        pass
+
+
+async def settle(pilot: Pilot, timeout: float = 60) -> None:
+    """Wait out the query debounce, then until no worker runs (workers start workers: loop)."""
+    await pilot.pause(DEBOUNCE_S + 0.05)
+    deadline = time.monotonic() + timeout
+    while True:
+        await _workers_done(pilot)
+        await pilot.pause()
+        if not any(worker.is_running for worker in pilot.app.workers):
+            break
+        assert time.monotonic() < deadline, f"workers still running after {timeout}s"
+    await pilot.pause()
+
+
+async def until(pilot: Pilot, condition: Callable[[], bool], timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"condition still false after {timeout}s"
+        await _workers_done(pilot)
+        await pilot.pause(0.05)
+
+
+async def opened(pilot: Pilot) -> None:
+    """Wait until the app has opened its corpus and every pane has done its first work."""
+    await until(pilot, lambda: getattr(pilot.app, "context", None) is not None)
+    await settle(pilot)
+
+
+async def search(pilot: Pilot, text: str) -> SearchPane:
+    """Type ``text`` into the query box (going there with / first) and wait for the results."""
+    from tui.widgets_query_box import QueryBox
+
+    if not isinstance(pilot.app.focused, QueryBox):
+        await pilot.press("slash")
+    await pilot.press(*text)
+    await settle(pilot)
+    return pilot.app.query_one(SearchPane)
+
+
+def screen_text(app: App) -> str:
+    """What the screen shows, as plain text, one line per row."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())

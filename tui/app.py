@@ -1,0 +1,356 @@
+"""The ranklens app: five tabs over one corpus, the setup line, the keys that change settings.
+
+The app owns the state: one ``Context`` (corpus, setup, query). Any change
+makes a new context (generation + 1) and hands it to every pane; panes do
+their own work in thread workers and drop results computed for an older
+generation. The engine (numpy, scipy, later scikit-learn) is imported only
+inside workers, so the first screen paints before any of it loads.
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING, Any, Callable
+
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.events import DescendantFocus
+from textual.widget import Widget
+from textual.widgets import Footer, Input, TabbedContent, TabPane, Tabs
+from textual.worker import get_current_worker
+
+from engine.errors import Cancelled, RanklensError
+from engine.progress import cancellable
+from tui.context import ChangeSetup, Context, UseQuery
+from tui.help import HelpScreen
+from tui.key_map import all_rows, app_rows, own_bindings, rows_for
+from tui.palette import RanklensCommands
+from tui.panes.chunking import ChunkingPane
+from tui.panes.index import IndexPane
+from tui.panes.metrics import MetricsPane
+from tui.panes.prompt import PromptPane
+from tui.panes.search import SearchPane
+from tui.setting_steps import SETTING_STEPS, STEPS_BY_ID
+from tui.widgets_path_prompt import PathPrompt
+from tui.widgets_query_box import QueryBox
+from tui.widgets_setup_line import SetupLine
+
+if TYPE_CHECKING:
+    from engine.corpus import Corpus
+    from engine.retriever import Workbench
+    from engine.setup import Setup
+
+DEFAULT_CORPUS = "studio-alfa"
+TABS = {"search": "Search", "metrics": "Metrics", "chunking": "Chunking", "index": "Index", "prompt": "Prompt"}
+PROGRESS_EVERY_S = 0.1  # how often a worker's progress reaches the screen
+MAX_WARNINGS = 3  # corpus warnings shown as notifications; the rest are counted
+
+
+@dataclass(frozen=True)
+class PaletteCommand:
+    name: str
+    run: Callable[[], Any]
+    help: str
+
+
+def _tab_bindings() -> list[Binding]:
+    return [
+        Binding(str(number), f"show_tab('{tab}')", f"{title} tab", show=False, id=f"tab.{tab}")
+        for number, (tab, title) in enumerate(TABS.items(), 1)
+    ]
+
+
+def _setting_bindings() -> list[Binding]:
+    return [
+        Binding(step.key, f"setting('{step.id}')", step.description, show=False, id=f"setting.{step.id}")
+        for step in SETTING_STEPS
+        if step.key is not None
+    ]
+
+
+class RanklensApp(App[None]):
+    CSS_PATH = "app.tcss"
+    TITLE = "ranklens"
+    COMMANDS = App.COMMANDS | {RanklensCommands}
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    BINDINGS = [
+        Binding("slash", "focus_query", "Query", id="app.query"),
+        Binding("f1,question_mark", "help", "Help", id="app.help"),
+        # the footer shows the palette key on its own, at the right
+        Binding("ctrl+p", "command_palette", "Palette", show=False, priority=True, id="app.palette"),
+        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("ctrl+q", "quit", "Quit (also while typing)", show=False, priority=True, id="app.quit_anywhere"),
+        Binding("escape", "cancel_work", "Cancel running work", show=False, id="app.cancel"),
+        *_tab_bindings(),
+        *_setting_bindings(),
+    ]
+
+    def __init__(self, corpus: str = DEFAULT_CORPUS, overrides: dict[str, Any] | None = None,
+                 cursor_blink: bool = True) -> None:
+        super().__init__()
+        self.corpus_spec = corpus
+        self.overrides = dict(overrides or {})
+        self.cursor_blink = cursor_blink  # read by every text box; snapshot tests turn it off
+        self.context: Context | None = None
+        self._query = ""  # kept apart from the context: typing may start before the corpus is loaded
+        self._chunk_count: int | None = None  # for the setup in the context, once its index is built
+        self._status = ""
+        self._status_is_error = False
+        self._last_progress = 0.0
+        self._tab_focus: dict[str, Widget] = {}
+
+    # -- layout ------------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        panes = {"search": SearchPane, "metrics": MetricsPane, "chunking": ChunkingPane,
+                 "index": IndexPane, "prompt": PromptPane}
+        with TabbedContent(initial="search", id="tabs"):
+            for number, (tab, title) in enumerate(TABS.items(), 1):
+                with TabPane(f"{number} {title}", id=tab):
+                    yield panes[tab](id=f"{tab}-pane")
+        yield SetupLine(id="setup-line")
+        yield Footer()
+
+    @property
+    def panes(self) -> list[Widget]:
+        tabs = self.query_one("#tabs", TabbedContent)
+        return [tabs.get_pane(tab).children[0] for tab in TABS]
+
+    def on_mount(self) -> None:
+        self.query_one(QueryBox).focus()
+        self.switch_corpus(self.corpus_spec)
+
+    # -- opening a corpus --------------------------------------------------------------------------
+
+    def switch_corpus(self, spec: str) -> None:
+        """Open ``spec``; the current corpus stays until the new one is ready (or fails to load)."""
+        self._set_status(f"opening {spec}…")
+        self.open_corpus(spec)
+
+    @work(thread=True, exclusive=True, group="corpus")
+    def open_corpus(self, spec: str) -> None:
+        """Load ``spec`` and build its index, then make it the app's corpus."""
+        from engine.loaders import load_corpus
+        from engine.retriever import Workbench, setup_for
+
+        worker = get_current_worker()
+        progress = cancellable(self._progress_from_thread, lambda: worker.is_cancelled)
+        try:
+            corpus = load_corpus(spec, progress)
+            setup = setup_for(corpus, self.overrides, source="command line")
+            workbench = Workbench(corpus)
+            chunks = len(workbench.retriever(setup, progress).chunks)
+        except Cancelled:
+            self.call_from_thread(self._set_status, f"opening {spec} cancelled")
+            return
+        except RanklensError as error:
+            self.call_from_thread(self._failed, str(error))
+            return
+        self.call_from_thread(self._opened, workbench, setup, chunks)
+
+    def _opened(self, workbench: Workbench, setup: Setup, chunks: int) -> None:
+        generation = self.context.generation + 1 if self.context else 0
+        self._chunk_count = chunks
+        self._set_status("")
+        self._publish(Context(workbench, setup, self._query, generation))
+        self._show_warnings(workbench.corpus)
+
+    def _show_warnings(self, corpus: Corpus) -> None:
+        for warning in corpus.warnings[:MAX_WARNINGS]:
+            self.notify(warning, title="corpus", severity="warning", markup=False)
+        if len(corpus.warnings) > MAX_WARNINGS:
+            self.notify(f"and {len(corpus.warnings) - MAX_WARNINGS} more warnings", severity="warning", markup=False)
+
+    def _failed(self, message: str) -> None:
+        self._set_status(message, error=True)
+        self.notify(message, title="error", severity="error", markup=False)
+
+    # -- the state every pane works from ----------------------------------------------------------
+
+    def _publish(self, context: Context) -> None:
+        self.context = context
+        self._refresh_setup_line()
+        for pane in self.panes:
+            pane.context_changed(context)  # type: ignore[attr-defined]
+
+    def _change(self, **changes: Any) -> None:
+        """A new context with ``changes``, unless nothing changes."""
+        if self.context is None:
+            return
+        if all(getattr(self.context, name) == value for name, value in changes.items()):
+            return
+        self._publish(dataclasses.replace(self.context, **changes, generation=self.context.generation + 1))
+
+    def set_query(self, text: str) -> None:
+        self._query = text
+        self._change(query=text)
+
+    def apply_settings(self, changes: dict[str, Any]) -> None:
+        """Apply setting changes (Setup field -> value); a refused value becomes a notification."""
+        if self.context is None:
+            self.notify("no corpus is open yet", severity="warning")
+            return
+        try:
+            setup = self.context.setup.replace(**changes)
+        except RanklensError as error:
+            self.notify(str(error), severity="warning", markup=False)
+            return
+        if setup == self.context.setup:
+            return
+        self._chunk_count = None
+        self._change(setup=setup)
+        self._build_index(self.context)
+
+    @work(thread=True, exclusive=True, group="index")
+    def _build_index(self, context: Context) -> None:
+        """Build the index of a new setup now, with progress, so the panes find it ready."""
+        worker = get_current_worker()
+        try:
+            retriever = context.workbench.retriever(
+                context.setup, cancellable(self._progress_from_thread, lambda: worker.is_cancelled))
+        except Cancelled:
+            self.call_from_thread(self._set_status, "indexing cancelled")
+            return
+        except RanklensError as error:
+            self.call_from_thread(self._failed, str(error))
+            return
+        self.call_from_thread(self._index_built, context.setup, len(retriever.chunks), retriever.notes)
+
+    def _index_built(self, setup: Setup, chunks: int, notes: list[str]) -> None:
+        if self.context is None or setup != self.context.setup:
+            return
+        self._chunk_count = chunks
+        self._set_status("")
+        for note in notes:
+            self.notify(note, markup=False)
+
+    # -- the setup line ----------------------------------------------------------------------------
+
+    def _refresh_setup_line(self) -> None:
+        line = self.query_one(SetupLine)
+        if self.context is None:
+            line.show(self.corpus_spec, None, "", self._status, self._status_is_error)
+        else:
+            line.show(self.context.corpus.name, self._chunk_count, self.context.setup.describe(),
+                      self._status, self._status_is_error)
+
+    def _set_status(self, status: str, error: bool = False) -> None:
+        self._status, self._status_is_error = status, error
+        self._refresh_setup_line()
+
+    def _progress_from_thread(self, done: int, total: int, label: str) -> None:
+        """Progress of a worker: shown at most every PROGRESS_EVERY_S, so reporting stays cheap."""
+        now = time.monotonic()
+        if now - self._last_progress < PROGRESS_EVERY_S:
+            return
+        self._last_progress = now
+        amount = f"{done * 100 // total}%" if total else f"{done:,}"
+        self.call_from_thread(self._set_status, f"{label} {amount} (Esc cancels)")
+
+    # -- messages from the panes -------------------------------------------------------------------
+
+    def on_search_pane_query_changed(self, message: SearchPane.QueryChanged) -> None:
+        self.set_query(message.text)
+
+    def on_use_query(self, message: UseQuery) -> None:
+        self.action_show_tab("search")
+        self.set_query(self.query_one(SearchPane).show_query(message.text))
+
+    def on_change_setup(self, message: ChangeSetup) -> None:
+        self.apply_settings(message.changes)
+        if message.reason:
+            self.notify(message.reason, markup=False)
+
+    # -- actions -----------------------------------------------------------------------------------
+
+    def action_show_tab(self, tab: str) -> None:
+        self.query_one("#tabs", TabbedContent).active = tab
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        # Focus follows the tab, so its keys work at once; the tab bar keeps it when it had it.
+        if not isinstance(self.focused, Tabs) and event.pane.id is not None:
+            self.call_after_refresh(self._focus_in_tab, event.pane.id)
+
+    def on_descendant_focus(self, event: DescendantFocus) -> None:
+        for ancestor in event.widget.ancestors:
+            if isinstance(ancestor, TabPane) and ancestor.id is not None:
+                self._tab_focus[ancestor.id] = event.widget
+                break
+
+    def _focus_in_tab(self, tab: str) -> None:
+        """Focus what last had focus in ``tab``, else its first widget; never a text box, so that
+        keys switching tabs do not land in one."""
+        pane = self.query_one("#tabs", TabbedContent).get_pane(tab)
+        if self.focused is not None and pane in self.focused.ancestors:
+            return
+        remembered = self._tab_focus.get(tab)
+        candidates = [w for w in self.screen.focus_chain if pane in w.ancestors and not isinstance(w, Input)]
+        target = remembered if remembered in candidates else (candidates[0] if candidates else None)
+        self.set_focus(target)
+
+    def action_focus_query(self) -> None:
+        self.action_show_tab("search")
+        self.query_one(QueryBox).focus()
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen(all_rows(self, TABS)))
+
+    def action_setting(self, step_id: str) -> None:
+        if self.context is None:
+            self.notify("no corpus is open yet", severity="warning")
+            return
+        self.apply_settings(STEPS_BY_ID[step_id].change(self.context.setup, self.context.corpus.settings))
+
+    def action_cancel_work(self) -> None:
+        self.workers.cancel_all()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel_work":
+            # Escape is free for the panes and dialogs unless there is work to cancel.
+            return any(worker.is_running for worker in self.workers)
+        return True
+
+    def action_open_path(self) -> None:
+        def chosen(path: str | None) -> None:
+            if path:
+                self.switch_corpus(path)
+
+        self.push_screen(PathPrompt("Open a corpus: a BEIR folder, a folder of .txt/.md files or a .jsonl file",
+                                    hint="Enter opens it, Escape cancels"), chosen)
+
+    # -- the command palette -----------------------------------------------------------------------
+
+    def palette_commands(self) -> list[PaletteCommand]:
+        """Every action: the app's keys, the active tab's, key-less settings, corpora to open."""
+        from corpora import bundled_corpora
+
+        tabs = self.query_one("#tabs", TabbedContent)
+        active = tabs.get_pane(tabs.active).children[0]
+        rows = [row for row in app_rows(self) if row.action != "command_palette"]
+        # the pane's own actions (copy, save, ...), not the cursor keys of the widgets inside it
+        rows += rows_for(self, TABS[str(tabs.active)], active, own_bindings(active))
+        commands = [PaletteCommand(row.description, partial(self.run_action, row.action, row.owner),
+                                   f"{row.where} · key {row.keys}") for row in rows]
+        commands += [PaletteCommand(f"Setting: {step.description}", partial(self.action_setting, step.id),
+                                    "no key: palette only")
+                     for step in SETTING_STEPS if step.key is None]
+        commands += [PaletteCommand(f"Open corpus {name}", partial(self.switch_corpus, name), description)
+                     for name, description in bundled_corpora()]
+        commands.append(PaletteCommand("Open corpus from a path…", self.action_open_path,
+                                       "a BEIR folder, a folder of .txt/.md files or a .jsonl file"))
+        return commands
+
+
+
+def make_app(corpus: str = DEFAULT_CORPUS, overrides: dict[str, Any] | None = None,
+             cursor_blink: bool = True) -> RanklensApp:
+    """The app on ``corpus`` with setup ``overrides`` (Setup field -> value), not yet running."""
+    return RanklensApp(corpus, overrides, cursor_blink)
+
+
+def run_app(corpus_spec: str, overrides: dict[str, Any]) -> None:
+    """Run the TUI until the user quits: what ``ranklens [CORPUS]`` calls."""
+    make_app(corpus_spec, overrides).run()

@@ -1,0 +1,361 @@
+"""The Chunking tab: one document cut into chunks you can see, and a sweep that measures the cut.
+
+The preview is the pane's own (size, overlap and chunker change with keys and
+touch nothing else); `u` or Enter on a sweep cell hands a setting to the whole
+app. The find box answers the lesson's question: does this sentence stay
+whole in some chunk? It works on the whole document, or on its first
+passages (`p`): seed 004 chunked the first two passages of "fatture".
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Hashable
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.widgets import DataTable, Input, Static
+
+from engine.chunking import sentence_windows, word_windows
+from engine.corpus import Corpus, Document
+from engine.errors import RanklensError
+from engine.metrics import Evaluation
+from engine.progress import Progress
+from engine.retriever import DEFAULT_OVERLAP, DEFAULT_SIZE
+from engine.setup import CHUNKERS
+from tui.chunk_map import Verdict, chunk_map, find_verdict, legend
+from tui.context import ChangeSetup, Context
+from tui.metric_text import hits, ranking, scorer_label
+from tui.safe import clean, one_line, safe_text
+from tui.widgets_input import TextBox
+from tui.widgets_lists import KeyScroll, KeyTable
+from tui.widgets_work_pane import WorkPane, stage
+from tui.widgets_work_status import WorkStatus
+
+SIZE_STEP = 10
+OVERLAP_STEP = 1
+SWEEP_SIZES = (20, 40, 60, 100)
+MAX_PREVIEW_CHARS = 20_000  # a longer document is measured whole but drawn only this far
+MAX_DOCUMENTS = 2_000  # rows of the document list; the rest are reachable from the Search tab
+
+
+@dataclass(frozen=True)
+class Window:
+    """How the preview cuts: the pane's own setting, applied to the app only on request."""
+
+    size: int
+    overlap: int
+    chunker: str
+
+    @property
+    def label(self) -> str:
+        unit = " (overlap in sentences)" if self.chunker == "sentences" else ""
+        return f"{self.chunker} {self.size}/{self.overlap}{unit}"
+
+    def changes(self) -> dict[str, object]:
+        return {"size": self.size, "overlap": self.overlap, "chunker": self.chunker}
+
+
+@dataclass(frozen=True)
+class Preview:
+    window: Window
+    title: str
+    passages: int | None  # how many of the document's passages are shown; None: the whole document
+    passage_count: int
+    words: int
+    chunks: int
+    view: Content
+    verdict: Verdict | None
+    answers: tuple[str, ...]  # answer spans of the questions judged on this document
+    truncated: bool
+
+
+@dataclass(frozen=True)
+class SweepCell:
+    window: Window
+    evaluation: Evaluation
+    chunks: int
+
+
+@dataclass(frozen=True)
+class ChunkSweep:
+    scorer: str
+    cells: tuple[SweepCell, ...]  # size-major: the overlaps of each size side by side
+    winner: int
+
+
+def sweep_overlaps(size: int, chunker: str) -> tuple[int, int]:
+    """No overlap, and a quarter of the window (one sentence when windows are sentences)."""
+    return (0, 1) if chunker == "sentences" else (0, size // 4)
+
+
+def make_preview(corpus: Corpus, doc: Document, window: Window, passages: int | None, sentence: str) -> Preview:
+    """Cut ``doc`` (or its first ``passages`` passages) with ``window`` and draw it."""
+    own = [c for c in corpus.chunks if c.doc_id == doc.id]
+    text = doc.text[:own[passages - 1].end] if passages and own else doc.text
+    cut = sentence_windows if window.chunker == "sentences" else word_windows
+    spans = cut(text, window.size, window.overlap)
+    verdict = find_verdict(text, spans, sentence)
+    ids = {doc.id, *(c.id for c in own)}
+    answers = tuple(dict.fromkeys(q.answer for q in corpus.answerable
+                                  if q.answer and any(i in ids for i in q.relevant)))
+    return Preview(window, doc.title or doc.id, passages if own else None, len(own), len(text.split()),
+                   len(spans), chunk_map(text, spans, verdict.found_at if verdict else None, MAX_PREVIEW_CHARS),
+                   verdict, answers, len(text) > MAX_PREVIEW_CHARS)
+
+
+def sweep_key(context: Context) -> Hashable:
+    """What a sweep's numbers depend on besides the chunking it varies."""
+    return (id(context.workbench), dataclasses.replace(context.setup, size=None, overlap=0, chunker="words"))
+
+
+def chunk_sweep(context: Context, chunker: str, progress: Progress) -> ChunkSweep:
+    """Re-chunk the corpus at each sweep setting and evaluate the current scorer on the answer spans."""
+    corpus = context.corpus
+    judged = [q for q in corpus.answerable if q.answer or any(i in corpus.documents_by_id for i in q.relevant)]
+    if not judged:
+        raise RanklensError(f"{corpus.name}: the sweep needs questions with an \"answer\" span (or judged per "
+                            "document): judgements of the corpus' own passages do not survive re-chunking")
+    windows = [Window(size, overlap, chunker) for size in SWEEP_SIZES for overlap in sweep_overlaps(size, chunker)]
+    cells = []
+    for i, window in enumerate(windows):
+        report = stage(progress, i, len(windows), window.label)
+        report(0, 1, "chunking")
+        retriever = context.workbench.retriever(context.setup.replace(**window.changes()), report)
+        cells.append(SweepCell(window, retriever.evaluate(report).evaluation, len(retriever.chunks)))
+    winner = max(range(len(cells)), key=lambda i: ranking(cells[i].evaluation))
+    return ChunkSweep(scorer_label(retriever), tuple(cells), winner)
+
+
+class FindBox(TextBox):
+    BINDINGS = [Binding("escape", "leave", "Leave the box", id="chunking.leave_find")]
+
+    def action_leave(self) -> None:
+        self.screen.focus_next()
+
+
+class SweepTable(KeyTable):
+    """The sweep grid; Enter is described because it changes the whole app."""
+
+    BINDINGS = [Binding("enter", "select_cursor", "Use in app", id="chunking.apply_cell")]
+
+
+class ChunkingPane(WorkPane):
+    DEFAULT_CSS = """
+    ChunkingPane #chunk-facts { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
+    ChunkingPane #chunk-main { height: 1fr; min-height: 6; }
+    ChunkingPane #chunk-documents { width: 22; height: 1fr; }
+    ChunkingPane #chunk-view { width: 1fr; height: 1fr; padding: 0 1; border-subtitle-color: $text; }
+    ChunkingPane #chunk-find { height: 3; border-subtitle-color: $text-muted; }
+    ChunkingPane #chunk-find.-whole { border-subtitle-color: $success; border-subtitle-style: bold; }
+    ChunkingPane #chunk-find.-cut { border-subtitle-color: $error; border-subtitle-style: bold; }
+    ChunkingPane #chunk-sweep { height: auto; max-height: 7; display: none; }
+    ChunkingPane.-swept #chunk-sweep { display: block; }
+    """
+    BINDINGS = [
+        Binding("z", "size(-1)", f"Chunk size -{SIZE_STEP}", id="chunking.size_down"),
+        Binding("Z", "size(1)", f"Chunk size +{SIZE_STEP}", id="chunking.size_up"),
+        Binding("o", "overlap(-1)", f"Overlap -{OVERLAP_STEP}", id="chunking.overlap_down"),
+        Binding("O", "overlap(1)", f"Overlap +{OVERLAP_STEP}", id="chunking.overlap_up"),
+        Binding("c", "chunker", "Words / sentences", id="chunking.chunker"),
+        Binding("p", "passages", "First n passages / all", id="chunking.passages"),
+        Binding("f", "find", "Find a sentence", id="chunking.find"),
+        Binding("n", "next_answer", "Fill in an answer", id="chunking.next_answer"),
+        Binding("r", "sweep", "Sweep sizes", id="chunking.sweep"),
+        Binding("u", "use", "Use in app", id="chunking.use"),
+    ]
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.window = Window(DEFAULT_SIZE, DEFAULT_OVERLAP, "words")
+        self.passages: int | None = None
+        self.preview: Preview | None = None
+        self.sweep: ChunkSweep | None = None
+        self._documents: list[Document] = []
+        self._shown_for: Context | None = None  # the context the tab's content reflects
+
+    def compose(self) -> ComposeResult:
+        yield WorkStatus()
+        yield Static(id="chunk-facts", markup=False)
+        with Horizontal(id="chunk-main"):
+            yield KeyTable(id="chunk-documents", cursor_type="row", show_header=False, classes="-framed")
+            with KeyScroll(id="chunk-view", classes="-framed"):
+                yield Static(id="chunk-text", markup=False)
+        yield FindBox(placeholder="a sentence: does it stay whole in some chunk?", id="chunk-find", classes="-framed")
+        yield SweepTable(id="chunk-sweep", cursor_type="cell", classes="-framed")
+
+    def on_mount(self) -> None:
+        self.query_one("#chunk-documents", KeyTable).add_column("document")
+        self.query_one("#chunk-documents", KeyTable).border_title = "documents"
+        view = self.query_one("#chunk-view", KeyScroll)
+        view.border_title = "chunks"
+        view.border_subtitle = legend()
+        self.query_one("#chunk-find", FindBox).border_title = "find (f) · n: an answer span"
+        self.query_one("#chunk-sweep", SweepTable).border_title = "sweep · Enter uses a setting"
+        self.query_one(WorkStatus).show("r sweeps chunk sizes and overlaps against the questions' answers")
+
+    # -- following the app ---------------------------------------------------------------------
+
+    def refresh_content(self, context: Context) -> None:
+        previous, self._shown_for = self._shown_for, context
+        if previous is None or previous.workbench is not context.workbench:
+            self._list_documents(context.corpus)
+        if previous is None or sweep_key(previous) != sweep_key(context):
+            self._show_sweep(None)
+        setup = context.setup
+        chunking = (setup.size, setup.overlap, setup.chunker)
+        moved = previous is None or chunking != (previous.setup.size, previous.setup.overlap, previous.setup.chunker)
+        if moved and setup.size is not None:  # the app re-chunks now: preview what it uses
+            self.window = Window(setup.size, setup.overlap, setup.chunker)
+        self._start_preview()
+
+    def _list_documents(self, corpus: Corpus) -> None:
+        self._documents = list(corpus.documents[:MAX_DOCUMENTS])
+        self.passages = None
+        table = self.query_one("#chunk-documents", KeyTable)
+        table.clear()
+        for n, doc in enumerate(self._documents):
+            table.add_row(safe_text(one_line(doc.title or doc.id, 18)), key=str(n))
+
+    # -- the preview ---------------------------------------------------------------------------
+
+    def _start_preview(self) -> None:
+        if self._shown_for is None or not self._documents:
+            return
+        corpus = self._shown_for.corpus
+        doc = self._documents[self.query_one("#chunk-documents", KeyTable).cursor_row]
+        window, passages = self.window, self.passages
+        sentence = self.query_one("#chunk-find", FindBox).value
+        self.start_work("preview", lambda progress: make_preview(corpus, doc, window, passages, sentence))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.data_table.id == "chunk-documents":
+            event.stop()
+            self.passages = None
+            self._start_preview()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "chunk-find":
+            event.stop()
+            self._start_preview()
+
+    def action_size(self, direction: int) -> None:
+        size = max(SIZE_STEP, self.window.size + direction * SIZE_STEP)
+        self.window = dataclasses.replace(self.window, size=size, overlap=min(self.window.overlap, size - 1))
+        self._start_preview()
+
+    def action_overlap(self, direction: int) -> None:
+        overlap = self.window.overlap + direction * OVERLAP_STEP
+        if 0 <= overlap < self.window.size:
+            self.window = dataclasses.replace(self.window, overlap=overlap)
+            self._start_preview()
+        else:
+            self.notify(f"overlap stays between 0 and size - 1 ({self.window.size - 1})", severity="warning")
+
+    def action_chunker(self) -> None:
+        following = CHUNKERS[(CHUNKERS.index(self.window.chunker) + 1) % len(CHUNKERS)]
+        self.window = dataclasses.replace(self.window, chunker=following)
+        self._start_preview()
+
+    def action_passages(self) -> None:
+        count = self.preview.passage_count if self.preview else 0
+        if count < 2:
+            self.notify("this document has a single passage", severity="information")
+            return
+        # whole document -> first 1 -> first 2 -> ... -> whole document
+        self.passages = 1 if self.passages is None else None if self.passages + 1 >= count else self.passages + 1
+        self._start_preview()
+
+    def action_find(self) -> None:
+        self.query_one("#chunk-find", FindBox).focus()
+
+    def action_next_answer(self) -> None:
+        answers = self.preview.answers if self.preview else ()
+        if not answers:
+            self.notify("no question's answer span is judged on this document", severity="information")
+            return
+        box = self.query_one("#chunk-find", FindBox)
+        box.value = answers[(answers.index(box.value) + 1) % len(answers)] if box.value in answers else answers[0]
+
+    def _show_preview(self, preview: Preview) -> None:
+        self.preview = preview
+        facts = Content.assemble(
+            (clean(preview.title, keep_newlines=False), "bold"),
+            f" (passages 1-{preview.passages} of {preview.passage_count})" if preview.passages else "",
+            f" · {preview.words} words · {preview.window.label} → ",
+            (f"{preview.chunks} chunk{'' if preview.chunks == 1 else 's'}", "bold"),
+            f" · drawn up to {MAX_PREVIEW_CHARS:,} characters" if preview.truncated else "",
+        )
+        self.query_one("#chunk-facts", Static).update(facts)
+        self.query_one("#chunk-text", Static).update(preview.view)
+        verdict = preview.verdict
+        box = self.query_one("#chunk-find", FindBox)
+        box.set_class(verdict is not None and verdict.whole, "-whole")
+        box.set_class(verdict is not None and not verdict.whole, "-cut")
+        box.border_subtitle = None if verdict is None else ("✔ " if verdict.whole else "✘ ") + verdict.text
+
+    # -- the sweep ----------------------------------------------------------------------------
+
+    def action_sweep(self) -> None:
+        if self._shown_for is None:
+            return
+        context, chunker = self._shown_for, self.window.chunker
+        self.start_work("sweep", lambda progress: chunk_sweep(context, chunker, progress),
+                        f"sweeping {len(SWEEP_SIZES) * 2} chunkings")
+
+    def _show_sweep(self, sweep: ChunkSweep | None) -> None:
+        self.sweep = sweep
+        self.set_class(sweep is not None, "-swept")
+        table = self.query_one("#chunk-sweep", SweepTable)
+        table.clear(columns=True)
+        if sweep is None:
+            return
+        overlaps = len(sweep.cells) // len(SWEEP_SIZES)
+        chunker = sweep.cells[0].window.chunker
+        names = ["no overlap", "1 sentence overlap" if chunker == "sentences" else "overlap 25%"]
+        for name in names[:overlaps]:
+            table.add_column(name)
+        for row in range(len(SWEEP_SIZES)):
+            table.add_row(*(self._sweep_cell(sweep, row * overlaps + col) for col in range(overlaps)))
+        table.move_cursor(row=sweep.winner // overlaps, column=sweep.winner % overlaps)
+        best = sweep.cells[sweep.winner]
+        self.query_one(WorkStatus).show(
+            f"★ {best.window.label} wins for {sweep.scorer} (MRR, then hit@1, recall@10) · Enter uses a cell")
+
+    def _sweep_cell(self, sweep: ChunkSweep, index: int) -> Text:
+        cell = sweep.cells[index]
+        e = cell.evaluation
+        text = (f"{'★' if index == sweep.winner else ' '} {cell.window.size}/{cell.window.overlap} "
+                f"MRR {e.metrics['mrr']:.3f} hit@1 {hits(e, 'hit@1')}/{len(e.per_question)} {cell.chunks} ch")
+        return Text(text, style=f"bold {self.colour('success')}" if index == sweep.winner else "")
+
+    def on_data_table_cell_highlighted(self, event: DataTable.CellHighlighted) -> None:
+        # Moving through the grid previews each setting, so the chunks behind a number are visible.
+        if event.data_table.id == "chunk-sweep" and event.data_table.has_focus and self.sweep is not None:
+            event.stop()
+            self.window = self._cell_window(event.coordinate.row, event.coordinate.column)
+            self._start_preview()
+
+    def on_data_table_cell_selected(self, event: DataTable.CellSelected) -> None:
+        if event.data_table.id == "chunk-sweep" and self.sweep is not None:
+            event.stop()
+            self.window = self._cell_window(event.coordinate.row, event.coordinate.column)
+            self.action_use()
+
+    def _cell_window(self, row: int, column: int) -> Window:
+        overlaps = len(self.sweep.cells) // len(SWEEP_SIZES)
+        return self.sweep.cells[row * overlaps + column].window
+
+    def action_use(self) -> None:
+        self.post_message(ChangeSetup(self.window.changes(), reason=f"chunking {self.window.label}"))
+
+    # -- results -------------------------------------------------------------------------------
+
+    def work_done(self, group: str, result: Preview | ChunkSweep) -> None:
+        if group == "preview":
+            self._show_preview(result)
+        else:
+            self._show_sweep(result)

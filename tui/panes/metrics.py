@@ -1,0 +1,234 @@
+"""The Metrics tab: every scorer measured on the corpus' questions, each question's ranks, and the threshold.
+
+The scorers share the app's analysis and chunking settings (each is the
+current setup with another scorer), so the table answers "which scorer, with
+these settings?". The threshold analysis is the current scorer's: can its top
+score tell the questions the corpus answers from those it does not?
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.content import Content
+from textual.widgets import DataTable, Static
+
+from engine.errors import RanklensError
+from engine.metrics import Evaluation, ThresholdReport
+from engine.progress import Progress
+from engine.retriever import Retriever
+from engine.setup import SCORERS
+from tui.charts import MARK_STYLE, DotRow, dot_rows
+from tui.context import Context, UseQuery
+from tui.metric_text import METRIC_HEADERS, METRIC_KEYS, metric_text, scorer_label
+from tui.safe import clean, one_line, safe_text
+from tui.widgets_chart import Chart
+from tui.widgets_lists import KeyTable
+from tui.widgets_work_pane import WorkPane, stage
+from tui.widgets_work_status import WorkStatus
+
+SHORT_NAMES = {"tfidf": "TF-IDF", "bm25": "BM25", "lsa": "LSA", "fusion": "fusion"}
+# A DataTable row costs the event loop a little; beyond this many questions the CLI is the tool.
+MAX_QUESTION_ROWS = 500
+RANK_WIDTH = 6
+GOLD_WIDTH = 14
+MIN_QUESTION_WIDTH = 16
+MAX_LISTED_SCORES = 6  # unanswerable questions' top scores listed under the chart
+
+
+@dataclass(frozen=True)
+class ScorerResult:
+    scorer: str  # a Setup.scorer value
+    label: str  # with the parameters that distinguish it
+    evaluation: Evaluation
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class QuestionRow:
+    text: str
+    gold: tuple[str, ...]  # ids of the chunks that count as its answer
+    ranks: tuple[int | None, ...]  # one per scorer, in SCORERS order
+
+
+@dataclass(frozen=True)
+class MetricsResult:
+    corpus: str
+    current: str  # the app's scorer, whose threshold is shown
+    scorers: tuple[ScorerResult, ...]
+    questions: tuple[QuestionRow, ...]
+    question_count: int
+    threshold: ThresholdReport | None
+    threshold_note: str  # why there is no threshold analysis
+
+
+def measure(context: Context, progress: Progress) -> MetricsResult:
+    """Evaluate every scorer under the context's settings, then the current scorer's threshold."""
+    corpus = context.corpus
+    answerable = corpus.answerable
+    if not answerable:
+        return MetricsResult(corpus.name, context.setup.scorer, (), (), 0, None, "")
+    steps = len(SCORERS) + 1
+    results: list[ScorerResult] = []
+    retrievers: dict[str, Retriever] = {}
+    for i, scorer in enumerate(SCORERS):
+        report = stage(progress, i, steps, SHORT_NAMES[scorer])
+        report(0, 1, "indexing")
+        retriever = context.workbench.retriever(context.setup.replace(scorer=scorer), report)
+        retrievers[scorer] = retriever
+        evaluation = retriever.evaluate(report).evaluation
+        results.append(ScorerResult(scorer, scorer_label(retriever), evaluation, tuple(retriever.notes)))
+    chunks = retrievers[SCORERS[0]].chunks  # the scorers differ, the chunks do not
+    questions = []
+    for n, question in enumerate(answerable[:MAX_QUESTION_ROWS]):
+        gold = tuple(chunks[i].id for i in sorted(retrievers[SCORERS[0]].relevant(question)))
+        ranks = tuple(r.evaluation.per_question[n].rank for r in results)
+        questions.append(QuestionRow(question.text, gold, ranks))
+    threshold, note = None, ""
+    try:
+        threshold = retrievers[context.setup.scorer].threshold(stage(progress, steps - 1, steps, "threshold"))
+    except RanklensError as error:  # no unanswerable questions: the tables still stand
+        note = str(error)
+    return MetricsResult(corpus.name, context.setup.scorer, tuple(results), tuple(questions),
+                         len(answerable), threshold, note)
+
+
+class QuestionTable(KeyTable):
+    """The per-question table; Enter is described because it leaves the tab."""
+
+    BINDINGS = [Binding("enter", "select_cursor", "Search it", id="metrics.use")]
+
+
+class MetricsPane(WorkPane):
+    DEFAULT_CSS = """
+    MetricsPane #metrics-scorers { height: auto; max-height: 6; }
+    MetricsPane #metrics-questions { height: 1fr; min-height: 5; }
+    MetricsPane #metrics-empty { display: none; padding: 1 2; }
+    MetricsPane.-no-questions #metrics-empty { display: block; }
+    MetricsPane.-no-questions #metrics-scorers, MetricsPane.-no-questions #metrics-questions,
+    MetricsPane.-no-questions #metrics-threshold { display: none; }
+    """
+    BINDINGS = [Binding("r", "rerun", "Re-evaluate", id="metrics.rerun")]
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.result: MetricsResult | None = None
+
+    def compose(self) -> ComposeResult:
+        yield WorkStatus()
+        # Nothing to do on a scorer row, so the table stays out of the focus chain.
+        scorers = KeyTable(id="metrics-scorers", cursor_type="none")
+        scorers.can_focus = False
+        yield scorers
+        yield QuestionTable(id="metrics-questions", cursor_type="row", zebra_stripes=True, classes="-framed")
+        yield Chart(id="metrics-threshold")
+        yield Static(id="metrics-empty", markup=False)
+
+    def on_mount(self) -> None:
+        self.query_one("#metrics-scorers", KeyTable).add_columns("scorer", *METRIC_HEADERS)
+        self.query_one("#metrics-questions", QuestionTable).border_title = "questions · Enter searches one"
+
+    def refresh_content(self, context: Context) -> None:
+        self.start_work("evaluate", lambda progress: measure(context, progress),
+                        f"evaluating {len(SCORERS)} scorers")
+
+    def action_rerun(self) -> None:
+        if self.context is not None:
+            self.refresh_content(self.context)
+
+    def work_done(self, group: str, result: MetricsResult) -> None:
+        self.result = result
+        self.set_class(not result.scorers, "-no-questions")
+        status = self.query_one(WorkStatus)
+        if not result.scorers:
+            message = (f"{result.corpus} has no questions with an answer, so there is nothing to measure. "
+                       "Add queries.jsonl with qrels/test.tsv or \"answer\" spans (see DESIGN.md, Corpus format).")
+            self.query_one("#metrics-empty", Static).update(safe_text(message))
+            status.show(f"{result.corpus}: no questions")
+            return
+        notes = [note for r in result.scorers for note in r.notes]
+        status.show(" · ".join([f"{result.question_count} questions, {len(result.scorers)} scorers; r re-runs",
+                                *notes]))
+        self._show_scorers(result)
+        self._show_questions(result)
+        self._show_threshold(result)
+
+    def on_resize(self, event: events.Resize) -> None:
+        # The question column takes the width that is left.
+        if self.result is not None and self.result.scorers:
+            self._show_questions(self.result)
+
+    def _show_scorers(self, result: MetricsResult) -> None:
+        table = self.query_one("#metrics-scorers", KeyTable)
+        table.clear()
+        best = {key: max(r.evaluation.metrics[key] for r in result.scorers) for key in METRIC_KEYS}
+        highlight = f"bold {self.colour('success')}"
+        for r in result.scorers:
+            mark = "▸ " if r.scorer == result.current else "  "
+            cells = [Text(mark + r.label, style="bold" if r.scorer == result.current else "")]
+            for key in METRIC_KEYS:
+                is_best = r.evaluation.metrics[key] >= best[key] - 1e-12
+                cells.append(Text(metric_text(r.evaluation, key), style=highlight if is_best else ""))
+            table.add_row(*cells, key=r.scorer)
+
+    def _show_questions(self, result: MetricsResult) -> None:
+        table = self.query_one("#metrics-questions", QuestionTable)
+        row = table.cursor_row
+        table.clear(columns=True)
+        names = [SHORT_NAMES[r.scorer] for r in result.scorers]
+        fixed = 2 + 2 + (GOLD_WIDTH + 2) + len(names) * (RANK_WIDTH + 2) + 2  # frame, padding, scrollbar
+        width = max(MIN_QUESTION_WIDTH, self.content_size.width - fixed)
+        extra = result.question_count - len(result.questions)
+        table.add_column(f"question (first {len(result.questions)}; {extra} more: use the CLI)" if extra > 0
+                         else "question", width=width)
+        table.add_column("gold", width=GOLD_WIDTH)
+        for name in names:
+            table.add_column(name, width=RANK_WIDTH)
+        for n, q in enumerate(result.questions):
+            gold = safe_text(one_line(", ".join(q.gold), GOLD_WIDTH) if q.gold else "answer cut")
+            if not q.gold:
+                gold.stylize(self.colour("error"))
+            table.add_row(safe_text(one_line(q.text, width)), gold, *(self._rank(rank) for rank in q.ranks),
+                          key=str(n))
+        if result.questions:
+            table.move_cursor(row=min(row, len(result.questions) - 1))
+
+    def _rank(self, rank: int | None) -> Text:
+        """A rank, coloured by how far the answer is from the top; a miss stands out."""
+        if rank is None:
+            return Text("miss", style=f"bold {self.colour('error')}")
+        colour = self.colour("success" if rank == 1 else "warning" if rank <= 3 else "error")
+        return Text(str(rank).rjust(RANK_WIDTH - 1), style=colour if rank == 1 else f"bold {colour}")
+
+    def _show_threshold(self, result: MetricsResult) -> None:
+        chart = self.query_one("#metrics-threshold", Chart)
+        current = next(r.label for r in result.scorers if r.scorer == result.current)
+        report = result.threshold
+        if report is None:
+            note = Content.assemble((f"threshold · {current}: ", "bold"), clean(result.threshold_note))
+            chart.plot(lambda width, height: [note])
+            return
+        total = len(report.answerable) + len(report.unanswerable)
+        title = Content.assemble(
+            (f"threshold · {current}", "bold"), " · answer if top ≥ t · best ",
+            (f"t={report.best_threshold:.3f}", MARK_STYLE),
+            f": {round(report.best_accuracy * total)}/{total} right ({report.best_accuracy:.3f})",
+        )
+        rows = [DotRow(f"answerable {len(report.answerable)}", [q.top_score for q in report.answerable], "$success"),
+                DotRow(f"unanswerable {len(report.unanswerable)}", [q.top_score for q in report.unanswerable],
+                       "$error", "○")]
+        summary = report.answerable_summary
+        listed = " ".join(f"{q.top_score:.3f}" for q in report.unanswerable[:MAX_LISTED_SCORES])
+        footer = Content.styled(
+            f"answerable {summary['min']:.3f}…{summary['max']:.3f} (median {summary['median']:.3f})"
+            f" · unanswerable {listed}{' …' if len(report.unanswerable) > MAX_LISTED_SCORES else ''}",
+            "$text-muted")
+        chart.plot(lambda width, height: [title, *dot_rows(rows, width, report.best_threshold, "t="), footer])
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.data_table.id == "metrics-questions" and self.result is not None:
+            event.stop()
+            self.post_message(UseQuery(self.result.questions[event.cursor_row].text))

@@ -1,0 +1,157 @@
+"""The Prompt tab: the exact prompt a model would get for the current query and k.
+
+Shown literally (control characters made visible); copied to the clipboard
+with OSC 52, which reaches the user's own terminal over SSH; saved to a file
+atomically (a temporary file in the same folder, then os.replace), never into
+the corpus folder and never over an existing file without a yes.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Static
+from textual.worker import get_current_worker
+
+from engine.errors import Cancelled, RanklensError
+from engine.progress import cancellable, no_progress
+from tui.context import Context
+from tui.safe import clean, safe_text
+from tui.widgets_confirm import Confirm
+from tui.widgets_lists import KeyScroll
+from tui.widgets_path_prompt import PathPrompt
+
+DEFAULT_FILE = "ranklens-prompt.txt"  # in the current directory
+
+
+class PromptPane(Vertical):
+    BINDINGS = [
+        Binding("c", "copy", "Copy prompt", id="prompt.copy"),
+        Binding("ctrl+s", "save", "Save prompt", id="prompt.save"),
+    ]
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._latest: Context | None = None  # the last context the app handed over (not `_context`: Textual uses that name)
+        self.prompt = ""  # the prompt on screen, exactly as a model would receive it
+        self.prompt_query: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="prompt-info")
+        view = KeyScroll(id="prompt-view")
+        view.border_title = "prompt"
+        with view:
+            yield Static(id="prompt-text")
+
+    def on_mount(self) -> None:
+        self._show_info("Opening the corpus…")
+
+    def context_changed(self, context: Context) -> None:
+        """Called by the app on the event loop whenever corpus, setup or query change."""
+        self._latest = context
+        if context.query.strip():
+            self._build(context)
+        else:
+            self._show(context, "", "Type a question on the Search tab (1, then /) to see its prompt.")
+
+    @work(thread=True, exclusive=True, group="prompt")
+    def _build(self, context: Context) -> None:
+        worker = get_current_worker()
+        try:
+            retriever = context.workbench.retriever(context.setup,
+                                                    cancellable(no_progress, lambda: worker.is_cancelled))
+            prompt = retriever.prompt(context.query, context.setup.k)
+        except Cancelled:
+            return
+        except RanklensError as error:
+            self.app.call_from_thread(self._show, context, "", str(error))
+            return
+        if not worker.is_cancelled:
+            info = f"k={context.setup.k} · {len(prompt):,} characters · c copies · ctrl+s saves to a file"
+            self.app.call_from_thread(self._show, context, prompt, info)
+
+    def _show(self, context: Context, prompt: str, info: str) -> None:
+        if self._latest is None or context.generation != self._latest.generation:
+            return  # computed for an older query or setup
+        self.prompt, self.prompt_query = prompt, context.query
+        self.query_one("#prompt-text", Static).update(safe_text(prompt))
+        self._show_info(info)
+
+    def _show_info(self, info: str) -> None:
+        self.query_one("#prompt-info", Static).update(Content(clean(info, keep_newlines=False)))
+
+    # -- copy and save ----------------------------------------------------------------------------
+
+    def action_copy(self) -> None:
+        if not self.prompt:
+            self.notify("no prompt yet: type a question first", severity="warning")
+            return
+        self.app.copy_to_clipboard(self.prompt)
+        self.notify(f"prompt copied to the clipboard ({len(self.prompt):,} characters)")
+
+    def action_save(self) -> None:
+        if not self.prompt:
+            self.notify("no prompt yet: type a question first", severity="warning")
+            return
+        prompt = self.prompt
+
+        def chosen(path: str | None) -> None:
+            if path:
+                self._save_to(Path(path).expanduser(), prompt)
+
+        self.app.push_screen(PathPrompt("Save the prompt to", f"./{DEFAULT_FILE}",
+                                        hint="Enter saves, Escape cancels; relative paths start here"), chosen)
+
+    def _save_to(self, path: Path, prompt: str) -> None:
+        target = path if path.is_absolute() else Path.cwd() / path
+        problem = self._refusal(target)
+        if problem:
+            self.notify(problem, severity="error", markup=False)
+            return
+        if target.exists():
+            question = Content(f"{clean(str(path), keep_newlines=False)} exists. Overwrite it?")
+
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self._write(target, prompt)
+
+            self.app.push_screen(Confirm(question), answered)
+            return
+        self._write(target, prompt)
+
+    def _refusal(self, target: Path) -> str:
+        """Why ``target`` must not be written, or ""."""
+        if target.is_dir():
+            return f"{target} is a folder: give a file name"
+        if self._latest is not None and self._latest.corpus.source:
+            source = Path(self._latest.corpus.source).resolve()
+            folder = source if source.is_dir() else source.parent
+            if target.resolve().is_relative_to(folder):
+                return f"not saving inside the corpus folder ({folder}): ranklens never writes there"
+        if not target.parent.is_dir():
+            return f"no such folder: {target.parent}"
+        return ""
+
+    @work(thread=True, group="save")
+    def _write(self, target: Path, prompt: str) -> None:
+        try:
+            handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=target.parent,
+                                                 prefix=f".{target.name}.", suffix=".tmp", delete=False)
+            try:
+                with handle:
+                    handle.write(prompt)
+                os.replace(handle.name, target)
+            except BaseException:
+                os.unlink(handle.name)
+                raise
+        except OSError as error:
+            self.app.call_from_thread(self.notify, f"cannot save to {target}: {error.strerror or error}",
+                                      severity="error", markup=False)
+            return
+        self.app.call_from_thread(self.notify, f"prompt saved to {target}", markup=False)

@@ -1,0 +1,32 @@
+"""A tree, a table and a scroll view that also move with j/k, as a keyboard user expects.
+
+The three share one pair of bindings; each maps them onto its own cursor or
+scroll actions, which are named alike in Textual (``cursor_down``,
+``scroll_down``).
+"""
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import DataTable, Tree
+
+
+def _vim_moves(down: str, up: str, where: str) -> list[Binding]:
+    return [
+        Binding("j", down, "Down", show=False, id=f"{where}.down"),
+        Binding("k", up, "Up", show=False, id=f"{where}.up"),
+    ]
+
+
+class KeyTree(Tree):
+    BINDINGS = _vim_moves("cursor_down", "cursor_up", "tree")
+
+
+class KeyTable(DataTable):
+    BINDINGS = _vim_moves("cursor_down", "cursor_up", "table")
+
+
+class KeyScroll(VerticalScroll, can_focus=True):
+    """A focusable scroll view: long text is read with the keyboard, no mouse."""
+
+    BINDINGS = _vim_moves("scroll_down", "scroll_up", "scroll")

@@ -1,0 +1,34 @@
+"""A dialog asking for a path (a corpus to open, a file to save to); dismisses with it or None."""
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+from tui.safe import safe_content
+from tui.widgets_input import TextBox
+
+
+class PathPrompt(ModalScreen[str | None]):
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="path.cancel")]
+
+    def __init__(self, title: str, default: str = "", hint: str = "") -> None:
+        super().__init__()
+        self._title = title
+        self._default = default
+        self._hint = hint
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="path-dialog", classes="dialog"):
+            yield Static(self._title, classes="dialog-title", markup=False)
+            yield TextBox(self._default, id="path-input", select_on_focus=False)
+            yield Static(safe_content(self._hint or "Enter to confirm, Escape to cancel"), classes="dialog-hint")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,60 @@
+"""The detail pane of the Search tab: one result's text and the score's term-by-term explanation,
+or a document with one chunk highlighted, or a note when there is nothing to show."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.widgets import Static
+
+from tui.safe import safe_text
+from tui.widgets_lists import KeyScroll
+
+if TYPE_CHECKING:  # the engine pulls in numpy; this module is imported before the first paint
+    from engine.scoring.explain import Explanation
+
+_NUMBER = "{:.3f}"
+
+
+class ResultDetail(KeyScroll):
+    def compose(self) -> ComposeResult:
+        yield Static(id="detail-body")
+
+    def show_note(self, note: str) -> None:
+        self._show(Text(note, style="italic"))
+
+    def show_result(self, heading: Text, text: Text, explanation: Explanation) -> None:
+        """``heading`` and ``text`` arrive made safe; the explanation's terms are cleaned here."""
+        parts: list[RenderableType] = [heading, text, Text()]
+        if explanation.terms:
+            parts.append(explanation_table(explanation))
+        parts.append(Text(f"{explanation.scorer}: {explanation.formula}", style="dim"))
+        parts.extend(Text(note, style="dim") for note in explanation.notes)
+        self._show(Group(*parts))
+
+    def show_document(self, heading: Text, text: Text) -> None:
+        self._show(Group(heading, text))
+
+    def _show(self, renderable: RenderableType) -> None:
+        self.query_one("#detail-body", Static).update(renderable)
+        self.scroll_home(animate=False)
+
+
+def explanation_table(explanation: Explanation) -> Table:
+    """term, counts, idf, norm, weights and contribution per term, and a total equal to the score."""
+    table = Table(box=None, padding=(0, 1, 0, 0), show_edge=False, header_style="bold")
+    table.add_column("term", overflow="fold")
+    for name in ("qtf", "tf", "df", "idf", "norm", "weight", "q.w", "contrib"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for row in explanation.terms:
+        table.add_row(
+            safe_text(row.term, keep_newlines=False),
+            str(row.query_count), str(row.tf), str(row.df),
+            *(_NUMBER.format(value) for value in (row.idf, row.norm, row.weight, row.query_weight, row.contribution)),
+        )
+    table.add_section()
+    table.add_row(Text("total", style="bold"), *[""] * 7, Text(_NUMBER.format(explanation.total), style="bold"))
+    return table

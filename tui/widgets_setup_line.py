@@ -1,0 +1,22 @@
+"""The line that always says which corpus and setup every number on screen comes from."""
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Static
+
+from tui.safe import clean
+
+
+class SetupLine(Static):
+    def show(self, corpus: str, chunks: int | None, setup: str, status: str = "", error: bool = False) -> None:
+        """``corpus`` is untrusted (a folder name); the rest is ranklens' own text."""
+        # "studio-alfa 18 chunks · BM25 lucene k1=1.2 b=0.75 · stop=none · stem=none · k=5" fills 80 columns
+        head = clean(corpus, keep_newlines=False)
+        parts = [head if chunks is None else f"{head} {chunks:,} chunks"]
+        if setup:
+            parts.append(setup)
+        line = Content(" · ".join(parts))
+        if status:
+            line = line + Content.styled(f"  {clean(status, keep_newlines=False)}",
+                                         "$text-error" if error else "$text-warning")
+        self.update(line)

@@ -1,0 +1,160 @@
+"""The base of the tabs that compute (metrics, chunking, index): context in, thread workers out.
+
+A tab only starts work while it is shown: a hidden tab notes that its
+content is stale and catches up when shown, so a setting changed on the
+Search tab does not re-evaluate four scorers nobody is looking at. Work runs
+in a thread worker per kind ("group"); starting work of a kind cancels the
+previous run of that kind, Escape cancels them all, and only the newest run
+of each kind may show a result: a late answer for an older context is
+dropped.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Hashable
+
+from textual import events
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from engine.errors import Cancelled, RanklensError
+from engine.progress import Progress, cancellable, no_progress
+from tui.context import Context
+from tui.widgets_work_status import WorkStatus
+
+
+@dataclass(frozen=True)
+class Run:
+    worker: Worker
+    generation: int  # the context generation the run was started for
+    reports: bool  # whether it drives the tab's WorkStatus
+
+
+class WorkPane(Vertical):
+    # Widgets that take keys wear a frame that lights up with focus, as everywhere in the app.
+    DEFAULT_CSS = """
+    WorkPane { height: 1fr; padding: 0 1; }
+    WorkPane .-framed { border: round $panel; border-title-color: $text-muted; }
+    WorkPane .-framed:focus { border: round $accent; border-title-color: $accent; border-title-style: bold; }
+    """
+    BINDINGS = [Binding("escape", "cancel_work", "Cancel work", id="work.cancel")]
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.context: Context | None = None
+        self._stale = False
+        self._runs: dict[str, Run] = {}
+        # Generation of the last context change that mattered: runs started before it are stale.
+        self._valid_from = 0
+
+    # -- what a tab defines -------------------------------------------------------------------
+
+    def context_key(self, context: Context) -> Hashable:
+        """The parts of the context the tab's content depends on; other changes are ignored."""
+        return (id(context.workbench), context.setup)
+
+    def refresh_content(self, context: Context) -> None:
+        """Start the work that brings the tab up to date with ``context`` (on the event loop)."""
+
+    def work_done(self, group: str, result: Any) -> None:
+        """Show the result of the newest run of ``group`` (on the event loop)."""
+
+    # -- the machinery -----------------------------------------------------------------------
+
+    def context_changed(self, context: Context) -> None:
+        """Called by the app on every change; only starts work, and only when it matters."""
+        previous, self.context = self.context, context
+        if previous is not None and self.context_key(previous) == self.context_key(context):
+            return
+        self.workers.cancel_node(self)
+        self._valid_from = context.generation
+        self._stale = True
+        self._catch_up()
+
+    def on_show(self, event: events.Show) -> None:
+        self._catch_up()
+
+    def _catch_up(self) -> None:
+        if self._stale and self.context is not None and self.is_on_screen:
+            self._stale = False
+            self.refresh_content(self.context)
+
+    def start_work(self, group: str, job: Callable[[Progress], Any], label: str | None = None) -> None:
+        """Run ``job(progress)`` in a thread; ``label`` shows progress on the tab's WorkStatus.
+
+        ``progress`` raises ``Cancelled`` once the run is cancelled, so the
+        engine's loops stop at their next report.
+        """
+        report = no_progress
+        if label is not None:
+            status = self.query_one(WorkStatus)
+            report = status.reporter(status.begin(label))
+
+        def in_thread() -> Any:
+            worker = get_current_worker()
+            return job(cancellable(report, lambda: worker.is_cancelled))
+
+        worker = self.run_worker(in_thread, name=group, group=group, thread=True, exclusive=True,
+                                 exit_on_error=False)
+        generation = self.context.generation if self.context else 0
+        self._runs[group] = Run(worker, generation, label is not None)
+        self.refresh_bindings()  # Escape shows in the footer while there is work to cancel
+
+    def is_working(self) -> bool:
+        return any(run.worker.state in (WorkerState.PENDING, WorkerState.RUNNING) for run in self._runs.values())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # With nothing to cancel, Escape falls through to the app's own binding.
+        if action == "cancel_work":
+            return self.is_working()
+        return True
+
+    def action_cancel_work(self) -> None:
+        self.workers.cancel_node(self)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        run = self._runs.get(worker.group)
+        if worker.node is not self or run is None or run.worker is not worker:
+            return  # another widget's worker, or a run superseded by a newer one
+        event.stop()
+        self.refresh_bindings()
+        if run.generation < self._valid_from:
+            return  # finished just as a newer context cancelled it
+        if event.state == WorkerState.SUCCESS:
+            self.work_done(worker.group, worker.result)
+        elif event.state == WorkerState.CANCELLED or isinstance(worker.error, Cancelled):
+            if run.reports:  # quiet runs (a preview) are redone by the next key anyway
+                self.query_one(WorkStatus).show("cancelled · r runs it again")
+        elif event.state == WorkerState.ERROR:
+            if isinstance(worker.error, RanklensError):
+                self._report(run, str(worker.error))
+            else:  # a bug: say so in one line rather than take the app down
+                message = f"{type(worker.error).__name__}: {worker.error}"
+                self._report(run, f"failed: {message}")
+                self.notify(message, title="ranklens: unexpected error", severity="error", markup=False)
+
+    def colour(self, name: str) -> str:
+        """A theme colour as a Rich style, for table cells (Rich Text does not know theme variables)."""
+        return self.app.get_css_variables().get(name, name)
+
+    def _report(self, run: Run, text: str) -> None:
+        if run.reports:
+            self.query_one(WorkStatus).show(text)
+        else:
+            self.notify(text, severity="warning", markup=False)
+
+
+def stage(progress: Progress, index: int, count: int, name: str) -> Progress:
+    """Progress of stage ``index`` (0-based) of ``count`` reported as progress of the whole.
+
+    Calling it once at the start of a stage also checks for cancellation
+    between stages, where the engine reports nothing.
+    """
+
+    def report(done: int, total: int, label: str) -> None:
+        part = min(done / total, 1.0) if total else 0.0
+        progress(round((index + part) * 1000), count * 1000, f"{name}: {label}")
+
+    return report
