@@ -1,4 +1,5 @@
-# Quick start: `make run` opens the TUI on the bundled corpus, `make test` runs the suite.
+# Quick start: `make run` opens the TUI on the bundled corpus, `make test` runs the suite
+# (4 workers: the TUI tests mostly wait on the event loop, so they overlap well on 2 cores).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -28,7 +29,7 @@ run: $(STAMP_RUN)
 	$(BIN)/ranklens $(CORPUS)
 
 test: $(STAMP_TEST)
-	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -n 4 $(PYTEST_ARGS)
 
 bench: $(STAMP_BENCH)
 	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)

@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from textual import events
 from textual.app import App
 from textual.pilot import Pilot
 from textual.worker import WorkerCancelled
@@ -77,12 +78,16 @@ async def opened(pilot: Pilot) -> None:
 
 
 async def search(pilot: Pilot, text: str) -> SearchPane:
-    """Type ``text`` into the query box (going there with / first) and wait for the results."""
+    """Paste ``text`` into the query box (going there with / first) and wait for the results.
+
+    A paste is one event, as when a user pastes a question; typing key by key
+    is what test_typing_fast_shows_the_last_query exercises.
+    """
     from tui.widgets_query_box import QueryBox
 
     if not isinstance(pilot.app.focused, QueryBox):
         await pilot.press("slash")
-    await pilot.press(*text)
+    pilot.app.focused.post_message(events.Paste(text))
     await settle(pilot)
     return pilot.app.query_one(SearchPane)
 
