@@ -48,7 +48,7 @@ class Question:
         return bool(self.relevant) or bool(self.answer)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Corpus:
     """Documents, their default chunks, questions and the corpus' own settings.
 
@@ -63,6 +63,11 @@ class Corpus:
     settings: Mapping[str, object] = field(default_factory=dict)
     source: str = ""
     warnings: Sequence[str] = ()
+
+    def __repr__(self) -> str:
+        # cheap on purpose: worker and log descriptions repr their arguments, and a
+        # million-chunk corpus must not be formatted on the UI thread
+        return f"Corpus({self.name!r}, {len(self.documents)} documents, {len(self.chunks)} chunks)"
 
     @property
     def answerable(self) -> list[Question]:

@@ -80,7 +80,7 @@ class SearchResult:
         }
 
 
-@dataclass
+@dataclass(repr=False)
 class Workbench:
     corpus: Corpus
     # term indexes of corpora this large are kept on disk between runs (None: never)
@@ -91,6 +91,9 @@ class Workbench:
     _scorers: dict = field(default_factory=dict)
     # the TUI asks from several worker threads; one build at a time keeps caches whole
     _lock: threading.RLock = field(default_factory=threading.RLock)
+
+    def __repr__(self) -> str:
+        return f"Workbench({self.corpus!r})"
 
     def retriever(self, setup: Setup, progress: Progress = no_progress) -> "Retriever":
         with self._lock:
@@ -160,7 +163,7 @@ class Workbench:
         return self._scorers[key]
 
 
-@dataclass
+@dataclass(repr=False)
 class Retriever:
     corpus: Corpus
     setup: Setup
@@ -168,6 +171,9 @@ class Retriever:
     index: TermIndex
     scorer: object
     index_s: float = 0.0
+
+    def __repr__(self) -> str:
+        return f"Retriever({self.corpus!r}, {self.setup.describe()!r})"
 
     @classmethod
     def build(cls, corpus: Corpus, setup: Setup, progress: Progress = no_progress) -> "Retriever":
@@ -198,9 +204,12 @@ class Retriever:
             return SearchResult(text, describe, [], query.terms, unknown,
                                 note="none of the query's terms occurs in the corpus")
         scores = self.scores(query)
+        if not scores.any():  # the terms weigh nothing: idf 0 (BM25 robertson, atire) or no LSA direction
+            return SearchResult(text, describe, [], query.terms, unknown,
+                                note="every chunk scores 0 for the query's terms")
         top = top_k(scores, k)
-        if self.setup.scorer in ("tfidf", "bm25"):
-            top = top[scores[top] > 0]  # a chunk sharing no term with the query is not a result
+        if self.setup.scorer != "lsa":  # LSA ranks every chunk, by a cosine that may be 0 or below
+            top = top[scores[top] > 0]  # a chunk sharing no term with the query (or unranked by fusion)
         hits = [Hit(r + 1, int(i), self.chunks[i], float(scores[i])) for r, i in enumerate(top)]
         return SearchResult(text, describe, hits, query.terms, unknown)
 
