@@ -35,7 +35,7 @@ from engine.topk import top_k
 CACHE_MIN_CHUNKS = 20_000  # below this, analysing is faster than reading a cache
 DEFAULT_SIZE = 100  # words per chunk for raw documents when nothing says otherwise
 DEFAULT_OVERLAP = 20
-QUERY_BATCH = 64  # questions scored per matrix product; bounds memory at N x 64 floats
+BATCH_CELLS = 8_000_000  # scores held at once when answering many questions: 64 MB of floats
 
 
 def setup_for(corpus: Corpus, *overrides: dict, source: str = "command line") -> Setup:
@@ -251,13 +251,14 @@ class Retriever:
 
     def score_batches(self, texts: Sequence[str], progress: Progress = no_progress,
                       label: str = "scoring") -> Iterator[tuple[int, np.ndarray]]:
-        """(position, scores over all chunks) for each text, QUERY_BATCH texts per product."""
-        for start in range(0, len(texts), QUERY_BATCH):
-            batch = [self.query(t) for t in texts[start:start + QUERY_BATCH]]
+        """(position, scores over all chunks) for each text, a memory-bounded batch at a time."""
+        size = max(1, min(64, BATCH_CELLS // max(1, len(self.chunks))))
+        for start in range(0, len(texts), size):
+            batch = [self.query(t) for t in texts[start:start + size]]
             scores = self.scorer.scores_batch(batch)
             for offset in range(len(batch)):
                 yield start + offset, scores[offset]
-            progress(min(start + QUERY_BATCH, len(texts)), len(texts), label)
+            progress(min(start + size, len(texts)), len(texts), label)
 
     def evaluate(self, progress: Progress = no_progress, latency_sample: int = 200) -> "EvalReport":
         """Metrics over the answerable questions, in file order, with timings.

@@ -21,7 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from engine.scoring.explain import Explanation, TermExplanation
-from engine.scoring.sparse import batch_scores, column_scores, query_matrix, row_values
+from engine.scoring.sparse import column_scores, row_values
 from engine.termindex import QueryTerms, TermIndex
 
 
@@ -46,16 +46,26 @@ def length_norm(dl: np.ndarray, avgdl: float, b: float) -> np.ndarray:
     return 1.0 - b + b * dl / avgdl
 
 
+def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """numerator / denominator, 0 where the denominator is 0.
+
+    That happens only for tf = 0 with k1 = 0 (and delta = 0), or in an empty
+    chunk with b = 1: the term adds nothing there, where a plain division
+    would give nan.
+    """
+    return np.divide(numerator, denominator, out=np.zeros(np.shape(denominator)), where=denominator > 0)
+
+
 def bm25_tfc(variant: str, tf: np.ndarray, norm: np.ndarray, k1: float, delta: float) -> np.ndarray:
     if variant in ("lucene", "robertson"):
-        return tf / (tf + k1 * norm)
+        return _ratio(tf, tf + k1 * norm)
     if variant == "atire":
-        return tf * (k1 + 1) / (tf + k1 * norm)
+        return _ratio(tf * (k1 + 1), tf + k1 * norm)
     if variant == "bm25l":
-        c = tf / norm
-        return (k1 + 1) * (c + delta) / (k1 + c + delta)
+        c = _ratio(tf, norm)
+        return _ratio((k1 + 1) * (c + delta), k1 + c + delta)
     if variant == "bm25+":
-        return (k1 + 1) * tf / (k1 * norm + tf) + delta
+        return _ratio((k1 + 1) * tf, k1 * norm + tf) + delta
     raise ValueError(f"unknown BM25 variant {variant!r}")
 
 
@@ -78,8 +88,7 @@ class BM25Scorer:
     idf: np.ndarray
     avgdl: float
     absent: np.ndarray  # per term: the score a chunk gets without the term (bm25l, bm25+)
-    matrix: sp.csr_matrix  # chunks x terms, idf·tfc minus the absent score
-    columns: sp.csc_matrix
+    columns: sp.csc_matrix  # chunks x terms, term-major: idf·tfc minus the absent score
 
     name = "bm25"
 
@@ -97,8 +106,8 @@ class BM25Scorer:
         if variant in ("bm25l", "bm25+"):
             absent = idf * bm25_tfc(variant, np.zeros(1), np.ones(1), k1, delta)[0]
         data = idf[counts.indices] * tfc - absent[counts.indices]
-        matrix = sp.csr_matrix((data, counts.indices, counts.indptr), shape=counts.shape)
-        return cls(index, variant, k1, b, delta, idf, avgdl, absent, matrix, matrix.tocsc())
+        columns = sp.csr_matrix((data, counts.indices, counts.indptr), shape=counts.shape).tocsc()
+        return cls(index, variant, k1, b, delta, idf, avgdl, absent, columns)
 
     def scores(self, query: QueryTerms) -> np.ndarray:
         scores = column_scores(self.columns, query.ids, query.counts)
@@ -107,9 +116,8 @@ class BM25Scorer:
         return scores
 
     def scores_batch(self, queries: list[QueryTerms]) -> np.ndarray:
-        scores = batch_scores(self.columns, query_matrix(queries, [q.counts for q in queries], self.idf.size))
-        scores += np.array([np.dot(self.absent[q.ids], q.counts) for q in queries])[:, None]
-        return scores
+        # one query at a time: a sparse product of many queries is nearly dense and slower
+        return np.stack([self.scores(q) for q in queries])
 
     def explain(self, query: QueryTerms, doc: int) -> Explanation:
         tf = row_values(self.index.counts, doc, query.ids)

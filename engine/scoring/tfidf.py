@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from engine.scoring.explain import Explanation, TermExplanation
-from engine.scoring.sparse import batch_scores, column_scores, query_matrix, row_values
+from engine.scoring.sparse import column_scores, row_values
 from engine.termindex import QueryTerms, TermIndex
 
 
@@ -60,8 +60,8 @@ class TfidfScorer:
         return column_scores(self.columns, query.ids, self.query_weights(query))
 
     def scores_batch(self, queries: list[QueryTerms]) -> np.ndarray:
-        weights = [self.query_weights(q) for q in queries]
-        return batch_scores(self.columns, query_matrix(queries, weights, self.idf.size))
+        # one query at a time: a sparse product of many queries is nearly dense and slower
+        return np.stack([self.scores(q) for q in queries])
 
     def explain(self, query: QueryTerms, doc: int) -> Explanation:
         q = self.query_weights(query)
