@@ -18,10 +18,12 @@ import numpy as np
 
 from engine.analysis import Analyzer
 from engine.corpus import Chunk, Corpus, Document
-from engine.retriever import QUERY_BATCH, Retriever, Workbench
+from engine.retriever import Retriever, Workbench
 from engine.setup import Setup
 from engine.termindex import TermIndex
 from engine.topk import top_k
+
+_SKLEARN_BLOCK = 64
 
 # Python module that must be importable for each measured library.
 LIBRARY_MODULES = {
@@ -219,9 +221,9 @@ class SklearnTfidfEngine:
         return rows_top_k(self._scores([self.queries[i]]), k)[0][0]
 
     def batch(self, k: int) -> tuple[np.ndarray, np.ndarray]:
-        # the same block size as ranklens' batches: (block x N) dense scores at a time
-        tops = [rows_top_k(self._scores(self.queries[s:s + QUERY_BATCH]), k)
-                for s in range(0, len(self.queries), QUERY_BATCH)]
+        # blocks of 64 queries: (64 x N) dense scores at a time, as scikit-learn users batch
+        tops = [rows_top_k(self._scores(self.queries[s:s + _SKLEARN_BLOCK]), k)
+                for s in range(0, len(self.queries), _SKLEARN_BLOCK)]
         return np.concatenate([t[0] for t in tops]), np.concatenate([t[1] for t in tops])
 
 

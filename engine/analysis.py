@@ -82,21 +82,27 @@ class Analyzer:
         """(start, end, term) for every token of ``text`` that survives analysis.
 
         Offsets index the original text: used to highlight matched terms.
-        Folding and lowercasing keep string lengths for the scripts we ship
-        languages for, so a match in the normalised text maps back 1:1.
+        Lowercasing and folding keep string lengths for most scripts, so a
+        match in the normalised text maps back 1:1; when they do not ("İ"
+        lowercases to two characters, "ﬁ" folds to "fi"), each character is
+        normalised on its own and matches map back through its origin.
         """
         normalised = self.normalise(text)
+        origin = None
         if len(normalised) != len(text):
-            normalised = text.lower() if self.lowercase else text
+            pieces = [self.normalise(ch) for ch in text]
+            normalised = "".join(pieces)
+            origin = [i for i, piece in enumerate(pieces) for _ in piece]
         spans = []
         for match in _compiled(self.token_pattern).finditer(normalised):
             token = match.group(0)
-            if self.fold_accents:
-                token = fold_accents(token)
             if token in self.stopwords:
                 continue
             term = _stemmer(self.stem).stemWord(token) if self.stem else token
-            spans.append((match.start(), match.end(), term))
+            start, end = match.span()
+            if origin is not None:
+                start, end = origin[start], origin[end - 1] + 1
+            spans.append((start, end, term))
         return spans
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from itertools import chain
 from typing import Callable, Iterable
 
 import numpy as np
@@ -18,9 +17,13 @@ from engine.errors import RanklensError
 from engine.progress import Progress, no_progress
 from engine.setup import CHUNKERS
 
-_WORD = re.compile(r"\S+")  # the same words as str.split(): both use Unicode white space
-# A sentence ends with . ! ? or … optionally followed by closing quotes or brackets.
-_SENTENCE_END = re.compile(r"[.!?…][\"'»”’)\]]*$")
+# Words are what str.split() finds: runs of characters that are not Unicode white space.
+# Every white-space character lies below U+3001, so a table of that size classifies them all.
+_SPACE_LIMIT = 0x3001
+_IS_SPACE = np.array([chr(c).isspace() for c in range(_SPACE_LIMIT)] + [False])
+_BLOCK = 1 << 20  # characters classified at a time: bounds the UTF-32 copy of a huge text at 4 MB
+# A word that may end a sentence ends with . ! ? or …, optionally followed by closing quotes or brackets.
+_SENTENCE_END = re.compile(r"[.!?…][\"'»”’)\]]*(?!\S)")
 # Words whose final period rarely ends a sentence; single letters (initials) count too.
 _ABBREVIATIONS = frozenset(
     {"mr.", "mrs.", "ms.", "dr.", "prof.", "st.", "vs.", "e.g.", "i.e.", "sig.", "dott.", "sr.", "sra.", "ing."}
@@ -71,14 +74,14 @@ def sentence_windows(text: str, size: int, overlap: int) -> list[Span]:
     """
     check_window(size, overlap)
     words = _Words(text)
-    sentences = _sentences(text, words)
+    bounds = _sentence_bounds(text, words)
     spans: list[Span] = []
     first = 0  # first sentence of the current window
     end = 0  # one past the last sentence already placed in a window
-    while end < len(sentences):
-        first = _overlap_start(sentences, first, end, overlap, size)
-        end = _pack(sentences, first, end, size)
-        spans.append(words.span(sentences[first][0], sentences[end - 1][1]))
+    while end < len(bounds) - 1:
+        first = _overlap_start(bounds, first, end, overlap, size)
+        end = _pack(bounds, first, end, size)
+        spans.append(words.span(bounds[first], bounds[end]))
     return spans
 
 
@@ -137,53 +140,76 @@ def _windows(method: str) -> Callable[[str, int, int], list[Span]]:
 
 
 class _Words:
-    """Character bounds of every word, 16 bytes a word (a 200 MB text has ~30M words)."""
+    """Character bounds of every word, 8 bytes a word below 2**31 characters (a 200 MB text has ~40M words).
+
+    White space is classified by numpy a block at a time, so no Python object
+    is made per word.
+    """
 
     def __init__(self, text: str) -> None:
-        bounds = np.fromiter(chain.from_iterable(m.span() for m in _WORD.finditer(text)), dtype=np.int64)
-        self.starts, self.ends = bounds[0::2], bounds[1::2]
+        dtype = np.int32 if len(text) < 2**31 else np.int64
+        starts: list[np.ndarray] = []
+        ends: list[np.ndarray] = []
+        space_before = True  # the text's start behaves like white space: a word may begin there
+        for offset in range(0, len(text), _BLOCK):
+            # surrogatepass: JSON can carry lone surrogates, which are not white space either
+            block = text[offset:offset + _BLOCK].encode("utf-32-le", "surrogatepass")
+            codes = np.frombuffer(block, dtype=np.uint32)
+            space = _IS_SPACE[np.minimum(codes, _SPACE_LIMIT)]
+            before = np.empty_like(space)
+            before[0] = space_before
+            before[1:] = space[:-1]
+            starts.append((np.flatnonzero(before & ~space) + offset).astype(dtype))
+            ends.append((np.flatnonzero(space & ~before) + offset).astype(dtype))
+            space_before = bool(space[-1])
+        if not space_before:  # the last word runs to the end of the text
+            ends.append(np.array([len(text)], dtype=dtype))
+        self.starts = np.concatenate(starts) if starts else np.zeros(0, dtype=dtype)
+        self.ends = np.concatenate(ends) if ends else np.zeros(0, dtype=dtype)
         self.count = self.starts.size
 
     def span(self, start: int, end: int) -> Span:
         return Span(start, end, int(self.starts[start]), int(self.ends[end - 1]))
 
 
-def _sentences(text: str, words: _Words) -> list[tuple[int, int]]:
-    """Sentences as word ranges ``(start, end)``; the last word always closes one."""
-    sentences = []
-    start = 0
-    for i, (a, b) in enumerate(zip(words.starts.tolist(), words.ends.tolist())):
-        if i == words.count - 1 or _ends_sentence(text[a:b]):
-            sentences.append((start, i + 1))
-            start = i + 1
-    return sentences
+def _sentence_bounds(text: str, words: _Words) -> list[int]:
+    """Where each sentence starts, in words, then the word count: sentence i is words [b[i], b[i+1]).
+
+    Only words ending in sentence punctuation are looked at, one regex match
+    each, so a long text costs a Python object per sentence, not per word.
+    """
+    if not words.count:
+        return [0]
+    candidate_ends = np.fromiter((m.end() for m in _SENTENCE_END.finditer(text)), dtype=np.int64)
+    bounds = [0]
+    for word in np.searchsorted(words.ends, candidate_ends).tolist():  # a match ends where its word ends
+        if not _is_abbreviation(text[int(words.starts[word]):int(words.ends[word])]):
+            bounds.append(word + 1)
+    if bounds[-1] != words.count:  # the last word always closes a sentence
+        bounds.append(words.count)
+    return bounds
 
 
-def _ends_sentence(word: str) -> bool:
-    if not _SENTENCE_END.search(word):
-        return False
+def _is_abbreviation(word: str) -> bool:
+    """Whether the final period of ``word`` most likely does not end a sentence."""
     bare = word.rstrip("\"'»”’)]")
     is_initial = len(bare) == 2 and bare[0].isupper() and bare[1] == "."
-    return not is_initial and bare.lower() not in _ABBREVIATIONS
+    return is_initial or bare.lower() in _ABBREVIATIONS
 
 
-def _length(sentences: list[tuple[int, int]], first: int, end: int) -> int:
-    return sentences[end - 1][1] - sentences[first][0]
-
-
-def _overlap_start(sentences: list[tuple[int, int]], first: int, end: int, overlap: int, size: int) -> int:
+def _overlap_start(bounds: list[int], first: int, end: int, overlap: int, size: int) -> int:
     """Where the next window starts: ``overlap`` sentences back, as many as still fit with a new one."""
     if end == 0:
         return 0
     start = max(end - overlap, first + 1)
-    while start < end and _length(sentences, start, end + 1) > size:
+    while start < end and bounds[end + 1] - bounds[start] > size:
         start += 1
     return start
 
 
-def _pack(sentences: list[tuple[int, int]], first: int, end: int, size: int) -> int:
+def _pack(bounds: list[int], first: int, end: int, size: int) -> int:
     """One past the last sentence of a window that starts at ``first`` and must include ``end``."""
     end += 1
-    while end < len(sentences) and _length(sentences, first, end + 1) <= size:
+    while end < len(bounds) - 1 and bounds[end + 1] - bounds[first] <= size:
         end += 1
     return end

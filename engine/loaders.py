@@ -2,14 +2,19 @@
 
 Everything here reads and nothing writes: the user's corpus folder is left as
 it was found. Bad input becomes a one-line ``RanklensError`` naming the file
-(and the line, for JSONL and qrels); recoverable oddities (a binary file in a
-text folder, invalid UTF-8, qrels naming unknown ids) become warnings.
+(and the line, for JSONL and qrels); recoverable oddities (a binary or
+unreadable file in a text folder, invalid UTF-8, qrels naming unknown ids)
+become warnings. Only regular files are read: a FIFO or a device named like a
+document would block or never end.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
+import re
 import tomllib
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping
@@ -18,20 +23,49 @@ from corpora import bundled_corpora, bundled_path
 from engine.corpus import Chunk, Corpus, Document, Question
 from engine.errors import RanklensError
 from engine.progress import Progress, no_progress
-from engine.setup import Setup
+from engine.setup import LANGUAGES, Setup
 
 TEXT_SUFFIXES = (".txt", ".md")
 _PROGRESS_LINES = 10_000
 _PROGRESS_FILES = 100
 _BINARY_PROBE = 8192  # a NUL byte in this many leading bytes marks a file as binary
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# Only a \u escape can put a surrogate into a line decoded from UTF-8; paired ones are joined by json.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_TITLE = re.compile(r"^# (.*)$", re.MULTILINE)  # a markdown level-1 heading, found without splitting lines
+
+
+def valid_unicode(text: str) -> str:
+    """``text`` with lone surrogates replaced by U+FFFD.
+
+    They come from JSON escapes such as ``"\\ud800"`` and from undecodable
+    bytes in file names and arguments; UTF-8 cannot encode them, so printing
+    or saving such text would fail.
+    """
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def load_corpus(spec: str | os.PathLike[str], progress: Progress = no_progress) -> Corpus:
     """Load the corpus that ``spec`` names; an existing path wins over a bundled name."""
     try:
         return _load(spec, progress)
-    except OSError as error:  # permissions, a folder where a file should be, a disk error
+    except OSError as error:  # permissions on the folder, a disk error
         raise RanklensError(f"cannot read {error.filename or spec}: {error.strerror or error}") from None
+
+
+@contextmanager
+def _reading(path: Path) -> Iterator[None]:
+    """Errors while reading ``path`` become one line that names it."""
+    try:
+        _require_regular(path)
+        yield
+    except OSError as error:
+        raise RanklensError(f"cannot read {path}: {error.strerror or error}") from None
+
+
+def _require_regular(path: Path) -> None:
+    if not path.is_file():
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
 
 
 def _load(spec: str | os.PathLike[str], progress: Progress) -> Corpus:
@@ -45,7 +79,7 @@ def _load(spec: str | os.PathLike[str], progress: Progress) -> Corpus:
     else:
         documents, chunks = _load_text_folder(path, _settings_files(path, settings), warnings, progress)
     if not documents:
-        raise RanklensError(f"no documents in {path}")
+        raise RanklensError(f"no documents in {path}" + (f" ({warnings[0]})" if warnings else ""))
     known = {d.id for d in documents} | {c.id for c in chunks}
     questions = _load_questions(path, known, warnings, progress)
     return Corpus(
@@ -70,7 +104,7 @@ def _locate(spec: str | os.PathLike[str]) -> tuple[Path, str]:
             raise RanklensError(f"cannot read {path}: Permission denied")
         if not (path.is_dir() or path.suffix == ".jsonl"):
             raise RanklensError(f"{path}: not a corpus (expected a folder or a .jsonl file)")
-        return path, (path.stem if path.is_file() else path.resolve().name)
+        return path, valid_unicode(path.stem if path.is_file() else path.resolve().name)
     bundled = bundled_path(str(spec))
     if bundled is not None:
         return bundled, str(spec)
@@ -83,12 +117,20 @@ def _read_settings(folder: Path) -> dict[str, Any]:
     toml_path = folder / "ranklens.toml"
     if not toml_path.exists():
         return {}
+    with _reading(toml_path):
+        raw = toml_path.read_bytes()
     try:
-        data = tomllib.loads(toml_path.read_bytes().decode("utf-8"))
+        data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise RanklensError(f"{toml_path}: not valid TOML ({error})") from None
+    except RecursionError:
+        raise RanklensError(f"{toml_path}: not valid TOML (nested too deeply)") from None
     stopwords = data.get("stopwords")
-    if isinstance(stopwords, str) and (folder / stopwords).is_file():
+    if isinstance(stopwords, str) and stopwords not in ("none", *LANGUAGES):
+        # A stop list is named relative to the corpus; checked now so the message names the toml.
+        if not (folder / stopwords).is_file():
+            raise RanklensError(f"{toml_path}: stopwords {stopwords!r} is neither none, a language "
+                                f"({', '.join(LANGUAGES)}) nor a file next to it")
         data["stopwords"] = str((folder / stopwords).resolve())
     Setup.from_mapping(data, source=str(toml_path))
     return data
@@ -114,17 +156,24 @@ class _Record:
 def _jsonl(path: Path, warnings: list[str], progress: Progress) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, object)`` for each non-blank line, streamed so big files are read once."""
     bad_utf8: list[int] = []
-    with path.open("rb") as handle:
+    surrogates: list[int] = []
+    with _reading(path), path.open("rb") as handle:
         for lineno, raw in enumerate(handle, 1):
             if lineno % _PROGRESS_LINES == 0:
                 progress(lineno, 0, "loading")
             line = _decode_line(raw, lineno, bad_utf8)
             if line.strip():
-                yield lineno, _parse_object(line, path, lineno)
+                record = _parse_object(line, path, lineno)
+                if _SURROGATE_ESCAPE.search(line):
+                    record = _without_surrogates(record, lineno, surrogates)
+                yield lineno, record
     if bad_utf8:
         warnings.append(
             f"{path}: {len(bad_utf8)} line(s) not valid UTF-8 (first: line {bad_utf8[0]}), bad bytes replaced"
         )
+    if surrogates:
+        warnings.append(f"{path}: {len(surrogates)} line(s) with lone surrogate escapes "
+                        f"(first: line {surrogates[0]}), replaced by U+FFFD")
 
 
 def _decode_line(raw: bytes, lineno: int, bad_utf8: list[int]) -> str:
@@ -142,9 +191,21 @@ def _parse_object(line: str, path: Path, lineno: int) -> dict[str, Any]:
         value = json.loads(line)
     except json.JSONDecodeError as error:
         raise RanklensError(f"{path}:{lineno}: not valid JSON ({error.msg} at column {error.colno})") from None
+    except ValueError as error:  # an integer of more than 4300 digits
+        raise RanklensError(f"{path}:{lineno}: not usable JSON ({error})") from None
+    except RecursionError:
+        raise RanklensError(f"{path}:{lineno}: not usable JSON (nested too deeply)") from None
     if not isinstance(value, dict):
         raise RanklensError(f"{path}:{lineno}: not a JSON object")
     return value
+
+
+def _without_surrogates(record: dict[str, Any], lineno: int, lines: list[int]) -> dict[str, Any]:
+    """The record's keys and string values with lone surrogates replaced; ``lines`` notes the line."""
+    fixed = {valid_unicode(k): valid_unicode(v) if isinstance(v, str) else v for k, v in record.items()}
+    if fixed != record:
+        lines.append(lineno)
+    return fixed
 
 
 def _string_field(record: Mapping[str, Any], key: str, path: Path, lineno: int) -> str:
@@ -263,7 +324,8 @@ def _qrels_path(folder: Path) -> Path | None:
 def _read_qrels(path: Path, query_ids: set[str], known: set[str]) -> _Qrels:
     """Graded judgments with score > 0; rows naming unknown ids are counted, not fatal."""
     qrels = _Qrels()
-    lines = path.read_bytes().decode("utf-8", errors="replace").splitlines()
+    with _reading(path):
+        lines = path.read_bytes().decode("utf-8", errors="replace").splitlines()
     for lineno, line in enumerate(lines, 1):
         if not line.strip() or (lineno == 1 and _is_header(line)):
             continue
@@ -335,22 +397,28 @@ def _text_files(folder: Path, warnings: list[str]) -> list[Path]:
 
 
 def _read_text_document(path: Path, folder: Path, warnings: list[str]) -> Document | None:
-    doc_id = path.relative_to(folder).as_posix()
-    data = path.read_bytes()
-    if b"\0" in data[:_BINARY_PROBE]:
-        warnings.append(f"skipped binary file {doc_id}")
+    """The file as a document; None, with a warning, for a binary or unreadable file."""
+    doc_id = valid_unicode(path.relative_to(folder).as_posix())  # undecodable bytes in a name
+    try:
+        _require_regular(path)
+        with path.open("rb") as handle:
+            if b"\0" in handle.read(_BINARY_PROBE):  # decided before reading the rest of a big binary
+                warnings.append(f"skipped binary file {doc_id}")
+                return None
+            handle.seek(0)
+            data = handle.read()
+    except OSError as error:
+        warnings.append(f"skipped unreadable file {doc_id}: {error.strerror or error}")
         return None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         text = data.decode("utf-8-sig", errors="replace")
         warnings.append(f"{doc_id}: not valid UTF-8, bad bytes replaced")
-    return Document(doc_id, _title(text) or path.stem, text)
+    return Document(doc_id, _title(text) or valid_unicode(path.stem), text)
 
 
 def _title(text: str) -> str:
     """The first markdown level-1 heading ("# Title"), if any."""
-    for line in text.splitlines():
-        if line.startswith("# "):
-            return line[2:].strip().rstrip("#").strip()
-    return ""
+    match = _TITLE.search(text)
+    return match.group(1).strip().rstrip("#").strip() if match else ""

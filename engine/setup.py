@@ -8,6 +8,8 @@ them one to one (``--bm25-variant`` -> ``bm25_variant``).
 from __future__ import annotations
 
 import dataclasses
+import math
+import re
 from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -20,6 +22,7 @@ LANGUAGES = ("it", "en", "es")
 CHUNKERS = ("words", "sentences")
 FUSION_METHODS = ("rrf", "sum")
 SKLEARN_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
+MAX_DECIMALS = 12  # a float64 score has no more digits worth printing
 
 
 @dataclass(frozen=True)
@@ -80,25 +83,28 @@ class Setup:
         return Setup.from_mapping(merged, changes, source="setup")
 
     def validate(self, source: str = "settings") -> None:
-        if self.k < 1:
-            raise RanklensError(f"{source}: k must be at least 1 (got {self.k})")
-        if self.size is not None:
-            if self.size < 1:
-                raise RanklensError(f"{source}: size must be at least 1 (got {self.size})")
-            if self.overlap < 0 or self.overlap >= self.size:
-                raise RanklensError(
-                    f"{source}: overlap must be >= 0 and smaller than size "
-                    f"(got overlap {self.overlap}, size {self.size})"
-                )
-        if self.k1 < 0 or self.b < 0 or self.b > 1 or self.delta < 0:
-            raise RanklensError(f"{source}: need k1 >= 0, 0 <= b <= 1 and delta >= 0 "
-                                f"(got k1 {self.k1}, b {self.b}, delta {self.delta})")
-        if self.dims < 1:
-            raise RanklensError(f"{source}: dims must be at least 1 (got {self.dims})")
-        if self.rrf_k < 1:
-            raise RanklensError(f"{source}: rrf_k must be at least 1 (got {self.rrf_k})")
-        if len(self.fuse) < 2 or "fusion" in self.fuse:
-            raise RanklensError(f"{source}: fuse needs two or more of tfidf, bm25, lsa (got {list(self.fuse)})")
+        """Reject values no index can be built or printed with; the message names ``source`` and the key."""
+        checks = (
+            (self.k >= 1, f"k must be at least 1 (got {self.k})"),
+            (self.size is None or self.size >= 1, f"size must be at least 1 (got {self.size})"),
+            (self.size is None or 0 <= self.overlap < self.size,
+             f"overlap must be >= 0 and smaller than size (got overlap {self.overlap}, size {self.size})"),
+            # TOML and float() accept nan and inf, which would make every BM25 score nan or 0
+            (math.isfinite(self.k1) and self.k1 >= 0, f"k1 must be a finite number >= 0 (got {self.k1})"),
+            (math.isfinite(self.b) and 0 <= self.b <= 1, f"b must be between 0 and 1 (got {self.b})"),
+            (math.isfinite(self.delta) and self.delta >= 0,
+             f"delta must be a finite number >= 0 (got {self.delta})"),
+            (self.dims >= 1, f"dims must be at least 1 (got {self.dims})"),
+            (self.rrf_k >= 1, f"rrf_k must be at least 1 (got {self.rrf_k})"),
+            (len(self.fuse) >= 2 and "fusion" not in self.fuse,
+             f"fuse needs two or more of tfidf, bm25, lsa (got {list(self.fuse)})"),
+            (0 <= self.decimals <= MAX_DECIMALS,
+             f"decimals must be between 0 and {MAX_DECIMALS} (got {self.decimals})"),
+        )
+        for ok, message in checks:
+            if not ok:
+                raise RanklensError(f"{source}: {message}")
+        _check_token_pattern(self.token_pattern, source)
 
     def describe(self) -> str:
         """The one-line summary shown on the TUI's setup line and in CLI headers."""
@@ -166,3 +172,17 @@ def _check(key: str, value: Any, source: str) -> Any:
     if key == "stem" and value not in ("none", *LANGUAGES):
         raise RanklensError(f"{source}: unknown stem language {value!r} (choose from none, {', '.join(LANGUAGES)})")
     return value
+
+
+def _check_token_pattern(pattern: str, source: str) -> None:
+    """A pattern the analyzer can use: compiles, never matches nothing, has at most one group."""
+    try:
+        compiled = re.compile(pattern)
+    except re.error as error:
+        raise RanklensError(
+            f"{source}: token_pattern {pattern!r} is not a valid regular expression ({error})") from None
+    # findall returns empty terms for a pattern that can match nothing, tuples for several groups
+    if compiled.fullmatch(""):
+        raise RanklensError(f"{source}: token_pattern {pattern!r} matches the empty string")
+    if compiled.groups > 1:
+        raise RanklensError(f"{source}: token_pattern {pattern!r} has more than one capturing group")

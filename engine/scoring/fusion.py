@@ -23,6 +23,9 @@ def rrf(score_lists: Sequence[np.ndarray], rrf_k: int = 60, depth: int = RRF_DEP
     fused = np.zeros(score_lists[0].size)
     for scores in score_lists:
         top = top_k(scores, min(depth, scores.size))
+        # A chunk scoring exactly 0 shares nothing with the query (sparse scorers): it is not in
+        # this scorer's ranking, or its place among the zeros, decided by index, would count.
+        top = top[scores[top] != 0]
         fused[top] += 1.0 / (rrf_k + np.arange(1, top.size + 1))
     return fused
 
@@ -63,7 +66,7 @@ class FusionScorer:
         for part, scores in zip(self.parts, lists):
             rank = int((scores > scores[doc]).sum() + (scores[:doc] == scores[doc]).sum() + 1)
             if self.method == "rrf":
-                share = 1.0 / (self.rrf_k + rank) if rank <= RRF_DEPTH else 0.0
+                share = 1.0 / (self.rrf_k + rank) if rank <= RRF_DEPTH and scores[doc] != 0 else 0.0
                 notes.append(f"{part.name}: rank {rank}, score {scores[doc]:.4f} → 1/({self.rrf_k}+{rank}) = {share:.5f}")
             else:
                 notes.append(f"{part.name}: score {scores[doc]:.4f} → normalised {minmax(scores)[doc]:.4f}")

@@ -42,7 +42,10 @@ class LsaScorer:
         if n_terms < 2 or n_docs < 1:
             components = np.zeros((used, n_terms))
         else:
-            svd = TruncatedSVD(n_components=used, random_state=0).fit(tfidf.matrix)
+            # One chunk has no variance: scikit-learn's explained-variance ratio (unused here) divides
+            # 0 by 0 and would print a RuntimeWarning on the user's terminal.
+            with np.errstate(invalid="ignore", divide="ignore"):
+                svd = TruncatedSVD(n_components=used, random_state=0).fit(tfidf.matrix)
             components = svd.components_
         vectors = unit_rows(np.asarray(tfidf.matrix @ components.T))
         return cls(tfidf, used, components, vectors, notes)
