@@ -18,6 +18,7 @@ from engine.progress import Progress, no_progress
 
 # FAISS warns when k-means gets fewer training points than this per centroid.
 MIN_POINTS_PER_CELL = 39
+_TIE = 1e-12  # scores this close to the k-th best are ties, not misses
 # Query rows per block of exact search: bounds the (block x N) score matrix.
 _EXACT_BLOCK_CELLS = 1 << 22
 
@@ -202,13 +203,19 @@ def sweep(
     nq = Q.shape[0]
     kk = min(k, n)
     truth = exact_topk(V, Q, kk)
+    # A returned vector whose exact score ties the k-th best (to rounding) is a true
+    # neighbour too: summing a cell's products in another order moves a score by ~1e-17,
+    # which reorders near-zero ties and would count the same answer as a miss.
+    kth = np.einsum("ij,ij->i", Q, V[truth[:, -1]])
     rows = []
     for i, n_probe in enumerate(probes):
         start = time.perf_counter()
         found, compared = index.search(Q, kk, n_probe)
         elapsed = time.perf_counter() - start
         # -1 padding never equals a true id, so it counts as a miss.
-        hits = (found[:, :, None] == truth[:, None, :]).any(axis=2).sum(axis=1)
+        exact = (found[:, :, None] == truth[:, None, :]).any(axis=2)
+        tied = (found >= 0) & (np.einsum("ijd,id->ij", V[np.maximum(found, 0)], Q) >= kth[:, None] - _TIE)
+        hits = (exact | tied).sum(axis=1)
         mean_compared = float(compared.mean())
         rows.append(SweepRow(
             n_probe=int(n_probe),
