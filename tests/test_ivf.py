@@ -155,5 +155,5 @@ def test_probing_every_cell_of_a_corpus_finds_every_neighbour(capsys) -> None:
     """Near-zero LSA scores tie up to rounding; visiting all cells must still count as recall 1."""
     from tests.cli_support import run_cli
 
-    rows = run_cli(capsys, "ivf", "studio-alfa", "--dims", "8", "--json").json["rows"]
+    rows = run_cli(capsys, "ivf", "studio-alfa", "--json").json["rows"]
     assert rows[-1]["recall@10"] == 1.0
