@@ -57,9 +57,11 @@ class TermIndex:
         vocab: defaultdict[str, int] = defaultdict()
         vocab.default_factory = vocab.__len__  # first sight of a term gives it the next id
         lookup = vocab.__getitem__
-        id_parts: list[np.ndarray] = []
-        lengths = np.zeros(len(texts), dtype=np.int64)
         total = len(texts)
+        lengths = np.zeros(total, dtype=np.int64)
+        row_terms: list[np.ndarray] = []  # per batch: each chunk's distinct term ids, chunk by chunk
+        row_counts: list[np.ndarray] = []
+        row_sizes: list[np.ndarray] = []
         # Millions of short-lived token lists make the cyclic garbage collector scan over
         # and over (a third of analysis time); they hold no cycles, so pause it.
         collecting = gc.isenabled()
@@ -67,27 +69,34 @@ class TermIndex:
         try:
             for start in range(0, total, _BATCH):
                 batch = analyzer.terms_many(texts[start:start + _BATCH])
-                lengths[start:start + len(batch)] = [len(t) for t in batch]
-                id_parts.append(np.fromiter(map(lookup, chain.from_iterable(batch)), dtype=np.int32))
+                sizes = np.fromiter(map(len, batch), dtype=np.int64, count=len(batch))
+                lengths[start:start + len(batch)] = sizes
+                ids = np.fromiter(map(lookup, chain.from_iterable(batch)), dtype=np.int64, count=int(sizes.sum()))
+                # counting per batch keeps memory at one int per posting, not per token
+                keys, counts = np.unique(np.repeat(np.arange(len(batch), dtype=np.int64), sizes) << 32 | ids,
+                                         return_counts=True)
+                row_terms.append((keys & 0xFFFFFFFF).astype(np.int32))
+                row_counts.append(counts.astype(np.int32))
+                row_sizes.append(np.bincount(keys >> 32, minlength=len(batch)))
                 progress(min(start + _BATCH, total), total, "analysing")
         finally:
             if collecting:
                 gc.enable()
-        ids = np.concatenate(id_parts) if id_parts else np.zeros(0, dtype=np.int32)
         term_list = list(vocab)
         order = np.array(sorted(range(len(term_list)), key=term_list.__getitem__), dtype=np.int64)
-        terms = np.array(term_list, dtype=object)
-        new_id = np.empty(len(terms), dtype=np.int32)
-        new_id[order] = np.arange(len(terms), dtype=np.int32)
-        rows = np.repeat(np.arange(total, dtype=np.int32), lengths)
-        counts = sp.csr_matrix(
-            (np.ones(ids.size, dtype=np.int32), (rows, new_id[ids] if ids.size else ids)),
-            shape=(total, len(terms)),
-        )
-        counts.sum_duplicates()
+        new_id = np.empty(len(term_list), dtype=np.int32)
+        new_id[order] = np.arange(len(term_list), dtype=np.int32)
+        indptr = np.zeros(total + 1, dtype=np.int64)
+        if row_sizes:
+            np.cumsum(np.concatenate(row_sizes), out=indptr[1:])
+        indices = np.concatenate(row_terms) if row_terms else np.zeros(0, dtype=np.int32)
+        indices = new_id[indices]  # first-seen ids to sorted-vocabulary ids
+        data = np.concatenate(row_counts) if row_counts else np.zeros(0, dtype=np.int32)
+        del row_terms, row_counts
+        counts = sp.csr_matrix((data, indices, indptr), shape=(total, len(term_list)))
         counts.sort_indices()
-        vocabulary = terms[order]
-        doc_freq = np.bincount(counts.indices, minlength=len(terms)).astype(np.int64)
+        vocabulary = np.array(term_list, dtype=object)[order]
+        doc_freq = np.bincount(counts.indices, minlength=len(term_list)).astype(np.int64)
         return cls(
             analyzer=analyzer,
             counts=counts,

@@ -69,6 +69,8 @@ def bm25_tfc(variant: str, tf: np.ndarray, norm: np.ndarray, k1: float, delta: f
     raise ValueError(f"unknown BM25 variant {variant!r}")
 
 
+_SLICE = 1 << 19  # postings scored per step when building: ~40 MB of temporaries
+
 _FORMULAS = {
     "lucene": "idf · tf / (tf + k1·norm)",
     "robertson": "idf · tf / (tf + k1·norm)",
@@ -98,15 +100,22 @@ class BM25Scorer:
         n = index.n_docs
         idf = bm25_idf(variant, index.doc_freq, n)
         avgdl = float(index.doc_len.mean()) if n and index.doc_len.sum() else 1.0
-        counts = index.counts
-        rows = np.repeat(np.arange(n), np.diff(counts.indptr))
-        norm = length_norm(index.doc_len[rows].astype(np.float64), avgdl, b)
-        tfc = bm25_tfc(variant, counts.data.astype(np.float64), norm, k1, delta)
         absent = np.zeros(idf.size)
         if variant in ("bm25l", "bm25+"):
             absent = idf * bm25_tfc(variant, np.zeros(1), np.ones(1), k1, delta)[0]
-        data = idf[counts.indices] * tfc - absent[counts.indices]
-        columns = sp.csr_matrix((data, counts.indices, counts.indptr), shape=counts.shape).tocsc()
+        # Term-major counts first, then the scores in place of nothing: the build's peak
+        # memory is the counts twice plus one float per posting, not a CSR copy and temporaries.
+        counts = index.counts.tocsc()
+        doc_norm = length_norm(index.doc_len.astype(np.float64), avgdl, b)
+        term_of = np.repeat(np.arange(idf.size, dtype=np.int32), np.diff(counts.indptr))
+        data = np.empty(counts.nnz)
+        for lo in range(0, counts.nnz, _SLICE):  # bounded temporaries, whatever the corpus size
+            hi = min(lo + _SLICE, counts.nnz)
+            terms, docs = term_of[lo:hi], counts.indices[lo:hi]
+            tfc = bm25_tfc(variant, counts.data[lo:hi].astype(np.float64), doc_norm[docs], k1, delta)
+            data[lo:hi] = idf[terms] * tfc - absent[terms]
+        del term_of
+        columns = sp.csc_matrix((data, counts.indices, counts.indptr), shape=counts.shape)
         return cls(index, variant, k1, b, delta, idf, avgdl, absent, columns)
 
     def scores(self, query: QueryTerms) -> np.ndarray:
