@@ -101,6 +101,8 @@ class Workbench:
             chunks = self.chunks(setup, progress)
             index = self.term_index(setup, chunks, progress)
             scorer = self.scorer(setup, index, setup.scorer)
+            if isinstance(scorer, LsaScorer) and scorer.dims != setup.dims:
+                setup = setup.replace(dims=scorer.dims)  # describe what ran: the clamped dimensions
             return Retriever(self.corpus, setup, chunks, index, scorer, index_s=time.perf_counter() - started)
 
     def chunks(self, setup: Setup, progress: Progress = no_progress) -> list[Chunk]:
