@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 
 from engine.errors import RanklensError
+from engine.scoring.dense import Encoder
 from engine.scoring.lsa import LsaScorer
 
 MAX_SAMPLED_QUERIES = 200
@@ -37,13 +39,18 @@ def corpus_set(retriever) -> VectorSet:
     scorer = retriever.scorer
     if not isinstance(scorer, LsaScorer):
         raise RanklensError("the IVF sweep over a corpus needs the LSA scorer's vectors")
-    texts = [q.text for q in retriever.corpus.questions]
-    if texts:
-        queries = np.stack([scorer.encode_query(retriever.query(t)) for t in texts])
+    return encoder_set(scorer, [q.text for q in retriever.corpus.questions],
+                       f"{retriever.corpus.name} LSA {scorer.dims} dims")
+
+
+def encoder_set(encoder: Encoder, questions: Sequence[str], name: str) -> VectorSet:
+    """Any encoder's chunk vectors, with the questions encoded as queries (or sampled chunks)."""
+    vectors = encoder.vectors
+    n = vectors.shape[0]
+    if questions:
+        queries = encoder.encode(questions)
     else:
-        n = scorer.vectors.shape[0]
         pick = np.random.default_rng(0).choice(n, size=min(n, MAX_SAMPLED_QUERIES), replace=False)
-        queries = scorer.vectors[np.sort(pick)]
-    n = scorer.vectors.shape[0]
+        queries = vectors[np.sort(pick)]
     cells = max(1, min(round(math.sqrt(n)), n))
-    return VectorSet(f"{retriever.corpus.name} LSA {scorer.dims} dims", scorer.vectors, queries, cells)
+    return VectorSet(name, vectors, queries, cells)

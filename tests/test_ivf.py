@@ -157,3 +157,27 @@ def test_probing_every_cell_of_a_corpus_finds_every_neighbour(capsys) -> None:
 
     rows = run_cli(capsys, "ivf", "studio-alfa", "--json").json["rows"]
     assert rows[-1]["recall@10"] == 1.0
+
+
+def test_any_encoder_can_go_behind_the_index() -> None:
+    """A stand-in neural encoder (fixed random projection of letter counts) through the same sweep."""
+    from engine.scoring.dense import unit_rows
+    from engine.vectors import encoder_set
+
+    class LetterEncoder:
+        name = "letters"
+
+        def __init__(self, texts: list[str]) -> None:
+            self._projection = np.random.default_rng(0).standard_normal((26, 8))
+            self.vectors = self.encode(texts)
+
+        def encode(self, texts):  # noqa: ANN001, ANN202
+            counts = np.array([[t.count(chr(97 + i)) for i in range(26)] for t in texts], dtype=float)
+            return unit_rows(counts @ self._projection)
+
+    words = ("ferie", "copie", "fatture", "rimborso", "password") * 20
+    texts = [f"{w} {'x' * (i % 7)}{'q' * (i % 11)}" for i, w in enumerate(words)]
+    source = encoder_set(LetterEncoder(texts), ["copie", "password"], "letters")
+    rows = sweep(source.vectors, source.queries, source.default_cells, source.default_probes(source.default_cells))
+    assert rows[-1].recall == 1.0
+    assert [r.n_probe for r in rows] == source.default_probes(source.default_cells)

@@ -1,7 +1,8 @@
-"""Dense scoring: any encoder that turns texts into vectors, compared by cosine.
+"""Dense vectors: an encoder turns texts into vectors compared by cosine.
 
-LSA is the encoder ranklens ships (no model download); a neural encoder only
-has to implement ``Encoder`` to be scored, fused and put behind an IVF index.
+LSA is the encoder ranklens ships (no model download). The IVF sweep takes
+any ``Encoder`` with its chunk vectors (``engine.vectors.encoder_set``), so a
+neural encoder plugs in there by implementing this protocol.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import numpy as np
 
 class Encoder(Protocol):
     name: str
+    vectors: np.ndarray  # the corpus' chunks, encoded, unit rows
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """One row per text."""

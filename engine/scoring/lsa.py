@@ -6,6 +6,7 @@ corpus itself. scikit-learn is imported here, lazily, when LSA is first fit.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import numpy as np
 
@@ -53,6 +54,11 @@ class LsaScorer:
     def encode_query(self, query: QueryTerms) -> np.ndarray:
         q = np.asarray(self.tfidf.query_vector(query) @ self.components.T).ravel()
         return q / (np.linalg.norm(q) + 1e-12)
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit vectors for texts, as for queries: this makes LSA an ``Encoder``."""
+        index = self.tfidf.index
+        return np.stack([self.encode_query(index.query(t)) for t in texts]) if texts else np.zeros((0, self.dims))
 
     def scores(self, query: QueryTerms) -> np.ndarray:
         return self.vectors @ self.encode_query(query)
