@@ -2,15 +2,18 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from textual import events
 from textual.command import CommandPalette
 from textual.widgets import TabbedContent
 
 from corpora import bundled_path
 from tests.tui_support import opened, screen_text, search, settle
-from tui.app import TABS, make_app
+from tui.app import PANES, TABS, make_app
 from tui.context import ChangeSetup, UseQuery
 from tui.help import HelpScreen
 from tui.key_map import all_rows
@@ -23,6 +26,7 @@ from tui.widgets_query_box import QueryBox
 from tui.widgets_setup_line import SetupLine
 
 SIZE = (100, 30)
+REPO = Path(__file__).resolve().parents[1]
 
 
 def setup_line(app) -> str:  # noqa: ANN001
@@ -31,6 +35,14 @@ def setup_line(app) -> str:  # noqa: ANN001
 
 def notifications(app) -> list[str]:  # noqa: ANN001
     return [n.message for n in app._notifications]
+
+
+def test_importing_the_app_loads_no_numpy_scipy_or_sklearn() -> None:
+    """What ``ranklens`` imports before its first paint: the engine's heavy libraries load in workers."""
+    code = ("import sys, tui.cli, tui.app\n"
+            "print(sorted(name for name in ('numpy', 'scipy', 'sklearn') if name in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout
 
 
 async def test_first_paint_does_not_wait_for_the_corpus() -> None:
@@ -112,29 +124,6 @@ async def test_setting_keys(keys: list[str], field: str, expected: object) -> No
         assert app.context.setup.describe() in setup_line(app)
 
 
-async def test_a_refused_setting_becomes_a_notification() -> None:
-    app = make_app("studio-alfa", {"b": 1.0}, cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
-        await pilot.press("escape", "right_curly_bracket")
-        await settle(pilot)
-        assert app.context.setup.b == 1.0
-        # the engine's message, naming the refused value
-        assert any("1.05" in message for message in notifications(app)), notifications(app)
-
-
-async def test_a_bad_corpus_is_a_message_not_a_traceback(tmp_path: Path) -> None:
-    app = make_app(str(tmp_path / "missing"), cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        assert app.context is None
-        assert "corpus not found" in setup_line(app)
-        assert any("corpus not found" in message for message in notifications(app))
-        await pilot.press("escape", "s", "2", "5")  # keys still work, with nothing open
-        await settle(pilot)
-        assert app.is_running
-
-
 async def test_help_lists_every_binding_from_the_bindings() -> None:
     app = make_app("studio-alfa", cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -161,6 +150,7 @@ async def test_every_binding_has_an_id_and_a_description() -> None:
     app = make_app("studio-alfa", cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
+        await app.build_all_tabs()  # tabs are built when first shown: every one must be there to check
         rows = all_rows(app, TABS)
         assert rows
         from tui.key_map import own_bindings
@@ -212,7 +202,9 @@ async def test_open_a_corpus_from_a_path(tmp_path: Path) -> None:
         app.action_open_path()
         await pilot.pause()
         assert isinstance(app.screen, PathPrompt)
-        await pilot.press(*str(folder), "enter")
+        app.screen.query_one("#path-input").post_message(events.Paste(str(folder)))
+        await pilot.pause()
+        await pilot.press("enter")
         await settle(pilot)
         assert app.context.corpus.name == "my-corpus"
 
@@ -239,26 +231,36 @@ async def test_messages_from_panes() -> None:
         assert any("k must be at least 1" in message for message in notifications(app))
 
 
-async def test_every_pane_gets_every_context(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_tabs_are_built_when_first_shown_and_get_every_context_from_then_on(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the Search tab is composed at start; a tab shown later starts from the context current
+    then, and from then on gets every context, in order, like the Search tab."""
     seen: dict[str, list[int]] = {}
+    for pane_class in PANES.values():
+        def record(pane, context, original=pane_class.context_changed):  # noqa: ANN001, ANN202
+            seen.setdefault(pane.id, []).append(context.generation)
+            original(pane, context)
+
+        monkeypatch.setattr(pane_class, "context_changed", record)
     app = make_app("studio-alfa", cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
-        for pane in app.panes:
-            original = pane.context_changed
-
-            def record(context, pane=pane, original=original):  # noqa: ANN001, ANN202
-                seen.setdefault(pane.id, []).append(context.generation)
-                original(context)
-
-            monkeypatch.setattr(pane, "context_changed", record)
+        assert [pane.id for pane in app.panes] == ["search-pane"]
+        assert not app.query(MetricsPane)
         await opened(pilot)
         await search(pilot, "ferie")
-        await pilot.press("escape", "plus")
+        built_at = app.context.generation
+        await pilot.press("escape", "2", "5")
         await settle(pilot)
-        assert len(seen) == 5
-        assert all(generations == seen["search-pane"] for generations in seen.values())
-        assert seen["search-pane"] == sorted(set(seen["search-pane"]))  # always a newer generation
-        assert seen["search-pane"][-1] == app.context.generation
+        await pilot.press("plus")
+        await settle(pilot)
+        assert [pane.id for pane in app.panes] == ["search-pane", "metrics-pane", "prompt-pane"]
+        assert set(seen) == {"search-pane", "metrics-pane", "prompt-pane"}
+        everything = seen["search-pane"]
+        assert everything == sorted(set(everything))  # always a newer generation
+        assert everything[-1] == app.context.generation
+        for late in ("metrics-pane", "prompt-pane"):
+            assert seen[late][0] == built_at
+            assert seen[late] == everything[everything.index(built_at):]
 
 
 async def test_search_screen_at_80x24() -> None:

@@ -1,10 +1,14 @@
 """The Prompt tab: the exact prompt, copied with OSC 52, saved atomically and never over a file unasked."""
 from __future__ import annotations
 
+import errno
+import os
 import shutil
+import stat
 from pathlib import Path
 
 import pytest
+from textual import events
 
 from corpora import bundled_path
 from engine.loaders import load_corpus
@@ -71,12 +75,14 @@ async def test_copy_without_a_query_says_so() -> None:
 
 
 async def save(pilot, path: str | None = None) -> None:  # noqa: ANN001
-    """ctrl+s, then accept the default path or type another."""
+    """ctrl+s, then accept the default path or paste another over it."""
     await pilot.press("ctrl+s")
     await pilot.pause()
     assert isinstance(pilot.app.screen, PathPrompt)
     if path is not None:
-        await pilot.press("ctrl+a", "ctrl+k", *path)
+        await pilot.press("ctrl+a", "ctrl+k")
+        pilot.app.screen.query_one("#path-input").post_message(events.Paste(path))
+        await pilot.pause()
     await pilot.press("enter")
     await settle(pilot)
 
@@ -104,6 +110,37 @@ async def test_save_writes_the_prompt_and_asks_before_overwriting(tmp_path: Path
         await pilot.press("y")
         await settle(pilot)
         assert target.read_text(encoding="utf-8") == pane.prompt
+
+
+async def test_a_failed_save_leaves_the_old_file_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rename that would replace the file fails: the old file stays as it was, no temporary file
+    is left, the message says why; a save that works keeps the old file's permissions."""
+    monkeypatch.chdir(tmp_path)
+    target = tmp_path / DEFAULT_FILE
+    target.write_text("keep me", encoding="utf-8")
+    target.chmod(0o644)
+    real_replace = os.replace
+
+    def disk_full(source: str, destination: Path) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        pane = await show_prompt(pilot, QUESTION)
+        monkeypatch.setattr(os, "replace", disk_full)
+        await save(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert target.read_text(encoding="utf-8") == "keep me"
+        assert [p.name for p in tmp_path.iterdir()] == [DEFAULT_FILE]
+        assert any("cannot save" in n.message and "No space left" in n.message for n in app._notifications)
+        monkeypatch.setattr(os, "replace", real_replace)
+        await save(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert target.read_text(encoding="utf-8") == pane.prompt
+        assert stat.S_IMODE(target.stat().st_mode) == 0o644
 
 
 async def test_save_never_writes_into_the_corpus_folder(tmp_path: Path) -> None:

@@ -5,6 +5,10 @@ makes a new context (generation + 1) and hands it to every pane; panes do
 their own work in thread workers and drop results computed for an older
 generation. The engine (numpy, scipy, later scikit-learn) is imported only
 inside workers, so the first screen paints before any of it loads.
+
+Only the Search tab is composed at start; each other tab's pane is built the
+first time the tab is shown (mounting all five costs about as much as the
+rest of the first paint) and starts from the context current at that moment.
 """
 from __future__ import annotations
 
@@ -18,13 +22,15 @@ from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.events import DescendantFocus
-from textual.widget import Widget
+from textual.notifications import SeverityLevel
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Footer, Input, TabbedContent, TabPane, Tabs
 from textual.worker import get_current_worker
 
 from engine.errors import Cancelled, RanklensError
 from engine.progress import cancellable
 from tui.context import ChangeSetup, Context, UseQuery
+from tui.heap import keep_built, release_kept
 from tui.help import HelpScreen
 from tui.key_map import all_rows, app_rows, own_bindings, rows_for
 from tui.palette import RanklensCommands
@@ -33,6 +39,7 @@ from tui.panes.index import IndexPane
 from tui.panes.metrics import MetricsPane
 from tui.panes.prompt import PromptPane
 from tui.panes.search import SearchPane
+from tui.safe import one_line
 from tui.setting_steps import SETTING_STEPS, STEPS_BY_ID
 from tui.widgets_path_prompt import PathPrompt
 from tui.widgets_query_box import QueryBox
@@ -45,8 +52,12 @@ if TYPE_CHECKING:
 
 DEFAULT_CORPUS = "studio-alfa"
 TABS = {"search": "Search", "metrics": "Metrics", "chunking": "Chunking", "index": "Index", "prompt": "Prompt"}
+PANES: dict[str, type[Widget]] = {"search": SearchPane, "metrics": MetricsPane, "chunking": ChunkingPane,
+                                  "index": IndexPane, "prompt": PromptPane}
+FIRST_TAB = "search"
 PROGRESS_EVERY_S = 0.1  # how often a worker's progress reaches the screen
 MAX_WARNINGS = 3  # corpus warnings shown as notifications; the rest are counted
+NOTIFICATION_CELLS = 400  # a message quoting a 100,000-character line would fill the screen
 
 
 @dataclass(frozen=True)
@@ -101,34 +112,63 @@ class RanklensApp(App[None]):
         self._status_is_error = False
         self._last_progress = 0.0
         self._tab_focus: dict[str, Widget] = {}
+        # The panes built so far, by tab; a pane joins once mounted, so every context reaches it whole.
+        self._built: dict[str, Widget] = {}
+        self._mounts: dict[str, tuple[Widget, AwaitMount]] = {}  # panes being mounted
 
     # -- layout ------------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        panes = {"search": SearchPane, "metrics": MetricsPane, "chunking": ChunkingPane,
-                 "index": IndexPane, "prompt": PromptPane}
-        with TabbedContent(initial="search", id="tabs"):
+        with TabbedContent(initial=FIRST_TAB, id="tabs"):
             for number, (tab, title) in enumerate(TABS.items(), 1):
                 with TabPane(f"{number} {title}", id=tab):
-                    yield panes[tab](id=f"{tab}-pane")
+                    if tab == FIRST_TAB:
+                        yield PANES[tab](id=f"{tab}-pane")
         yield SetupLine(id="setup-line")
         yield Footer()
 
     @property
     def panes(self) -> list[Widget]:
-        tabs = self.query_one("#tabs", TabbedContent)
-        return [tabs.get_pane(tab).children[0] for tab in TABS]
+        """The panes built so far, in tab order."""
+        return [self._built[tab] for tab in TABS if tab in self._built]
+
+    async def build_tab(self, tab: str) -> Widget:
+        """``tab``'s pane, composed and mounted the first time it is asked for, given the current context."""
+        if tab in self._built:
+            return self._built[tab]
+        if tab not in self._mounts:
+            pane = PANES[tab](id=f"{tab}-pane")
+            self._mounts[tab] = (pane, self.query_one("#tabs", TabbedContent).get_pane(tab).mount(pane))
+        pane, mounted = self._mounts[tab]
+        await mounted  # a second caller during the mount waits for the same one
+        if tab not in self._built:
+            self._built[tab] = pane
+            del self._mounts[tab]
+            if self.context is not None:
+                pane.context_changed(self.context)  # type: ignore[attr-defined]
+        return pane
+
+    async def build_all_tabs(self) -> None:
+        """Every tab's pane: the help screen lists the keys of widgets that must exist."""
+        for tab in TABS:
+            await self.build_tab(tab)
 
     def on_mount(self) -> None:
+        self._built[FIRST_TAB] = self.query_one(PANES[FIRST_TAB])
         self.query_one(QueryBox).focus()
         self.switch_corpus(self.corpus_spec)
+
+    def on_unmount(self) -> None:
+        release_kept()  # the process may go on (tests, a program embedding the app): its heap is its own again
 
     # -- opening a corpus --------------------------------------------------------------------------
 
     def switch_corpus(self, spec: str) -> None:
         """Open ``spec``; the current corpus stays until the new one is ready (or fails to load)."""
         self._set_status(f"opening {spec}…")
-        self.open_corpus(spec)
+        # After the next frame: at start, the worker's imports (numpy, scipy) would hold the GIL the
+        # first paint needs.
+        self.call_after_refresh(self.open_corpus, spec)
 
     @work(thread=True, exclusive=True, group="corpus")
     def open_corpus(self, spec: str) -> None:
@@ -143,19 +183,25 @@ class RanklensApp(App[None]):
             setup = setup_for(corpus, self.overrides, source="command line")
             workbench = Workbench(corpus)
             chunks = len(workbench.retriever(setup, progress).chunks)
+            keep_built()
         except Cancelled:
             self.call_from_thread(self._set_status, f"opening {spec} cancelled")
             return
         except RanklensError as error:
             self.call_from_thread(self._failed, str(error))
             return
+        except Exception as error:  # noqa: BLE001 - a loader bug on input nobody foresaw must not end the app
+            self.call_from_thread(self._failed, f"cannot open {spec}: {type(error).__name__}: {error}")
+            return
         self.call_from_thread(self._opened, workbench, setup, chunks)
 
     def _opened(self, workbench: Workbench, setup: Setup, chunks: int) -> None:
-        generation = self.context.generation + 1 if self.context else 0
+        previous = self.context
         self._chunk_count = chunks
         self._set_status("")
-        self._publish(Context(workbench, setup, self._query, generation))
+        self._publish(Context(workbench, setup, self._query, previous.generation + 1 if previous else 0))
+        if previous is not None:
+            release_kept()  # the old corpus goes: its cycles, if any, must be collectable
         self._show_warnings(workbench.corpus)
 
     def _show_warnings(self, corpus: Corpus) -> None:
@@ -167,6 +213,18 @@ class RanklensApp(App[None]):
     def _failed(self, message: str) -> None:
         self._set_status(message, error=True)
         self.notify(message, title="error", severity="error", markup=False)
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = False) -> None:
+        """Every notification is plain text, one line, control characters made visible.
+
+        Messages quote file names, ids, corpus text and engine errors; guarding
+        here covers every caller (``Widget.notify`` comes here too), so no
+        message can style text or reach the terminal raw. ``markup`` is
+        accepted for Textual's signature and ignored.
+        """
+        super().notify(one_line(message, NOTIFICATION_CELLS), title=one_line(title, NOTIFICATION_CELLS),
+                       severity=severity, timeout=timeout, markup=False)
 
     # -- the state every pane works from ----------------------------------------------------------
 
@@ -188,21 +246,23 @@ class RanklensApp(App[None]):
         self._query = text
         self._change(query=text)
 
-    def apply_settings(self, changes: dict[str, Any]) -> None:
-        """Apply setting changes (Setup field -> value); a refused value becomes a notification."""
+    def apply_settings(self, changes: dict[str, Any]) -> bool:
+        """Apply setting changes (Setup field -> value); a refused value becomes a notification and the
+        setup stays as it was. True when the setup changed."""
         if self.context is None:
             self.notify("no corpus is open yet", severity="warning")
-            return
+            return False
         try:
             setup = self.context.setup.replace(**changes)
         except RanklensError as error:
             self.notify(str(error), severity="warning", markup=False)
-            return
+            return False
         if setup == self.context.setup:
-            return
+            return False
         self._chunk_count = None
         self._change(setup=setup)
         self._build_index(self.context)
+        return True
 
     @work(thread=True, exclusive=True, group="index")
     def _build_index(self, context: Context) -> None:
@@ -211,6 +271,7 @@ class RanklensApp(App[None]):
         try:
             retriever = context.workbench.retriever(
                 context.setup, cancellable(self._progress_from_thread, lambda: worker.is_cancelled))
+            keep_built()
         except Cancelled:
             self.call_from_thread(self._set_status, "indexing cancelled")
             return
@@ -255,23 +316,31 @@ class RanklensApp(App[None]):
     def on_search_pane_query_changed(self, message: SearchPane.QueryChanged) -> None:
         self.set_query(message.text)
 
-    def on_use_query(self, message: UseQuery) -> None:
-        self.action_show_tab("search")
+    async def on_use_query(self, message: UseQuery) -> None:
+        await self.action_show_tab("search")
         self.set_query(self.query_one(SearchPane).show_query(message.text))
 
     def on_change_setup(self, message: ChangeSetup) -> None:
-        self.apply_settings(message.changes)
-        if message.reason:
+        if self.apply_settings(message.changes) and message.reason:
             self.notify(message.reason, markup=False)
 
     # -- actions -----------------------------------------------------------------------------------
 
-    def action_show_tab(self, tab: str) -> None:
-        self.query_one("#tabs", TabbedContent).active = tab
+    async def action_show_tab(self, tab: str) -> None:
+        await self.build_tab(tab)
+        tabs = self.query_one("#tabs", TabbedContent)
+        if tabs.active != tab:
+            # A focused widget that gets hidden hands focus to a neighbour, which can be in the old
+            # tab, and focusing it switches back: let go first, _focus_in_tab picks in the new tab.
+            self.set_focus(None)
+            tabs.active = tab
 
-    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+    async def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id is None:
+            return
+        await self.build_tab(event.pane.id)  # shown from the tab bar (mouse, arrows): not built yet
         # Focus follows the tab, so its keys work at once; the tab bar keeps it when it had it.
-        if not isinstance(self.focused, Tabs) and event.pane.id is not None:
+        if not isinstance(self.focused, Tabs):
             self.call_after_refresh(self._focus_in_tab, event.pane.id)
 
     def on_descendant_focus(self, event: DescendantFocus) -> None:
@@ -291,11 +360,12 @@ class RanklensApp(App[None]):
         target = remembered if remembered in candidates else (candidates[0] if candidates else None)
         self.set_focus(target)
 
-    def action_focus_query(self) -> None:
-        self.action_show_tab("search")
+    async def action_focus_query(self) -> None:
+        await self.action_show_tab("search")
         self.query_one(QueryBox).focus()
 
-    def action_help(self) -> None:
+    async def action_help(self) -> None:
+        await self.build_all_tabs()
         self.push_screen(HelpScreen(all_rows(self, TABS)))
 
     def action_setting(self, step_id: str) -> None:
@@ -327,11 +397,12 @@ class RanklensApp(App[None]):
         """Every action: the app's keys, the active tab's, key-less settings, corpora to open."""
         from corpora import bundled_corpora
 
-        tabs = self.query_one("#tabs", TabbedContent)
-        active = tabs.get_pane(tabs.active).children[0]
+        active_tab = str(self.query_one("#tabs", TabbedContent).active)
         rows = [row for row in app_rows(self) if row.action != "command_palette"]
-        # the pane's own actions (copy, save, ...), not the cursor keys of the widgets inside it
-        rows += rows_for(self, TABS[str(tabs.active)], active, own_bindings(active))
+        active = self._built.get(active_tab)  # None only in the instant its tab is being built
+        if active is not None:
+            # the pane's own actions (copy, save, ...), not the cursor keys of the widgets inside it
+            rows += rows_for(self, TABS[active_tab], active, own_bindings(active))
         commands = [PaletteCommand(row.description, partial(self.run_action, row.action, row.owner),
                                    f"{row.where} · key {row.keys}") for row in rows]
         commands += [PaletteCommand(f"Setting: {step.description}", partial(self.action_setting, step.id),

@@ -21,6 +21,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from engine.errors import Cancelled, RanklensError
 from engine.progress import Progress, cancellable, no_progress
 from tui.context import Context
+from tui.heap import keep_built
 from tui.widgets_work_status import WorkStatus
 
 
@@ -47,6 +48,7 @@ class WorkPane(Vertical):
         self._runs: dict[str, Run] = {}
         # Generation of the last context change that mattered: runs started before it are stale.
         self._valid_from = 0
+        self._colours: tuple[str, dict[str, str]] | None = None  # (theme, its variables): see colour
 
     # -- what a tab defines -------------------------------------------------------------------
 
@@ -137,7 +139,11 @@ class WorkPane(Vertical):
 
     def colour(self, name: str) -> str:
         """A theme colour as a Rich style, for table cells (Rich Text does not know theme variables)."""
-        return self.app.get_css_variables().get(name, name)
+        # Generating the theme's variables takes about a millisecond, and a table of 500 questions
+        # asks for thousands of colours: generate them once per theme.
+        if self._colours is None or self._colours[0] != self.app.theme:
+            self._colours = (self.app.theme, self.app.get_css_variables())
+        return self._colours[1].get(name, name)
 
     def _report(self, run: Run, text: str) -> None:
         if run.reports:
@@ -150,8 +156,10 @@ def stage(progress: Progress, index: int, count: int, name: str) -> Progress:
     """Progress of stage ``index`` (0-based) of ``count`` reported as progress of the whole.
 
     Calling it once at the start of a stage also checks for cancellation
-    between stages, where the engine reports nothing.
+    between stages, where the engine reports nothing. What earlier stages
+    built stays cached: it is frozen (tui/heap.py) before the next one allocates.
     """
+    keep_built()
 
     def report(done: int, total: int, label: str) -> None:
         part = min(done / total, 1.0) if total else 0.0

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Hashable
+from typing import TYPE_CHECKING, Hashable
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -19,12 +19,9 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import DataTable, Input, Static
 
-from engine.chunking import sentence_windows, word_windows
 from engine.corpus import Corpus, Document
 from engine.errors import RanklensError
-from engine.metrics import Evaluation
 from engine.progress import Progress
-from engine.retriever import DEFAULT_OVERLAP, DEFAULT_SIZE
 from engine.setup import CHUNKERS
 from tui.chunk_map import Verdict, chunk_map, find_verdict, legend
 from tui.context import ChangeSetup, Context
@@ -34,6 +31,9 @@ from tui.widgets_input import TextBox
 from tui.widgets_lists import KeyScroll, KeyTable
 from tui.widgets_work_pane import WorkPane, stage
 from tui.widgets_work_status import WorkStatus
+
+if TYPE_CHECKING:  # numpy comes with the engine's metrics; the first paint must not wait for it
+    from engine.metrics import Evaluation
 
 SIZE_STEP = 10
 OVERLAP_STEP = 1
@@ -93,7 +93,9 @@ def sweep_overlaps(size: int, chunker: str) -> tuple[int, int]:
 
 
 def make_preview(corpus: Corpus, doc: Document, window: Window, passages: int | None, sentence: str) -> Preview:
-    """Cut ``doc`` (or its first ``passages`` passages) with ``window`` and draw it."""
+    """Cut ``doc`` (or its first ``passages`` passages) with ``window`` and draw it (in a worker)."""
+    from engine.chunking import sentence_windows, word_windows  # numpy: loaded off the first paint
+
     own = [c for c in corpus.chunks if c.doc_id == doc.id]
     text = doc.text[:own[passages - 1].end] if passages and own else doc.text
     cut = sentence_windows if window.chunker == "sentences" else word_windows
@@ -170,7 +172,8 @@ class ChunkingPane(WorkPane):
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self.window = Window(DEFAULT_SIZE, DEFAULT_OVERLAP, "words")
+        # Set by the first context: the engine's defaults live with numpy, loaded after the first paint.
+        self.window: Window | None = None
         self.passages: int | None = None
         self.preview: Preview | None = None
         self.sweep: ChunkSweep | None = None
@@ -210,6 +213,10 @@ class ChunkingPane(WorkPane):
         moved = previous is None or chunking != (previous.setup.size, previous.setup.overlap, previous.setup.chunker)
         if moved and setup.size is not None:  # the app re-chunks now: preview what it uses
             self.window = Window(setup.size, setup.overlap, setup.chunker)
+        elif self.window is None:
+            from engine.retriever import DEFAULT_OVERLAP, DEFAULT_SIZE  # loaded already: a context exists
+
+            self.window = Window(DEFAULT_SIZE, DEFAULT_OVERLAP, "words")
         self._start_preview()
 
     def _list_documents(self, corpus: Corpus) -> None:
@@ -223,7 +230,7 @@ class ChunkingPane(WorkPane):
     # -- the preview ---------------------------------------------------------------------------
 
     def _start_preview(self) -> None:
-        if self._shown_for is None or not self._documents:
+        if self._shown_for is None or self.window is None or not self._documents:
             return
         corpus = self._shown_for.corpus
         doc = self._documents[self.query_one("#chunk-documents", KeyTable).cursor_row]
@@ -243,11 +250,15 @@ class ChunkingPane(WorkPane):
             self._start_preview()
 
     def action_size(self, direction: int) -> None:
+        if self.window is None:  # no corpus yet: nothing to cut (keys and the palette both get here)
+            return
         size = max(SIZE_STEP, self.window.size + direction * SIZE_STEP)
         self.window = dataclasses.replace(self.window, size=size, overlap=min(self.window.overlap, size - 1))
         self._start_preview()
 
     def action_overlap(self, direction: int) -> None:
+        if self.window is None:
+            return
         overlap = self.window.overlap + direction * OVERLAP_STEP
         if 0 <= overlap < self.window.size:
             self.window = dataclasses.replace(self.window, overlap=overlap)
@@ -256,6 +267,8 @@ class ChunkingPane(WorkPane):
             self.notify(f"overlap stays between 0 and size - 1 ({self.window.size - 1})", severity="warning")
 
     def action_chunker(self) -> None:
+        if self.window is None:
+            return
         following = CHUNKERS[(CHUNKERS.index(self.window.chunker) + 1) % len(CHUNKERS)]
         self.window = dataclasses.replace(self.window, chunker=following)
         self._start_preview()
@@ -300,7 +313,7 @@ class ChunkingPane(WorkPane):
     # -- the sweep ----------------------------------------------------------------------------
 
     def action_sweep(self) -> None:
-        if self._shown_for is None:
+        if self._shown_for is None or self.window is None:
             return
         context, chunker = self._shown_for, self.window.chunker
         self.start_work("sweep", lambda progress: chunk_sweep(context, chunker, progress),
@@ -350,6 +363,8 @@ class ChunkingPane(WorkPane):
         return self.sweep.cells[row * overlaps + column].window
 
     def action_use(self) -> None:
+        if self.window is None:
+            return
         self.post_message(ChangeSetup(self.window.changes(), reason=f"chunking {self.window.label}"))
 
     # -- results -------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Hashable
+from typing import TYPE_CHECKING, Hashable
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -20,9 +20,7 @@ from textual.content import Content
 from textual.widgets import Input, Static
 
 from engine.errors import RanklensError
-from engine.ivf import SweepRow, cell_warnings, sweep
 from engine.progress import Progress
-from engine.vectors import VectorSet, corpus_set, synthetic_set
 from tui.charts import line_plot
 from tui.context import Context
 from tui.widgets_chart import Chart
@@ -30,6 +28,10 @@ from tui.widgets_input import TextBox
 from tui.widgets_lists import KeyTable
 from tui.widgets_work_pane import WorkPane, stage
 from tui.widgets_work_status import WorkStatus
+
+if TYPE_CHECKING:  # numpy comes with these; the first paint must not wait for it
+    from engine.ivf import SweepRow
+    from engine.vectors import VectorSet
 
 SOURCES = ("corpus", "synthetic")
 TABLE_HEADERS = ("n_probe", "compared", "share", "recall@10", "ms/query")
@@ -70,7 +72,10 @@ def parse_probes(text: str) -> list[int] | None:
 
 def run_sweep(context: Context, source: str, cells: int | None, probes: list[int] | None,
               progress: Progress) -> IvfResult:
-    """Build the vector set, then one IVF index, and measure every n_probe against exact search."""
+    """Build the vector set, then one IVF index, and measure every n_probe against exact search (in a worker)."""
+    from engine.ivf import cell_warnings, sweep  # numpy: loaded here, off the first paint
+    from engine.vectors import corpus_set, synthetic_set
+
     prepare = stage(progress, 0, 2, "vectors")
     prepare(0, 1, "LSA of the corpus" if source == "corpus" else "synthetic set")
     vectors: VectorSet = (synthetic_set() if source == "synthetic" else

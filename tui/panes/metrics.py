@@ -8,6 +8,7 @@ score tell the questions the corpus answers from those it does not?
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import events
@@ -17,18 +18,20 @@ from textual.content import Content
 from textual.widgets import DataTable, Static
 
 from engine.errors import RanklensError
-from engine.metrics import Evaluation, ThresholdReport
 from engine.progress import Progress
-from engine.retriever import Retriever
 from engine.setup import SCORERS
 from tui.charts import MARK_STYLE, DotRow, dot_rows
 from tui.context import Context, UseQuery
-from tui.metric_text import METRIC_HEADERS, METRIC_KEYS, metric_text, scorer_label
+from tui.metric_text import metric_columns, metric_text, scorer_label
 from tui.safe import clean, one_line, safe_text
 from tui.widgets_chart import Chart
 from tui.widgets_lists import KeyTable
 from tui.widgets_work_pane import WorkPane, stage
 from tui.widgets_work_status import WorkStatus
+
+if TYPE_CHECKING:  # numpy comes with these; the first paint must not wait for it
+    from engine.metrics import Evaluation, ThresholdReport
+    from engine.retriever import Retriever
 
 SHORT_NAMES = {"tfidf": "TF-IDF", "bm25": "BM25", "lsa": "LSA", "fusion": "fusion"}
 # A DataTable row costs the event loop a little; beyond this many questions the CLI is the tool.
@@ -128,7 +131,6 @@ class MetricsPane(WorkPane):
         yield Static(id="metrics-empty", markup=False)
 
     def on_mount(self) -> None:
-        self.query_one("#metrics-scorers", KeyTable).add_columns("scorer", *METRIC_HEADERS)
         self.query_one("#metrics-questions", QuestionTable).border_title = "questions · Enter searches one"
 
     def refresh_content(self, context: Context) -> None:
@@ -163,13 +165,17 @@ class MetricsPane(WorkPane):
 
     def _show_scorers(self, result: MetricsResult) -> None:
         table = self.query_one("#metrics-scorers", KeyTable)
-        table.clear()
-        best = {key: max(r.evaluation.metrics[key] for r in result.scorers) for key in METRIC_KEYS}
+        # The columns come with the first result: their names are the engine's (see metric_columns).
+        columns = metric_columns()
+        table.clear(columns=True)
+        table.add_columns("scorer", *(header for header, _ in columns))
+        keys = [key for _, key in columns]
+        best = {key: max(r.evaluation.metrics[key] for r in result.scorers) for key in keys}
         highlight = f"bold {self.colour('success')}"
         for r in result.scorers:
             mark = "▸ " if r.scorer == result.current else "  "
             cells = [Text(mark + r.label, style="bold" if r.scorer == result.current else "")]
-            for key in METRIC_KEYS:
+            for key in keys:
                 is_best = r.evaluation.metrics[key] >= best[key] - 1e-12
                 cells.append(Text(metric_text(r.evaluation, key), style=highlight if is_best else ""))
             table.add_row(*cells, key=r.scorer)

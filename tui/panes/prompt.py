@@ -8,6 +8,7 @@ the corpus folder and never over an existing file without a yes.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -140,12 +141,18 @@ class PromptPane(Vertical):
 
     @work(thread=True, group="save")
     def _write(self, target: Path, prompt: str) -> None:
+        """Write a temporary file beside ``target``, then rename it over ``target``: a failure or a
+        kill at any point leaves the old file whole, or the new one."""
         try:
             handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=target.parent,
                                                  prefix=f".{target.name}.", suffix=".tmp", delete=False)
             try:
                 with handle:
                     handle.write(prompt)
+                    handle.flush()
+                    os.fsync(handle.fileno())  # on disk before the rename makes it the file
+                if target.exists():  # a temporary file is private (0600): keep the old file's mode
+                    shutil.copymode(target, handle.name)
                 os.replace(handle.name, target)
             except BaseException:
                 os.unlink(handle.name)

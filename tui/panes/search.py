@@ -25,7 +25,7 @@ from engine.errors import Cancelled, RanklensError
 from engine.progress import cancellable, no_progress
 from engine.setup import Setup
 from tui.context import Context
-from tui.safe import one_line, safe_text
+from tui.safe import clean, one_line, safe_text
 from tui.widgets_highlight import highlighted, snippet
 from tui.widgets_lists import KeyTable, KeyTree
 from tui.widgets_query_box import QueryBox
@@ -305,7 +305,7 @@ class SearchPane(Vertical):
         document = self._latest.corpus.document(chunk.doc_id)
         heading = safe_text(document.title or document.id, style="bold", keep_newlines=False)
         if isinstance(entry, ChunkEntry):
-            heading.append(f"  chunk {chunk.index} ({chunk.id}) highlighted", style="dim")
+            heading.append(f"  chunk {chunk.index} ({clean(chunk.id, keep_newlines=False)}) highlighted", style="dim")
             text = highlighted(document.text, [(chunk.start, chunk.end)], style="reverse")
         else:
             text = safe_text(document.text)

@@ -1,0 +1,174 @@
+"""Bad input in the app: corpora that cannot be opened, settings the engine refuses, a thousand keystrokes.
+
+Each ends in a notification that names the problem (the file, the line, the
+setting), the app keeps running, and whatever was open stays open.
+"""
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+from typing import Callable
+
+import pytest
+from textual import events
+from textual.widgets import TabbedContent
+
+from tests.hardening_support import beir_folder, text_folder
+from tests.test_hardening_corpus import DOCS, deny_open
+from tests.tui_support import opened, search, settle
+from tui.app import RanklensApp, make_app
+from tui.context import ChangeSetup
+from tui.panes.chunking import ChunkingPane
+from tui.panes.search import DEBOUNCE_S, SearchPane
+from tui.widgets_path_prompt import PathPrompt
+from tui.widgets_query_box import QueryBox
+
+SIZE = (100, 30)
+# A bad corpus: where it is, and what the message must say about it.
+BadCorpus = Callable[[Path, pytest.MonkeyPatch], tuple[Path, list[str]]]
+
+
+def missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[str]]:
+    return tmp_path / "nowhere", ["corpus not found", str(tmp_path / "nowhere")]
+
+
+def unreadable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[str]]:
+    folder = beir_folder(tmp_path / "locked", DOCS)
+    deny_open(monkeypatch, folder / "corpus.jsonl")
+    return folder, [str(folder / "corpus.jsonl"), "Permission denied"]
+
+
+def empty(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[str]]:
+    folder = text_folder(tmp_path / "empty", {})
+    return folder, [f"no documents in {folder}"]
+
+
+def malformed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[str]]:
+    folder = beir_folder(tmp_path / "broken", DOCS)
+    with (folder / "corpus.jsonl").open("a", encoding="utf-8") as corpus:
+        corpus.write('{"_id": "c", "text": oops}\n')
+    return folder, [f"{folder / 'corpus.jsonl'}:3", "not valid JSON"]
+
+
+BAD_CORPORA = [pytest.param(case, id=case.__name__) for case in (missing, unreadable, empty, malformed)]
+
+
+def messages(app: RanklensApp) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+def assert_told(app: RanklensApp, needles: list[str]) -> None:
+    assert any(all(needle in message for needle in needles) for message in messages(app)), messages(app)
+
+
+@pytest.mark.parametrize("bad", BAD_CORPORA)
+async def test_a_bad_corpus_on_the_command_line(bad: BadCorpus, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    path, needles = bad(tmp_path, monkeypatch)
+    app = make_app(str(path), cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.context is None
+        assert_told(app, needles)
+        await pilot.press("escape", "s", "2")  # keys still work with nothing open
+        await settle(pilot)
+        assert app.query_one(TabbedContent).active == "metrics"
+        assert app.is_running
+
+
+async def test_a_bad_corpus_from_the_palette_keeps_the_open_one(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        workbench = app.context.workbench
+        for case in (missing, unreadable, empty, malformed):
+            path, needles = case(tmp_path / case.__name__, monkeypatch)
+            commands = {command.name: command for command in app.palette_commands()}
+            commands["Open corpus from a path…"].run()
+            await pilot.pause()
+            assert isinstance(app.screen, PathPrompt)
+            app.screen.query_one("#path-input").post_message(events.Paste(str(path)))
+            await pilot.pause()
+            await pilot.press("enter")
+            await settle(pilot)
+            assert_told(app, needles)
+            assert app.context.workbench is workbench  # the open corpus stays
+        pane = await search(pilot, "password")
+        assert pane.shown_query == "password" and pane._rows
+
+
+async def test_a_loader_bug_is_a_message_not_the_end_of_the_app(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(spec: str, progress: object = None) -> None:
+        raise RuntimeError("unforeseen")
+
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        monkeypatch.setattr("engine.loaders.load_corpus", broken)
+        app.switch_corpus("battery")
+        await settle(pilot)
+        assert_told(app, ["cannot open battery", "RuntimeError: unforeseen"])
+        assert app.context.corpus.name == "studio-alfa" and app.is_running
+
+
+@pytest.mark.parametrize(("overrides", "key", "field", "needle"), [
+    ({"k": 1}, "minus", "k", "k must be at least 1"),
+    ({"scorer": "bm25", "b": 1.0}, "right_curly_bracket", "b", "b must be between 0 and 1"),
+])
+async def test_a_refused_setting_keeps_the_setup(overrides: dict, key: str, field: str, needle: str) -> None:
+    app = make_app("studio-alfa", overrides, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        before = app.context
+        await pilot.press("escape", key)
+        await settle(pilot)
+        assert_told(app, [needle])
+        assert app.context is before and getattr(app.context.setup, field) == overrides[field]
+
+
+async def test_overlap_as_large_as_the_size_is_refused_on_the_chunking_tab() -> None:
+    app = make_app("studio-alfa", {"size": 3, "overlap": 2}, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("escape", "3")
+        await settle(pilot)
+        pane = app.query_one(ChunkingPane)
+        await pilot.press("O")  # overlap 3 = size: the tab says no and keeps its window
+        await settle(pilot)
+        assert (pane.window.size, pane.window.overlap) == (3, 2)
+        assert_told(app, ["overlap stays between 0 and size - 1 (2)"])
+        before = app.context
+        pane.post_message(ChangeSetup({"size": 3, "overlap": 3}, reason="chunking words 3/3"))
+        await settle(pilot)  # the engine refuses it too, should it come from elsewhere
+        assert_told(app, ["overlap must be >= 0 and smaller than size"])
+        assert "chunking words 3/3" not in messages(app)
+        assert app.context is before
+
+
+async def test_a_thousand_fast_keystrokes_leave_the_results_of_the_final_text() -> None:
+    """Keys arrive as from a terminal, a few milliseconds apart, with a pause past the debounce
+    now and then so that searches start (and are overtaken) while typing goes on."""
+    rng = random.Random(5)
+    words = ["password", " backup", " ferie", " fattura", " cellulare", " codici", " rimborso"]
+    keys: list[str] = []
+    while len(keys) < 1_000:
+        keys.extend(rng.choice(words))
+        keys.extend(["backspace"] * rng.randint(0, 4))
+    keys = keys[:1_000]
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        expected = ""
+        for n, key in enumerate(keys):
+            expected = expected[:-1] if key == "backspace" else expected + key
+            app.post_message(events.Key("space" if key == " " else key, None if key == "backspace" else key))
+            await asyncio.sleep(DEBOUNCE_S + 0.05 if n % 100 == 99 else 0.002)
+        await settle(pilot)
+        pane = app.query_one(SearchPane)
+        assert app.query_one(QueryBox).value == expected == app.context.query == pane.shown_query
+        engine = app.context.workbench.retriever(app.context.setup).search(expected)
+        assert [row.hit.chunk.id for row in pane._rows] == [hit.chunk.id for hit in engine.hits]
+        await pilot.press("escape", "2")
+        assert app.query_one(TabbedContent).active == "metrics"
