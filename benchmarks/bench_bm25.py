@@ -8,7 +8,7 @@ libraries, so only indexing and scoring are compared).
 from __future__ import annotations
 
 from benchmarks.common import Table, fmt_size
-from benchmarks.compare import OWN, SAME, SPEED_COLUMNS, Contender, Options, ratio_table, results_table, run_contenders
+from benchmarks.compare import OWN, SAME, SPEED_COLUMNS, Contender, Options, ratio_table, results_table, run_synthetic_sizes
 
 SETUP = {"scorer": "bm25", "bm25_variant": "lucene", "k1": 1.2, "b": 0.75}
 RANK_BM25_LIMIT = 10_000
@@ -23,10 +23,7 @@ CONTENDERS = [
 
 
 def run(sizes: list[int], options: Options) -> list[Table]:
-    groups = []
-    for n in sizes:
-        source = {"synthetic": n, "queries": options.queries}
-        groups.append((fmt_size(n), run_contenders(f"bm25 {fmt_size(n)}", source, n, SETUP, CONTENDERS, options)))
+    groups = run_synthetic_sizes("bm25", sizes, SETUP, CONTENDERS, options)
     results = results_table("BM25 (lucene, k1 1.2, b 0.75), Zipf corpora, top-10", "chunks", groups, SPEED_COLUMNS)
     results.notes += [
         f"{options.queries} queries of 2–8 words drawn from each corpus' own Zipf vocabulary; batch = all of "

@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from benchmarks.common import Table, fmt_bytes, fmt_ms, fmt_rate, fmt_ratio, fmt_seconds
+from benchmarks.common import Table, fmt_bytes, fmt_ms, fmt_rate, fmt_ratio, fmt_seconds, fmt_size
 from benchmarks.measure import agreement
 from benchmarks.peers import installed
 from benchmarks.worker import TaskFailed, run_task
@@ -90,6 +90,14 @@ def run_contenders(label: str, source: dict[str, Any], chunks: int, setup: dict[
         if outcome.result and reference and reference.result:
             outcome.against = agreement(reference.result, outcome.result)
     return outcomes
+
+
+def run_synthetic_sizes(name: str, sizes: list[int], setup: dict[str, Any], contenders: list[Contender],
+                        options: Options) -> list[tuple[str, list[Outcome]]]:
+    """Every contender on the Zipf corpus of each size: one (size label, outcomes) group per size."""
+    return [(fmt_size(n), run_contenders(f"{name} {fmt_size(n)}", {"synthetic": n, "queries": options.queries},
+                                         n, setup, contenders, options))
+            for n in sizes]
 
 
 def _reference(outcomes: list[Outcome], tokens: str) -> Outcome | None:
