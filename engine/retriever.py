@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Iterator, Sequence
@@ -32,6 +33,8 @@ from engine.setup import Setup
 from engine.termindex import QueryTerms, TermIndex
 from engine.topk import top_k
 
+MAX_CHUNKINGS = 3  # chunkings kept in memory per corpus (a chunk sweep visits many)
+MAX_TERM_INDEXES = 4  # term indexes kept, across chunkings and analysis settings
 CACHE_MIN_CHUNKS = 20_000  # below this, analysing is faster than reading a cache
 DEFAULT_SIZE = 100  # words per chunk for raw documents when nothing says otherwise
 DEFAULT_OVERLAP = 20
@@ -86,8 +89,12 @@ class Workbench:
     # term indexes of corpora this large are kept on disk between runs (None: never)
     cache: IndexCache | None = None
     cache_min_chunks: int = CACHE_MIN_CHUNKS
-    _chunks: dict = field(default_factory=dict)
-    _term_indexes: dict = field(default_factory=dict)
+    # Built pieces, most recently used last. Chunkings and term indexes are bounded (a chunk
+    # sweep over a large corpus must not keep every chunking); evicting one drops what was
+    # built on it. Keys are settings, never object ids, so an evicted object's id reused
+    # later cannot alias a stale entry.
+    _chunkings: OrderedDict = field(default_factory=OrderedDict)
+    _term_indexes: OrderedDict = field(default_factory=OrderedDict)
     _scorers: dict = field(default_factory=dict)
     # the TUI asks from several worker threads; one build at a time keeps caches whole
     _lock: threading.RLock = field(default_factory=threading.RLock)
@@ -98,34 +105,52 @@ class Workbench:
     def retriever(self, setup: Setup, progress: Progress = no_progress) -> "Retriever":
         with self._lock:
             started = time.perf_counter()
-            chunks = self.chunks(setup, progress)
-            index = self.term_index(setup, chunks, progress)
-            scorer = self.scorer(setup, index, setup.scorer)
+            chunk_key = self._chunk_key(setup)
+            chunks = self._chunking(chunk_key, setup, progress)
+            term_key = (chunk_key, setup.index_title, Analyzer.from_setup(setup).key)
+            index = self._term_index(term_key, setup, chunks, progress)
+            scorer = self._scorer(term_key, setup, index, setup.scorer)
             if isinstance(scorer, LsaScorer) and scorer.dims != setup.dims:
                 setup = setup.replace(dims=scorer.dims)  # describe what ran: the clamped dimensions
             return Retriever(self.corpus, setup, chunks, index, scorer, index_s=time.perf_counter() - started)
 
-    def chunks(self, setup: Setup, progress: Progress = no_progress) -> list[Chunk]:
-        native = setup.size is None and len(self.corpus.chunks) > 0
-        key = "native" if native else (setup.chunker, setup.size or DEFAULT_SIZE,
-                                       setup.overlap if setup.size else DEFAULT_OVERLAP)
-        if key not in self._chunks:
-            if native:
-                self._chunks[key] = list(self.corpus.chunks)
-            else:
-                _, size, overlap = key
-                self._chunks[key] = chunk_documents(self.corpus.documents, size, overlap, setup.chunker, progress)
-            if not self._chunks[key]:
-                raise RanklensError(f"{self.corpus.name}: no text to index (every document is empty)")
-        return self._chunks[key]
+    def _chunk_key(self, setup: Setup) -> tuple:
+        if setup.size is None and len(self.corpus.chunks) > 0:
+            return ("native",)
+        return (setup.chunker, setup.size or DEFAULT_SIZE, setup.overlap if setup.size else DEFAULT_OVERLAP)
 
-    def term_index(self, setup: Setup, chunks: list[Chunk], progress: Progress = no_progress) -> TermIndex:
+    def _chunking(self, key: tuple, setup: Setup, progress: Progress) -> list[Chunk]:
+        if key in self._chunkings:
+            self._chunkings.move_to_end(key)
+            return self._chunkings[key]
+        if key == ("native",):
+            chunks = list(self.corpus.chunks)
+        else:
+            chunks = chunk_documents(self.corpus.documents, key[1], key[2], key[0], progress)
+        if not chunks:
+            raise RanklensError(f"{self.corpus.name}: no text to index (every document is empty)")
+        self._chunkings[key] = chunks
+        while len(self._chunkings) > MAX_CHUNKINGS:
+            old, _ = self._chunkings.popitem(last=False)
+            for term_key in [k for k in self._term_indexes if k[0] == old]:
+                self._drop_term_index(term_key)
+        return chunks
+
+    def _term_index(self, key: tuple, setup: Setup, chunks: list[Chunk], progress: Progress) -> TermIndex:
+        if key in self._term_indexes:
+            self._term_indexes.move_to_end(key)
+            return self._term_indexes[key]
         analyzer = Analyzer.from_setup(setup)
-        key = (id(chunks), setup.index_title, analyzer.key)
-        if key not in self._term_indexes:
-            self._term_indexes[key] = self._load_or_build(self.index_texts(chunks, setup.index_title), analyzer,
-                                                          progress)
-        return self._term_indexes[key]
+        index = self._load_or_build(self.index_texts(chunks, setup.index_title), analyzer, progress)
+        self._term_indexes[key] = index
+        while len(self._term_indexes) > MAX_TERM_INDEXES:
+            self._drop_term_index(next(iter(self._term_indexes)))
+        return index
+
+    def _drop_term_index(self, key: tuple) -> None:
+        del self._term_indexes[key]
+        for scorer_key in [k for k in self._scorers if k[0] == key]:
+            del self._scorers[scorer_key]
 
     def _load_or_build(self, texts: list[str], analyzer: Analyzer, progress: Progress) -> TermIndex:
         if self.cache is None or len(texts) < self.cache_min_chunks:
@@ -144,22 +169,23 @@ class Workbench:
         titles = {d.id: d.title for d in self.corpus.documents}
         return [f"{titles[c.doc_id]} {c.text}" if titles[c.doc_id] else c.text for c in chunks]
 
-    def scorer(self, setup: Setup, index: TermIndex, name: str):
+    def _scorer(self, term_key: tuple, setup: Setup, index: TermIndex, name: str):
         if name == "tfidf":
-            key = (id(index), "tfidf", setup.sublinear_tf)
+            key = (term_key, "tfidf", setup.sublinear_tf)
             build = lambda: TfidfScorer.fit(index, setup.sublinear_tf)  # noqa: E731
         elif name == "bm25":
-            key = (id(index), "bm25", setup.bm25_variant, setup.k1, setup.b, setup.delta)
+            key = (term_key, "bm25", setup.bm25_variant, setup.k1, setup.b, setup.delta)
             build = lambda: BM25Scorer.fit(index, setup.bm25_variant, setup.k1, setup.b, setup.delta)  # noqa: E731
         elif name == "lsa":
             # LSA decomposes the plain TF-IDF matrix (the lesson's), whatever sublinear_tf says
-            key = (id(index), "lsa", setup.dims)
-            build = lambda: LsaScorer.fit(self.scorer(setup.replace(sublinear_tf=False), index, "tfidf"), setup.dims)  # noqa: E731
+            key = (term_key, "lsa", setup.dims)
+            build = lambda: LsaScorer.fit(  # noqa: E731
+                self._scorer(term_key, setup.replace(sublinear_tf=False), index, "tfidf"), setup.dims)
         else:
-            key = (id(index), "fusion", setup.fuse, setup.fusion_method, setup.rrf_k, setup.sublinear_tf,
+            key = (term_key, "fusion", setup.fuse, setup.fusion_method, setup.rrf_k, setup.sublinear_tf,
                    setup.bm25_variant, setup.k1, setup.b, setup.delta, setup.dims)
-            build = lambda: FusionScorer(tuple(self.scorer(setup, index, p) for p in setup.fuse),  # noqa: E731
-                                         setup.fusion_method, setup.rrf_k)
+            build = lambda: FusionScorer(  # noqa: E731
+                tuple(self._scorer(term_key, setup, index, p) for p in setup.fuse), setup.fusion_method, setup.rrf_k)
         if key not in self._scorers:
             self._scorers[key] = build()
         return self._scorers[key]

@@ -82,3 +82,19 @@ def test_index_command_writes_to_the_cache_not_the_corpus(capsys, tmp_path, monk
     assert run.status == 0 and "1 chunks" in run.out
     assert [p.name for p in folder.iterdir()] == ["a.txt"]
     assert len(list(cache_dir.iterdir())) == 1
+
+
+def test_the_workbench_keeps_a_bounded_number_of_chunkings_and_rebuilds_evicted_ones() -> None:
+    from engine.retriever import MAX_CHUNKINGS
+
+    workbench = Workbench(corpus_of([" ".join(f"w{i + j}" for j in range(40)) for i in range(30)]))
+    setups = [setup_for(workbench.corpus, {"size": size, "overlap": 0}) for size in (5, 10, 15, 20, 25)]
+    first = workbench.retriever(setups[0])
+    for setup in setups[1:]:
+        workbench.retriever(setup)
+    assert len(workbench._chunkings) == MAX_CHUNKINGS
+    assert all(key[0] in workbench._chunkings for key in workbench._term_indexes)
+    assert all(key[0] in workbench._term_indexes for key in workbench._scorers)
+    again = workbench.retriever(setups[0])  # evicted, so rebuilt: same results, new objects
+    assert again.chunks is not first.chunks
+    assert [h.chunk.id for h in again.search("w7 w12").hits] == [h.chunk.id for h in first.search("w7 w12").hits]
