@@ -7,12 +7,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from textual import events
 from textual.command import CommandPalette
 from textual.widgets import TabbedContent
 
 from corpora import bundled_path
-from tests.tui_support import opened, screen_text, search, settle
+from tests.tui_support import open_path, opened, screen_text, search, settle
 from tui.app import PANES, TABS, make_app
 from tui.context import ChangeSetup, UseQuery
 from tui.help import HelpScreen
@@ -21,7 +20,6 @@ from tui.panes.metrics import MetricsPane
 from tui.panes.search import SearchPane
 from tui.setting_steps import SETTING_STEPS
 from tui.widgets_lists import KeyTable
-from tui.widgets_path_prompt import PathPrompt
 from tui.widgets_query_box import QueryBox
 from tui.widgets_setup_line import SetupLine
 
@@ -200,12 +198,7 @@ async def test_open_a_corpus_from_a_path(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
         app.action_open_path()
-        await pilot.pause()
-        assert isinstance(app.screen, PathPrompt)
-        app.screen.query_one("#path-input").post_message(events.Paste(str(folder)))
-        await pilot.pause()
-        await pilot.press("enter")
-        await settle(pilot)
+        await open_path(pilot, folder)
         assert app.context.corpus.name == "my-corpus"
 
 

@@ -16,12 +16,11 @@ from textual.widgets import TabbedContent
 
 from tests.hardening_support import beir_folder, text_folder
 from tests.test_hardening_corpus import DOCS, deny_open
-from tests.tui_support import opened, search, settle
+from tests.tui_support import open_path, opened, search, settle
 from tui.app import RanklensApp, make_app
 from tui.context import ChangeSetup
 from tui.panes.chunking import ChunkingPane
 from tui.panes.search import DEBOUNCE_S, SearchPane
-from tui.widgets_path_prompt import PathPrompt
 from tui.widgets_query_box import QueryBox
 
 SIZE = (100, 30)
@@ -87,12 +86,7 @@ async def test_a_bad_corpus_from_the_palette_keeps_the_open_one(tmp_path: Path,
             path, needles = case(tmp_path / case.__name__, monkeypatch)
             commands = {command.name: command for command in app.palette_commands()}
             commands["Open corpus from a path…"].run()
-            await pilot.pause()
-            assert isinstance(app.screen, PathPrompt)
-            app.screen.query_one("#path-input").post_message(events.Paste(str(path)))
-            await pilot.pause()
-            await pilot.press("enter")
-            await settle(pilot)
+            await open_path(pilot, path)
             assert_told(app, needles)
             assert app.context.workbench is workbench  # the open corpus stays
         pane = await search(pilot, "password")

@@ -95,3 +95,15 @@ async def search(pilot: Pilot, text: str) -> SearchPane:
 def screen_text(app: App) -> str:
     """What the screen shows, as plain text, one line per row."""
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+async def open_path(pilot: Pilot, path: Path) -> None:
+    """Answer the app's "open a corpus from a path" prompt with ``path`` (pasted) and wait."""
+    from tui.widgets_path_prompt import PathPrompt
+
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, PathPrompt)
+    pilot.app.screen.query_one("#path-input").post_message(events.Paste(str(path)))
+    await pilot.pause()
+    await pilot.press("enter")
+    await settle(pilot)
