@@ -11,7 +11,7 @@ import dataclasses
 import math
 import re
 from pathlib import Path
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 from engine.errors import RanklensError
@@ -55,7 +55,6 @@ class Setup:
     index_title: bool = False
     language: str | None = None
     decimals: int = 3  # how scores are printed; the English and Spanish lessons print 2
-    extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     @classmethod
     def from_mapping(cls, *layers: Mapping[str, Any], source: str = "settings") -> "Setup":
@@ -79,7 +78,7 @@ class Setup:
 
     def replace(self, **changes: Any) -> "Setup":
         """A copy with some fields changed, validated like any other setup."""
-        merged = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "extra"}
+        merged = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         return Setup.from_mapping(merged, changes, source="setup")
 
     def validate(self, source: str = "settings") -> None:
