@@ -32,7 +32,7 @@ test: $(STAMP_TEST)
 	$(BIN)/python -m pytest -q -n 4 $(PYTEST_ARGS)
 
 bench: $(STAMP_BENCH)
-	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
+	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -1,1 +1,1 @@
-"""Benchmarks of ranklens against peer libraries; run ``python benchmarks/run.py``."""
+"""Benchmarks of ranklens against peer libraries; run ``python -m benchmarks.run``."""

@@ -44,8 +44,8 @@ def recall(found: np.ndarray, truth: np.ndarray) -> float:
 
 def ivf_task(args: dict[str, Any], arrays: dict[str, np.ndarray]) -> dict[str, Any]:
     """Worker entry point: both libraries on one vector set, rows per n_probe."""
-    from engine.ivf import IVFIndex, exact_topk
-    from engine.synthetic import synthetic_vectors
+    from ranklens.engine.ivf import IVFIndex, exact_topk
+    from ranklens.engine.synthetic import synthetic_vectors
 
     V, Q = synthetic_vectors(n=args["n"], d=args["d"], nq=args["nq"])
     truth = exact_topk(V, Q, K)

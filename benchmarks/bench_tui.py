@@ -52,8 +52,8 @@ class Bare(App):
 app = Bare()
 """,
     "ranklens (make_app(), default corpus)": """
-import tui.cli  # what the ranklens command imports first
-from tui.app import make_app
+import ranklens.cli.main  # what the ranklens command imports first
+from ranklens.tui.app import make_app
 
 app = make_app()
 """,
@@ -92,7 +92,7 @@ def first_paint_s(code: str, timeout: float) -> float:
 def run(quick: bool) -> list[Table]:
     table = Table("TUI: process start to first paint (headless, 80×24)",
                   ["app", "median", "min", "max", "runs"])
-    if importlib.util.find_spec("textual") is None or importlib.util.find_spec("tui.app") is None:
+    if importlib.util.find_spec("textual") is None or importlib.util.find_spec("ranklens.tui.app") is None:
         table.notes.append("skipped: tui/app.py (make_app) is not there yet")
         return [table]
     repeats = 1 if quick else 5

@@ -14,10 +14,10 @@ import numpy as np
 
 from benchmarks.common import latencies_ms, measure, percentile
 from benchmarks.peers import Engine, corpus_from_texts, head, make_engine
-from engine.corpus import Corpus
-from engine.metrics import QuestionScores, score_question
-from engine.setup import Setup
-from engine.topk import top_k
+from ranklens.engine.corpus import Corpus
+from ranklens.engine.metrics import QuestionScores, score_question
+from ranklens.engine.setup import Setup
+from ranklens.engine.topk import top_k
 
 K = 10
 RECALL_DEPTH = 100
@@ -32,8 +32,8 @@ def load(source: dict[str, Any]) -> tuple[Corpus, list[str], list[dict[int, int]
         spec = Synthetic(source["synthetic"])
         return corpus_from_texts(spec.texts()), spec.query_texts()[:source["queries"]], None
     from benchmarks.corpora import DATA
-    from engine.loaders import load_corpus
-    from engine.retriever import Retriever
+    from ranklens.engine.loaders import load_corpus
+    from ranklens.engine.retriever import Retriever
 
     corpus = load_corpus(DATA / source["real"])
     questions = corpus.answerable[:source["queries"]]

@@ -16,12 +16,12 @@ from typing import Any, Protocol, Sequence
 
 import numpy as np
 
-from engine.analysis import Analyzer
-from engine.corpus import Chunk, Corpus, Document
-from engine.retriever import Retriever, Workbench
-from engine.setup import Setup
-from engine.termindex import TermIndex
-from engine.topk import top_k
+from ranklens.engine.analysis import Analyzer
+from ranklens.engine.corpus import Chunk, Corpus, Document
+from ranklens.engine.retriever import Retriever, Workbench
+from ranklens.engine.setup import Setup
+from ranklens.engine.termindex import TermIndex
+from ranklens.engine.topk import top_k
 
 _SKLEARN_BLOCK = 64
 

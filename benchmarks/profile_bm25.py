@@ -16,16 +16,13 @@ import pstats
 import statistics
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: make the repo importable
-
-from benchmarks.corpora import Synthetic  # noqa: E402
-from benchmarks.peers import corpus_from_texts  # noqa: E402
-from benchmarks.run import parse_size  # noqa: E402
-from engine.retriever import Retriever, Workbench  # noqa: E402
-from engine.setup import Setup  # noqa: E402
-from engine.topk import top_k  # noqa: E402
+from benchmarks.corpora import Synthetic
+from benchmarks.peers import corpus_from_texts
+from benchmarks.run import parse_size
+from ranklens.engine.retriever import Retriever, Workbench
+from ranklens.engine.setup import Setup
+from ranklens.engine.topk import top_k
 
 K = 10
 

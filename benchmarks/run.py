@@ -1,9 +1,9 @@
 """ranklens against its peers: one table per section, all measured in this run.
 
-    python benchmarks/run.py                       # everything at 10k, 100k, 1M chunks
-    python benchmarks/run.py --sizes 10k --only bm25,tfidf
-    python benchmarks/run.py --quick               # the smoke run: 2k chunks, a few seconds
-    python benchmarks/run.py --out benchmarks/RESULTS-tables.md
+    python -m benchmarks.run                       # everything at 10k, 100k, 1M chunks
+    python -m benchmarks.run --sizes 10k --only bm25,tfidf
+    python -m benchmarks.run --quick               # the smoke run: 2k chunks, a few seconds
+    python -m benchmarks.run --out benchmarks/RESULTS-tables.md
 
 Sections: bm25, tfidf (Zipf corpora at --sizes), ivf (synthetic vectors),
 tui (first paint), real (the collections in ../shared/data, when present).
@@ -21,11 +21,9 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: make the repo importable
-
-from benchmarks import bench_bm25, bench_ivf, bench_real, bench_tfidf, bench_tui  # noqa: E402
-from benchmarks.common import Table  # noqa: E402
-from benchmarks.compare import Options, log  # noqa: E402
+from benchmarks import bench_bm25, bench_ivf, bench_real, bench_tfidf, bench_tui
+from benchmarks.common import Table
+from benchmarks.compare import Options, log
 
 SECTIONS = ("bm25", "tfidf", "ivf", "tui", "real")
 DEFAULT_SIZES = "10k,100k,1m"

@@ -13,8 +13,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
-from engine.errors import RanklensError
-from engine.setup import LANGUAGES, Setup
+from ranklens.engine.errors import RanklensError
+from ranklens.engine.setup import LANGUAGES, Setup
 
 _STEMMER_NAMES = {"it": "italian", "en": "english", "es": "spanish"}
 

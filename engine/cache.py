@@ -21,8 +21,8 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from engine.analysis import Analyzer
-from engine.termindex import TermIndex
+from ranklens.engine.analysis import Analyzer
+from ranklens.engine.termindex import TermIndex
 
 FORMAT = 1
 _ARRAYS = ("indptr", "indices", "data", "doc_len", "doc_freq", "vocab_offsets", "vocab_blob")

@@ -12,10 +12,10 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from engine.corpus import Chunk, Document, normalise_space
-from engine.errors import RanklensError
-from engine.progress import Progress, no_progress
-from engine.setup import CHUNKERS
+from ranklens.engine.corpus import Chunk, Document, normalise_space
+from ranklens.engine.errors import RanklensError
+from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.setup import CHUNKERS
 
 # Words are what str.split() finds: runs of characters that are not Unicode white space.
 # Every white-space character lies below U+3001, so a table of that size classifies them all.

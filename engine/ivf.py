@@ -13,8 +13,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from engine.errors import RanklensError
-from engine.progress import Progress, no_progress
+from ranklens.engine.errors import RanklensError
+from ranklens.engine.progress import Progress, no_progress
 
 # FAISS warns when k-means gets fewer training points than this per centroid.
 MIN_POINTS_PER_CELL = 39

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from corpora import bundled_corpora, bundled_path
-from engine.corpus import Chunk, Corpus, Document, Question
-from engine.errors import RanklensError
-from engine.progress import Progress, no_progress
-from engine.setup import LANGUAGES, Setup
+from ranklens.corpora import bundled_corpora, bundled_path
+from ranklens.engine.corpus import Chunk, Corpus, Document, Question
+from ranklens.engine.errors import RanklensError
+from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.setup import LANGUAGES, Setup
 
 TEXT_SUFFIXES = (".txt", ".md")
 _PROGRESS_LINES = 10_000

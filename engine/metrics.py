@@ -12,8 +12,8 @@ from typing import Any, Iterable, NamedTuple, Sequence
 
 import numpy as np
 
-from engine.errors import RanklensError
-from engine.topk import top_k
+from ranklens.engine.errors import RanklensError
+from ranklens.engine.topk import top_k
 
 # Cut-offs of the aggregate metrics; the keys of Evaluation.metrics follow them.
 NDCG_K = 10

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Callable, Protocol
 
-from engine.errors import Cancelled
+from ranklens.engine.errors import Cancelled
 
 
 class Progress(Protocol):

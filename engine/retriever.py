@@ -16,22 +16,22 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from engine.analysis import Analyzer
-from engine.cache import IndexCache, index_key
-from engine.chunking import chunk_documents, contains_answer
-from engine.corpus import Chunk, Corpus, Question
-from engine.errors import RanklensError
-from engine.metrics import Evaluation, QuestionScores, ThresholdReport, evaluate, threshold_analysis
-from engine.progress import Progress, no_progress
-from engine.prompt import build_prompt
-from engine.scoring.bm25 import BM25Scorer
-from engine.scoring.explain import Explanation
-from engine.scoring.fusion import FusionScorer
-from engine.scoring.lsa import LsaScorer
-from engine.scoring.tfidf import TfidfScorer
-from engine.setup import Setup
-from engine.termindex import QueryTerms, TermIndex
-from engine.topk import top_k
+from ranklens.engine.analysis import Analyzer
+from ranklens.engine.cache import IndexCache, index_key
+from ranklens.engine.chunking import chunk_documents, contains_answer
+from ranklens.engine.corpus import Chunk, Corpus, Question
+from ranklens.engine.errors import RanklensError
+from ranklens.engine.metrics import Evaluation, QuestionScores, ThresholdReport, evaluate, threshold_analysis
+from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.prompt import build_prompt
+from ranklens.engine.scoring.bm25 import BM25Scorer
+from ranklens.engine.scoring.explain import Explanation
+from ranklens.engine.scoring.fusion import FusionScorer
+from ranklens.engine.scoring.lsa import LsaScorer
+from ranklens.engine.scoring.tfidf import TfidfScorer
+from ranklens.engine.setup import Setup
+from ranklens.engine.termindex import QueryTerms, TermIndex
+from ranklens.engine.topk import top_k
 
 MAX_CHUNKINGS = 3  # chunkings kept in memory per corpus (a chunk sweep visits many)
 MAX_TERM_INDEXES = 4  # term indexes kept, across chunkings and analysis settings

@@ -14,7 +14,7 @@ from pathlib import Path
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from engine.errors import RanklensError
+from ranklens.engine.errors import RanklensError
 
 SCORERS = ("tfidf", "bm25", "lsa", "fusion")
 BM25_VARIANTS = ("lucene", "robertson", "atire", "bm25l", "bm25+")

@@ -15,8 +15,8 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from engine.analysis import Analyzer
-from engine.progress import Progress, no_progress
+from ranklens.engine.analysis import Analyzer
+from ranklens.engine.progress import Progress, no_progress
 
 _BATCH = 5000
 

@@ -7,9 +7,9 @@ from typing import Sequence
 
 import numpy as np
 
-from engine.errors import RanklensError
-from engine.scoring.dense import Encoder
-from engine.scoring.lsa import LsaScorer
+from ranklens.engine.errors import RanklensError
+from ranklens.engine.scoring.dense import Encoder
+from ranklens.engine.scoring.lsa import LsaScorer
 
 MAX_SAMPLED_QUERIES = 200
 
@@ -28,7 +28,7 @@ class VectorSet:
 
 
 def synthetic_set() -> VectorSet:
-    from engine.synthetic import synthetic_vectors
+    from ranklens.engine.synthetic import synthetic_vectors
 
     vectors, queries = synthetic_vectors()
     return VectorSet("synthetic (seed 004: 50 topics)", vectors, queries, default_cells=100)

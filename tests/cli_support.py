@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from tui.cli import main
+from ranklens.cli.main import main
 
 
 @dataclass

@@ -127,7 +127,7 @@ def measured_run(argv: list[str], stdout: int | None = subprocess.PIPE) -> Measu
     """
     wrapper = (
         "import json, resource, subprocess, sys\n"
-        "status = subprocess.call([sys.executable, '-m', 'tui.cli', *sys.argv[1:]])\n"
+        "status = subprocess.call([sys.executable, '-m', 'ranklens.cli.main', *sys.argv[1:]])\n"
         "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024\n"  # kilobytes on Linux
         "sys.stderr.write('\\n' + json.dumps({'status': status, 'peak': peak}))\n"
     )

@@ -10,9 +10,9 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Input
 
-from engine.loaders import load_corpus
-from engine.retriever import Workbench, setup_for
-from tui.context import ChangeSetup, Context, UseQuery
+from ranklens.engine.loaders import load_corpus
+from ranklens.engine.retriever import Workbench, setup_for
+from ranklens.tui.context import ChangeSetup, Context, UseQuery
 
 
 class PaneHarness(App):

@@ -1,7 +1,7 @@
 """The benchmark script's smoke run: every section prints its table and the script exits 0.
 
 Timings are never asserted (machines are noisy); this only checks that
-``benchmarks/run.py --quick`` works end to end on tiny inputs.
+``python -m benchmarks.run --quick`` works end to end on tiny inputs.
 """
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ TITLES = ("### Machine", "### BM25 (lucene", "### BM25 ratios", "### TF-IDF (sci
 
 def test_quick_run_prints_every_table(tmp_path: Path) -> None:
     out = tmp_path / "tables.md"
-    done = subprocess.run([sys.executable, str(REPO / "benchmarks" / "run.py"), "--quick", "--out", str(out)],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, "-m", "benchmarks.run", "--quick", "--out", str(out)],
+                          cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     for title in TITLES:
         assert title in done.stdout, f"missing {title!r} in:\n{done.stdout[-3000:]}"
@@ -27,7 +27,7 @@ def test_quick_run_prints_every_table(tmp_path: Path) -> None:
 
 
 def test_unknown_section_is_a_usage_error() -> None:
-    done = subprocess.run([sys.executable, str(REPO / "benchmarks" / "run.py"), "--only", "nope"],
+    done = subprocess.run([sys.executable, "-m", "benchmarks.run", "--only", "nope"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "unknown section 'nope'" in done.stderr

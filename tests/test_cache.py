@@ -6,9 +6,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.cache import IndexCache
-from engine.corpus import Chunk, Corpus, Document
-from engine.retriever import Workbench, setup_for
+from ranklens.engine.cache import IndexCache
+from ranklens.engine.corpus import Chunk, Corpus, Document
+from ranklens.engine.retriever import Workbench, setup_for
 from tests.cli_support import run_cli
 
 
@@ -85,7 +85,7 @@ def test_index_command_writes_to_the_cache_not_the_corpus(capsys, tmp_path, monk
 
 
 def test_the_workbench_keeps_a_bounded_number_of_chunkings_and_rebuilds_evicted_ones() -> None:
-    from engine.retriever import MAX_CHUNKINGS
+    from ranklens.engine.retriever import MAX_CHUNKINGS
 
     workbench = Workbench(corpus_of([" ".join(f"w{i + j}" for j in range(40)) for i in range(30)]))
     setups = [setup_for(workbench.corpus, {"size": size, "overlap": 0}) for size in (5, 10, 15, 20, 25)]

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.chunking import (
+from ranklens.engine.chunking import (
     Span,
     chunk_document,
     chunk_documents,
@@ -13,9 +13,9 @@ from engine.chunking import (
     sentence_windows,
     word_windows,
 )
-from engine.corpus import Document
-from engine.errors import Cancelled, RanklensError
-from engine.loaders import load_corpus
+from ranklens.engine.corpus import Document
+from ranklens.engine.errors import Cancelled, RanklensError
+from ranklens.engine.loaders import load_corpus
 
 ANSWER = "entro cinque giorni dalla notifica di scarto"
 

@@ -27,9 +27,9 @@ def test_no_engine_module_imports_textual_or_rich() -> None:
 def test_engine_imports_without_textual_or_sklearn_until_lsa() -> None:
     code = (
         "import sys\n"
-        "import engine.retriever, engine.loaders, engine.metrics, engine.ivf, engine.prompt, engine.vectors\n"
-        "from engine.loaders import load_corpus\n"
-        "from engine.retriever import Workbench, setup_for\n"
+        "import ranklens.engine.retriever, engine.loaders, engine.metrics, engine.ivf, engine.prompt, engine.vectors\n"
+        "from ranklens.engine.loaders import load_corpus\n"
+        "from ranklens.engine.retriever import Workbench, setup_for\n"
         "c = load_corpus('studio-alfa'); wb = Workbench(c)\n"
         "wb.retriever(setup_for(c, {'scorer': 'bm25'})).evaluate()\n"
         "assert 'textual' not in sys.modules, 'textual imported'\n"

@@ -14,8 +14,8 @@ from typing import Callable
 
 import pytest
 
-from engine.errors import RanklensError
-from engine.loaders import load_corpus
+from ranklens.engine.errors import RanklensError
+from ranklens.engine.loaders import load_corpus
 from tests.cli_support import run_cli
 from tests.hardening_support import (
     ROOT,
@@ -118,7 +118,7 @@ def test_unreadable_chunk_file(capsys, tmp_path: Path, monkeypatch: pytest.Monke
     def denied(name, *args, **kwargs):
         raise PermissionError(errno.EACCES, "Permission denied", name)
 
-    monkeypatch.setattr("tui.cli_commands.open", denied, raising=False)
+    monkeypatch.setattr("ranklens.cli.commands.open", denied, raising=False)
     assert_error(run_cli(capsys, "chunk", str(path), "--size", "5"), f"cannot read {path}: Permission denied")
 
 
@@ -144,7 +144,7 @@ def test_real_permissions(capsys, tmp_path: Path) -> None:
 def run_process(*argv: str) -> subprocess.CompletedProcess[bytes]:
     """``ranklens *argv`` as its own process: a run that blocks fails the test instead of hanging it."""
     try:
-        return subprocess.run([sys.executable, "-m", "tui.cli", *argv], cwd=ROOT, capture_output=True, timeout=60)
+        return subprocess.run([sys.executable, "-m", "ranklens.cli.main", *argv], cwd=ROOT, capture_output=True, timeout=60)
     except subprocess.TimeoutExpired:
         pytest.fail(f"ranklens {' '.join(argv)} did not finish")
 

@@ -15,21 +15,21 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.analysis import Analyzer
-from engine.chunking import Span, sentence_windows, word_windows
-from engine.corpus import Chunk, Corpus, Document
-from engine.errors import RanklensError
-from engine.loaders import load_corpus
-from engine.metrics import QuestionScores, evaluate, gold_rank, gold_ranks, score_question, threshold_analysis
-from engine.prompt import build_prompt
-from engine.retriever import Workbench, setup_for
-from engine.scoring.bm25 import BM25Scorer
-from engine.scoring.fusion import FusionScorer
-from engine.scoring.lsa import LsaScorer
-from engine.scoring.tfidf import TfidfScorer
-from engine.setup import BM25_VARIANTS, Setup
-from engine.termindex import TermIndex
-from engine.topk import top_k
+from ranklens.engine.analysis import Analyzer
+from ranklens.engine.chunking import Span, sentence_windows, word_windows
+from ranklens.engine.corpus import Chunk, Corpus, Document
+from ranklens.engine.errors import RanklensError
+from ranklens.engine.loaders import load_corpus
+from ranklens.engine.metrics import QuestionScores, evaluate, gold_rank, gold_ranks, score_question, threshold_analysis
+from ranklens.engine.prompt import build_prompt
+from ranklens.engine.retriever import Workbench, setup_for
+from ranklens.engine.scoring.bm25 import BM25Scorer
+from ranklens.engine.scoring.fusion import FusionScorer
+from ranklens.engine.scoring.lsa import LsaScorer
+from ranklens.engine.scoring.tfidf import TfidfScorer
+from ranklens.engine.setup import BM25_VARIANTS, Setup
+from ranklens.engine.termindex import TermIndex
+from ranklens.engine.topk import top_k
 
 # A nan or a division by zero in engine code is a bug, not a warning to scroll past.
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning:engine")

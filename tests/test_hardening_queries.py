@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from corpora import bundled_path
-from engine.loaders import load_corpus
-from engine.retriever import Workbench, setup_for
+from ranklens.corpora import bundled_path
+from ranklens.engine.loaders import load_corpus
+from ranklens.engine.retriever import Workbench, setup_for
 from tests.hardening_support import run_on, text_folder
 
 STUDIO = bundled_path("studio-alfa")

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
-from engine.errors import Cancelled, RanklensError
-from engine.ivf import IVFIndex, _top_k_rows, cell_warnings, exact_topk, sweep, sweep_to_dict
-from engine.synthetic import synthetic_vectors
+from ranklens.engine.errors import Cancelled, RanklensError
+from ranklens.engine.ivf import IVFIndex, _top_k_rows, cell_warnings, exact_topk, sweep, sweep_to_dict
+from ranklens.engine.synthetic import synthetic_vectors
 
 SEED_PROBES = [1, 2, 4, 8, 16, 32, 100]
 SEED_COMPARED = [360, 536, 925, 1727, 3314, 6454, 20100]
@@ -161,8 +161,8 @@ def test_probing_every_cell_of_a_corpus_finds_every_neighbour(capsys) -> None:
 
 def test_any_encoder_can_go_behind_the_index() -> None:
     """A stand-in neural encoder (fixed random projection of letter counts) through the same sweep."""
-    from engine.scoring.dense import unit_rows
-    from engine.vectors import encoder_set
+    from ranklens.engine.scoring.dense import unit_rows
+    from ranklens.engine.vectors import encoder_set
 
     class LetterEncoder:
         name = "letters"

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from corpora import bundled_corpora, bundled_path
-from engine.corpus import Corpus
-from engine.errors import RanklensError
-from engine.loaders import load_corpus
+from ranklens.corpora import bundled_corpora, bundled_path
+from ranklens.engine.corpus import Corpus
+from ranklens.engine.errors import RanklensError
+from ranklens.engine.loaders import load_corpus
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 

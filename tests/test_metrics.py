@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
-from engine.errors import RanklensError
-from engine.metrics import (
+from ranklens.engine.errors import RanklensError
+from ranklens.engine.metrics import (
     QuestionScores,
     evaluate,
     gold_rank,

@@ -4,13 +4,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.analysis import Analyzer
-from engine.loaders import load_corpus
-from engine.scoring.bm25 import BM25Scorer
-from engine.scoring.tfidf import TfidfScorer
-from engine.setup import Setup
-from engine.termindex import TermIndex
-from engine.topk import top_k
+from ranklens.engine.analysis import Analyzer
+from ranklens.engine.loaders import load_corpus
+from ranklens.engine.scoring.bm25 import BM25Scorer
+from ranklens.engine.scoring.tfidf import TfidfScorer
+from ranklens.engine.setup import Setup
+from ranklens.engine.termindex import TermIndex
+from ranklens.engine.topk import top_k
 
 
 def zipf_corpus(n_docs: int = 400, vocab: int = 3000, seed: int = 7) -> list[str]:

@@ -6,7 +6,7 @@ import re
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
-from engine.prompt import _TAG, _skeleton, build_prompt, neutralise_context_tags
+from ranklens.engine.prompt import _TAG, _skeleton, build_prompt, neutralise_context_tags
 
 COPIE_1 = (
     "Il ripristino di un file cancellato si richiede aprendo una segnalazione al servizio "

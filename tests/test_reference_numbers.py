@@ -5,12 +5,12 @@ import math
 
 import pytest
 
-from engine.analysis import Analyzer
-from engine.loaders import load_corpus
-from engine.retriever import Workbench, setup_for
-from engine.scoring.tfidf import TfidfScorer
-from engine.setup import Setup
-from engine.termindex import TermIndex
+from ranklens.engine.analysis import Analyzer
+from ranklens.engine.loaders import load_corpus
+from ranklens.engine.retriever import Workbench, setup_for
+from ranklens.engine.scoring.tfidf import TfidfScorer
+from ranklens.engine.setup import Setup
+from ranklens.engine.termindex import TermIndex
 from tests.cli_support import run_cli
 from tests.test_prompt import SEED_PROMPT
 

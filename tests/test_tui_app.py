@@ -10,18 +10,18 @@ import pytest
 from textual.command import CommandPalette
 from textual.widgets import TabbedContent
 
-from corpora import bundled_path
+from ranklens.corpora import bundled_path
 from tests.tui_support import open_path, opened, screen_text, search, settle
-from tui.app import PANES, TABS, make_app
-from tui.context import ChangeSetup, UseQuery
-from tui.help import HelpScreen
-from tui.key_map import all_rows
-from tui.panes.metrics import MetricsPane
-from tui.panes.search import SearchPane
-from tui.setting_steps import SETTING_STEPS
-from tui.widgets_lists import KeyTable
-from tui.widgets_query_box import QueryBox
-from tui.widgets_setup_line import SetupLine
+from ranklens.tui.app import PANES, TABS, make_app
+from ranklens.tui.context import ChangeSetup, UseQuery
+from ranklens.tui.help import HelpScreen
+from ranklens.tui.key_map import all_rows
+from ranklens.tui.panes.metrics import MetricsPane
+from ranklens.tui.panes.search import SearchPane
+from ranklens.tui.setting_steps import SETTING_STEPS
+from ranklens.tui.widgets.lists import KeyTable
+from ranklens.tui.widgets.query_box import QueryBox
+from ranklens.tui.widgets.setup_line import SetupLine
 
 SIZE = (100, 30)
 REPO = Path(__file__).resolve().parents[1]
@@ -37,7 +37,7 @@ def notifications(app) -> list[str]:  # noqa: ANN001
 
 def test_importing_the_app_loads_no_numpy_scipy_or_sklearn() -> None:
     """What ``ranklens`` imports before its first paint: the engine's heavy libraries load in workers."""
-    code = ("import sys, tui.cli, tui.app\n"
+    code = ("import sys, ranklens.cli.main, tui.app\n"
             "print(sorted(name for name in ('numpy', 'scipy', 'sklearn') if name in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]", done.stdout
@@ -151,7 +151,7 @@ async def test_every_binding_has_an_id_and_a_description() -> None:
         await app.build_all_tabs()  # tabs are built when first shown: every one must be there to check
         rows = all_rows(app, TABS)
         assert rows
-        from tui.key_map import own_bindings
+        from ranklens.tui.key_map import own_bindings
 
         for widget in [app, *app.query("*")]:
             for binding in own_bindings(widget):

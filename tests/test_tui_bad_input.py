@@ -17,11 +17,11 @@ from textual.widgets import TabbedContent
 from tests.hardening_support import beir_folder, text_folder
 from tests.test_hardening_corpus import DOCS, deny_open
 from tests.tui_support import open_path, opened, search, settle
-from tui.app import RanklensApp, make_app
-from tui.context import ChangeSetup
-from tui.panes.chunking import ChunkingPane
-from tui.panes.search import DEBOUNCE_S, SearchPane
-from tui.widgets_query_box import QueryBox
+from ranklens.tui.app import RanklensApp, make_app
+from ranklens.tui.context import ChangeSetup
+from ranklens.tui.panes.chunking import ChunkingPane
+from ranklens.tui.panes.search import DEBOUNCE_S, SearchPane
+from ranklens.tui.widgets.query_box import QueryBox
 
 SIZE = (100, 30)
 # A bad corpus: where it is, and what the message must say about it.
@@ -100,7 +100,7 @@ async def test_a_loader_bug_is_a_message_not_the_end_of_the_app(monkeypatch: pyt
     app = make_app("studio-alfa", cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
-        monkeypatch.setattr("engine.loaders.load_corpus", broken)
+        monkeypatch.setattr("ranklens.engine.loaders.load_corpus", broken)
         app.switch_corpus("battery")
         await settle(pilot)
         assert_told(app, ["cannot open battery", "RuntimeError: unforeseen"])

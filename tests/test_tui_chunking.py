@@ -6,15 +6,15 @@ import json
 
 import pytest
 
-from engine.chunking import contains_answer, sentence_windows, word_windows
-from engine.loaders import load_corpus
-from engine.retriever import Workbench, setup_for
+from ranklens.engine.chunking import contains_answer, sentence_windows, word_windows
+from ranklens.engine.loaders import load_corpus
+from ranklens.engine.retriever import Workbench, setup_for
 from tests.pane_harness import PaneHarness, screen_text, settle, until
-from tui.app import make_app
-from tui.context import ChangeSetup
-from tui.metric_text import ranking
-from tui.panes.chunking import SWEEP_SIZES, ChunkingPane, sweep_overlaps
-from tui.widgets_lists import KeyTable
+from ranklens.tui.app import make_app
+from ranklens.tui.context import ChangeSetup
+from ranklens.tui.metric_text import ranking
+from ranklens.tui.panes.chunking import SWEEP_SIZES, ChunkingPane, sweep_overlaps
+from ranklens.tui.widgets.lists import KeyTable
 
 ANSWER = "entro cinque giorni dalla notifica di scarto"
 FATTURE = 4  # row of "fatture" in the document list

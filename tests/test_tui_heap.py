@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import gc
 
-from engine.progress import no_progress
+from ranklens.engine.progress import no_progress
 from tests.tui_support import opened, until
-from tui.app import make_app
-from tui.widgets_work_pane import stage
+from ranklens.tui.app import make_app
+from ranklens.tui.widgets.work_pane import stage
 
 
 def test_each_stage_freezes_what_the_earlier_ones_built() -> None:

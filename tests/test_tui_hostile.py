@@ -13,11 +13,11 @@ from textual.pilot import Pilot
 
 from tests.hardening_support import BIDI_OR_INVISIBLE, RAW_CONTROL
 from tests.tui_support import HOSTILE_TEXTS, opened, screen_text, search, settle, write_hostile_corpus
-from tui.app import TABS, make_app
-from tui.context import UseQuery
-from tui.panes.search import SearchPane
-from tui.panes.prompt import PromptPane
-from tui.widgets_lists import KeyTree
+from ranklens.tui.app import TABS, make_app
+from ranklens.tui.context import UseQuery
+from ranklens.tui.panes.search import SearchPane
+from ranklens.tui.panes.prompt import PromptPane
+from ranklens.tui.widgets.lists import KeyTree
 
 SIZE = (100, 30)
 UNSAFE = re.compile(f"{RAW_CONTROL.pattern}|{BIDI_OR_INVISIBLE.pattern}")

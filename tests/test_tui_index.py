@@ -4,11 +4,11 @@ from __future__ import annotations
 import asyncio
 
 from tests.pane_harness import PaneHarness, settle, until
-from tui.app import make_app
-from tui.charts import line_plot
-from tui.panes.index import IndexPane
-from tui.widgets_chart import Chart
-from tui.widgets_lists import KeyTable
+from ranklens.tui.app import make_app
+from ranklens.tui.charts import line_plot
+from ranklens.tui.panes.index import IndexPane
+from ranklens.tui.widgets.chart import Chart
+from ranklens.tui.widgets.lists import KeyTable
 
 
 def table_rows(app: PaneHarness) -> list[list[str]]:

@@ -8,17 +8,17 @@ import threading
 import pytest
 from textual.widgets import TabbedContent
 
-from engine.errors import Cancelled
-from engine.progress import Progress
+from ranklens.engine.errors import Cancelled
+from ranklens.engine.progress import Progress
 from tests.pane_harness import PaneHarness, screen_text, settle, until
-from tui.app import make_app
-from tui.charts import DotRow, dot_rows
-from tui.context import Context, UseQuery
-from tui.panes import metrics
-from tui.panes.metrics import MetricsPane
-from tui.widgets_chart import Chart
-from tui.widgets_lists import KeyTable
-from tui.widgets_work_status import WorkStatus
+from ranklens.tui.app import make_app
+from ranklens.tui.charts import DotRow, dot_rows
+from ranklens.tui.context import Context, UseQuery
+from ranklens.tui.panes import metrics
+from ranklens.tui.panes.metrics import MetricsPane
+from ranklens.tui.widgets.chart import Chart
+from ranklens.tui.widgets.lists import KeyTable
+from ranklens.tui.widgets.work_status import WorkStatus
 
 SEED_TFIDF_RANKS = [1, 4, 1, 3, 2, 1, 1, 1, 1, 1, 5, 1, 2, 1, 1]
 

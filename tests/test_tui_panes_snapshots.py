@@ -10,9 +10,9 @@ import json
 import pytest
 
 from tests.pane_harness import PaneHarness, settle
-from tui.panes.chunking import ChunkingPane
-from tui.panes.index import IndexPane
-from tui.panes.metrics import MetricsPane
+from ranklens.tui.panes.chunking import ChunkingPane
+from ranklens.tui.panes.index import IndexPane
+from ranklens.tui.panes.metrics import MetricsPane
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 36), id="120x36")]
 ANSWER = "entro cinque giorni dalla notifica di scarto"

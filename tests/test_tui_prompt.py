@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 from textual import events
 
-from corpora import bundled_path
-from engine.loaders import load_corpus
-from engine.retriever import Workbench, setup_for
+from ranklens.corpora import bundled_path
+from ranklens.engine.loaders import load_corpus
+from ranklens.engine.retriever import Workbench, setup_for
 from tests.test_prompt import SEED_PROMPT
 from tests.tui_support import opened, search, settle
-from tui.app import make_app
-from tui.panes.prompt import DEFAULT_FILE, PromptPane
-from tui.widgets_confirm import Confirm
-from tui.widgets_path_prompt import PathPrompt
+from ranklens.tui.app import make_app
+from ranklens.tui.panes.prompt import DEFAULT_FILE, PromptPane
+from ranklens.tui.widgets.confirm import Confirm
+from ranklens.tui.widgets.path_prompt import PathPrompt
 
 SIZE = (100, 30)
 QUESTION = "ho cancellato un file per sbaglio"

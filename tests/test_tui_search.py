@@ -7,14 +7,14 @@ import time
 
 from rich.console import Console
 
-from engine.loaders import load_corpus
-from engine.retriever import Retriever, Workbench, setup_for
+from ranklens.engine.loaders import load_corpus
+from ranklens.engine.retriever import Retriever, Workbench, setup_for
 from tests.tui_support import opened, screen_text, search, settle, until
 from textual.widgets import Static
-from tui.app import make_app
-from tui.panes.search import DEBOUNCE_S, HINT, SearchPane
-from tui.widgets_lists import KeyTable, KeyTree
-from tui.widgets_query_box import QueryBox
+from ranklens.tui.app import make_app
+from ranklens.tui.panes.search import DEBOUNCE_S, HINT, SearchPane
+from ranklens.tui.widgets.lists import KeyTable, KeyTree
+from ranklens.tui.widgets.query_box import QueryBox
 
 SIZE = (100, 30)
 

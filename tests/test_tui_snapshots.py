@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests.tui_support import opened, search, settle
-from tui.app import make_app
+from ranklens.tui.app import make_app
 
 SIZES = [(80, 24), (120, 36)]
 QUESTION = "come cambio la password"

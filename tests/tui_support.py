@@ -11,7 +11,7 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.worker import WorkerCancelled
 
-from tui.panes.search import DEBOUNCE_S, SearchPane
+from ranklens.tui.panes.search import DEBOUNCE_S, SearchPane
 
 # Text that would style, link, retitle the terminal or write its clipboard if it were ever
 # parsed as markup or passed through raw; plus invisible, bidi, wide and very long text.
@@ -83,7 +83,7 @@ async def search(pilot: Pilot, text: str) -> SearchPane:
     A paste is one event, as when a user pastes a question; typing key by key
     is what test_typing_fast_shows_the_last_query exercises.
     """
-    from tui.widgets_query_box import QueryBox
+    from ranklens.tui.widgets.query_box import QueryBox
 
     if not isinstance(pilot.app.focused, QueryBox):
         await pilot.press("slash")
@@ -99,7 +99,7 @@ def screen_text(app: App) -> str:
 
 async def open_path(pilot: Pilot, path: Path) -> None:
     """Answer the app's "open a corpus from a path" prompt with ``path`` (pasted) and wait."""
-    from tui.widgets_path_prompt import PathPrompt
+    from ranklens.tui.widgets.path_prompt import PathPrompt
 
     await pilot.pause()
     assert isinstance(pilot.app.screen, PathPrompt)

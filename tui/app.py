@@ -27,28 +27,28 @@ from textual.widget import AwaitMount, Widget
 from textual.widgets import Footer, Input, TabbedContent, TabPane, Tabs
 from textual.worker import get_current_worker
 
-from engine.errors import Cancelled, RanklensError
-from engine.progress import cancellable
-from tui.context import ChangeSetup, Context, UseQuery
-from tui.heap import keep_built, release_kept
-from tui.help import HelpScreen
-from tui.key_map import all_rows, app_rows, own_bindings, rows_for
-from tui.palette import RanklensCommands
-from tui.panes.chunking import ChunkingPane
-from tui.panes.index import IndexPane
-from tui.panes.metrics import MetricsPane
-from tui.panes.prompt import PromptPane
-from tui.panes.search import SearchPane
-from tui.safe import one_line
-from tui.setting_steps import SETTING_STEPS, STEPS_BY_ID
-from tui.widgets_path_prompt import PathPrompt
-from tui.widgets_query_box import QueryBox
-from tui.widgets_setup_line import SetupLine
+from ranklens.engine.errors import Cancelled, RanklensError
+from ranklens.engine.progress import cancellable
+from ranklens.tui.context import ChangeSetup, Context, UseQuery
+from ranklens.tui.heap import keep_built, release_kept
+from ranklens.tui.help import HelpScreen
+from ranklens.tui.key_map import all_rows, app_rows, own_bindings, rows_for
+from ranklens.tui.palette import RanklensCommands
+from ranklens.tui.panes.chunking import ChunkingPane
+from ranklens.tui.panes.index import IndexPane
+from ranklens.tui.panes.metrics import MetricsPane
+from ranklens.tui.panes.prompt import PromptPane
+from ranklens.tui.panes.search import SearchPane
+from ranklens.tui.safe import one_line
+from ranklens.tui.setting_steps import SETTING_STEPS, STEPS_BY_ID
+from ranklens.tui.widgets.path_prompt import PathPrompt
+from ranklens.tui.widgets.query_box import QueryBox
+from ranklens.tui.widgets.setup_line import SetupLine
 
 if TYPE_CHECKING:
-    from engine.corpus import Corpus
-    from engine.retriever import Workbench
-    from engine.setup import Setup
+    from ranklens.engine.corpus import Corpus
+    from ranklens.engine.retriever import Workbench
+    from ranklens.engine.setup import Setup
 
 DEFAULT_CORPUS = "studio-alfa"
 TABS = {"search": "Search", "metrics": "Metrics", "chunking": "Chunking", "index": "Index", "prompt": "Prompt"}
@@ -173,8 +173,8 @@ class RanklensApp(App[None]):
     @work(thread=True, exclusive=True, group="corpus")
     def open_corpus(self, spec: str) -> None:
         """Load ``spec`` and build its index, then make it the app's corpus."""
-        from engine.loaders import load_corpus
-        from engine.retriever import Workbench, setup_for
+        from ranklens.engine.loaders import load_corpus
+        from ranklens.engine.retriever import Workbench, setup_for
 
         worker = get_current_worker()
         progress = cancellable(self._progress_from_thread, lambda: worker.is_cancelled)
@@ -395,7 +395,7 @@ class RanklensApp(App[None]):
 
     def palette_commands(self) -> list[PaletteCommand]:
         """Every action: the app's keys, the active tab's, key-less settings, corpora to open."""
-        from corpora import bundled_corpora
+        from ranklens.corpora import bundled_corpora
 
         active_tab = str(self.query_one("#tabs", TabbedContent).active)
         rows = [row for row in app_rows(self) if row.action != "command_palette"]

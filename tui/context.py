@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:  # numpy and scipy load with the engine; the first paint must not wait for them
-    from engine.corpus import Corpus
-    from engine.retriever import Workbench
-    from engine.setup import Setup
+    from ranklens.engine.corpus import Corpus
+    from ranklens.engine.retriever import Workbench
+    from ranklens.engine.setup import Setup
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from tui.key_map import KeyRow
-from tui.widgets_lists import KeyTable
+from ranklens.tui.key_map import KeyRow
+from ranklens.tui.widgets.lists import KeyTable
 
 
 class HelpScreen(ModalScreen[None]):

@@ -32,7 +32,7 @@ def own_bindings(node: DOMNode) -> list[Binding]:
     """The bindings that ranklens classes declare for ``node``, most derived class first."""
     found: list[Binding] = []
     for klass in type(node).__mro__:
-        if not klass.__module__.startswith("tui."):
+        if not klass.__module__.startswith("ranklens.tui."):
             continue
         found.extend(b for b in klass.__dict__.get("BINDINGS", ()) if isinstance(b, Binding))
     return found

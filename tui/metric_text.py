@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the engine's metrics load numpy, which the first paint must not wait for
-    from engine.metrics import Evaluation
-    from engine.retriever import Retriever
+    from ranklens.engine.metrics import Evaluation
+    from ranklens.engine.retriever import Retriever
 
 # Hits are whole questions, so they read best as counts; the rest are averages.
 COUNTED = frozenset({"hit@1", "hit@3"})
@@ -21,7 +21,7 @@ def metric_columns() -> tuple[tuple[str, str], ...]:
     A function rather than a constant because the cut-offs live in
     engine.metrics (numpy); callers show an evaluation, so it is loaded by then.
     """
-    from engine.metrics import NDCG_K, RECALL_K
+    from ranklens.engine.metrics import NDCG_K, RECALL_K
 
     return (("hit@1", "hit@1"), ("hit@3", "hit@3"), ("MRR", "mrr"),
             (f"nDCG@{NDCG_K}", f"ndcg@{NDCG_K}"), (f"recall@{RECALL_K}", f"recall@{RECALL_K}"))
@@ -46,7 +46,7 @@ def ranking(evaluation: Evaluation) -> tuple[float, ...]:
     ``max`` over this key keeps the first of equal settings, so callers list
     the cheaper settings first.
     """
-    from engine.metrics import RECALL_K  # loaded with the evaluation: see metric_columns
+    from ranklens.engine.metrics import RECALL_K  # loaded with the evaluation: see metric_columns
 
     m = evaluation.metrics
     return (round(m["mrr"], 9), round(m["hit@1"], 9), round(m[f"recall@{RECALL_K}"], 9))

@@ -11,7 +11,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
 if TYPE_CHECKING:
-    from tui.app import PaletteCommand, RanklensApp
+    from ranklens.tui.app import PaletteCommand, RanklensApp
 
 
 class RanklensCommands(Provider):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-from engine.setup import BM25_VARIANTS, LANGUAGES, SCORERS, Setup
+from ranklens.engine.setup import BM25_VARIANTS, LANGUAGES, SCORERS, Setup
 
 # The lesson's LSA table runs 4/8/12/16 dimensions; past those, sizes a real corpus would use.
 LSA_DIMS = (2, 4, 8, 12, 16, 24, 32, 50, 64, 100, 128, 200, 256, 300, 400, 512)

@@ -12,9 +12,9 @@ from typing import Sequence
 
 import numpy as np
 
-from engine.scoring.explain import Explanation
-from engine.termindex import QueryTerms
-from engine.topk import top_k
+from ranklens.engine.scoring.explain import Explanation
+from ranklens.engine.termindex import QueryTerms
+from ranklens.engine.topk import top_k
 
 RRF_DEPTH = 1000
 

@@ -10,10 +10,10 @@ from typing import Sequence
 
 import numpy as np
 
-from engine.scoring.dense import unit_rows
-from engine.scoring.explain import Explanation
-from engine.scoring.tfidf import TfidfScorer
-from engine.termindex import QueryTerms
+from ranklens.engine.scoring.dense import unit_rows
+from ranklens.engine.scoring.explain import Explanation
+from ranklens.engine.scoring.tfidf import TfidfScorer
+from ranklens.engine.termindex import QueryTerms
 
 
 def usable_dims(requested: int, n_docs: int, n_terms: int) -> int:

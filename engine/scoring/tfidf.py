@@ -11,9 +11,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from engine.scoring.explain import Explanation, TermExplanation
-from engine.scoring.sparse import column_scores, row_values
-from engine.termindex import QueryTerms, TermIndex
+from ranklens.engine.scoring.explain import Explanation, TermExplanation
+from ranklens.engine.scoring.sparse import column_scores, row_values
+from ranklens.engine.termindex import QueryTerms, TermIndex
 
 
 def tf_weight(counts: np.ndarray, sublinear: bool) -> np.ndarray:

@@ -19,21 +19,21 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import DataTable, Input, Static
 
-from engine.corpus import Corpus, Document
-from engine.errors import RanklensError
-from engine.progress import Progress
-from engine.setup import CHUNKERS
-from tui.chunk_map import Verdict, chunk_map, find_verdict, legend
-from tui.context import ChangeSetup, Context
-from tui.metric_text import hits, ranking, scorer_label
-from tui.safe import clean, one_line, safe_text
-from tui.widgets_input import TextBox
-from tui.widgets_lists import KeyScroll, KeyTable
-from tui.widgets_work_pane import WorkPane, stage
-from tui.widgets_work_status import WorkStatus
+from ranklens.engine.corpus import Corpus, Document
+from ranklens.engine.errors import RanklensError
+from ranklens.engine.progress import Progress
+from ranklens.engine.setup import CHUNKERS
+from ranklens.tui.chunk_map import Verdict, chunk_map, find_verdict, legend
+from ranklens.tui.context import ChangeSetup, Context
+from ranklens.tui.metric_text import hits, ranking, scorer_label
+from ranklens.tui.safe import clean, one_line, safe_text
+from ranklens.tui.widgets.input import TextBox
+from ranklens.tui.widgets.lists import KeyScroll, KeyTable
+from ranklens.tui.widgets.work_pane import WorkPane, stage
+from ranklens.tui.widgets.work_status import WorkStatus
 
 if TYPE_CHECKING:  # numpy comes with the engine's metrics; the first paint must not wait for it
-    from engine.metrics import Evaluation
+    from ranklens.engine.metrics import Evaluation
 
 SIZE_STEP = 10
 OVERLAP_STEP = 1
@@ -94,7 +94,7 @@ def sweep_overlaps(size: int, chunker: str) -> tuple[int, int]:
 
 def make_preview(corpus: Corpus, doc: Document, window: Window, passages: int | None, sentence: str) -> Preview:
     """Cut ``doc`` (or its first ``passages`` passages) with ``window`` and draw it (in a worker)."""
-    from engine.chunking import sentence_windows, word_windows  # numpy: loaded off the first paint
+    from ranklens.engine.chunking import sentence_windows, word_windows  # numpy: loaded off the first paint
 
     own = [c for c in corpus.chunks if c.doc_id == doc.id]
     text = doc.text[:own[passages - 1].end] if passages and own else doc.text
@@ -214,7 +214,7 @@ class ChunkingPane(WorkPane):
         if moved and setup.size is not None:  # the app re-chunks now: preview what it uses
             self.window = Window(setup.size, setup.overlap, setup.chunker)
         elif self.window is None:
-            from engine.retriever import DEFAULT_OVERLAP, DEFAULT_SIZE  # loaded already: a context exists
+            from ranklens.engine.retriever import DEFAULT_OVERLAP, DEFAULT_SIZE  # loaded already: a context exists
 
             self.window = Window(DEFAULT_SIZE, DEFAULT_OVERLAP, "words")
         self._start_preview()

@@ -19,19 +19,19 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import Input, Static
 
-from engine.errors import RanklensError
-from engine.progress import Progress
-from tui.charts import line_plot
-from tui.context import Context
-from tui.widgets_chart import Chart
-from tui.widgets_input import TextBox
-from tui.widgets_lists import KeyTable
-from tui.widgets_work_pane import WorkPane, stage
-from tui.widgets_work_status import WorkStatus
+from ranklens.engine.errors import RanklensError
+from ranklens.engine.progress import Progress
+from ranklens.tui.charts import line_plot
+from ranklens.tui.context import Context
+from ranklens.tui.widgets.chart import Chart
+from ranklens.tui.widgets.input import TextBox
+from ranklens.tui.widgets.lists import KeyTable
+from ranklens.tui.widgets.work_pane import WorkPane, stage
+from ranklens.tui.widgets.work_status import WorkStatus
 
 if TYPE_CHECKING:  # numpy comes with these; the first paint must not wait for it
-    from engine.ivf import SweepRow
-    from engine.vectors import VectorSet
+    from ranklens.engine.ivf import SweepRow
+    from ranklens.engine.vectors import VectorSet
 
 SOURCES = ("corpus", "synthetic")
 TABLE_HEADERS = ("n_probe", "compared", "share", "recall@10", "ms/query")
@@ -73,8 +73,8 @@ def parse_probes(text: str) -> list[int] | None:
 def run_sweep(context: Context, source: str, cells: int | None, probes: list[int] | None,
               progress: Progress) -> IvfResult:
     """Build the vector set, then one IVF index, and measure every n_probe against exact search (in a worker)."""
-    from engine.ivf import cell_warnings, sweep  # numpy: loaded here, off the first paint
-    from engine.vectors import corpus_set, synthetic_set
+    from ranklens.engine.ivf import cell_warnings, sweep  # numpy: loaded here, off the first paint
+    from ranklens.engine.vectors import corpus_set, synthetic_set
 
     prepare = stage(progress, 0, 2, "vectors")
     prepare(0, 1, "LSA of the corpus" if source == "corpus" else "synthetic set")

@@ -17,21 +17,21 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
-from engine.errors import RanklensError
-from engine.progress import Progress
-from engine.setup import SCORERS
-from tui.charts import MARK_STYLE, DotRow, dot_rows
-from tui.context import Context, UseQuery
-from tui.metric_text import metric_columns, metric_text, scorer_label
-from tui.safe import clean, one_line, safe_text
-from tui.widgets_chart import Chart
-from tui.widgets_lists import KeyTable
-from tui.widgets_work_pane import WorkPane, stage
-from tui.widgets_work_status import WorkStatus
+from ranklens.engine.errors import RanklensError
+from ranklens.engine.progress import Progress
+from ranklens.engine.setup import SCORERS
+from ranklens.tui.charts import MARK_STYLE, DotRow, dot_rows
+from ranklens.tui.context import Context, UseQuery
+from ranklens.tui.metric_text import metric_columns, metric_text, scorer_label
+from ranklens.tui.safe import clean, one_line, safe_text
+from ranklens.tui.widgets.chart import Chart
+from ranklens.tui.widgets.lists import KeyTable
+from ranklens.tui.widgets.work_pane import WorkPane, stage
+from ranklens.tui.widgets.work_status import WorkStatus
 
 if TYPE_CHECKING:  # numpy comes with these; the first paint must not wait for it
-    from engine.metrics import Evaluation, ThresholdReport
-    from engine.retriever import Retriever
+    from ranklens.engine.metrics import Evaluation, ThresholdReport
+    from ranklens.engine.retriever import Retriever
 
 SHORT_NAMES = {"tfidf": "TF-IDF", "bm25": "BM25", "lsa": "LSA", "fusion": "fusion"}
 # A DataTable row costs the event loop a little; beyond this many questions the CLI is the tool.

@@ -20,13 +20,13 @@ from textual.content import Content
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from engine.errors import Cancelled, RanklensError
-from engine.progress import cancellable, no_progress
-from tui.context import Context
-from tui.safe import clean, safe_text
-from tui.widgets_confirm import Confirm
-from tui.widgets_lists import KeyScroll
-from tui.widgets_path_prompt import PathPrompt
+from ranklens.engine.errors import Cancelled, RanklensError
+from ranklens.engine.progress import cancellable, no_progress
+from ranklens.tui.context import Context
+from ranklens.tui.safe import clean, safe_text
+from ranklens.tui.widgets.confirm import Confirm
+from ranklens.tui.widgets.lists import KeyScroll
+from ranklens.tui.widgets.path_prompt import PathPrompt
 
 DEFAULT_FILE = "ranklens-prompt.txt"  # in the current directory
 

@@ -20,21 +20,21 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Input, Tree
 from textual.worker import get_current_worker
 
-from engine.analysis import Analyzer
-from engine.errors import Cancelled, RanklensError
-from engine.progress import cancellable, no_progress
-from engine.setup import Setup
-from tui.context import Context
-from tui.safe import clean, one_line, safe_text
-from tui.widgets_highlight import highlighted, snippet
-from tui.widgets_lists import KeyTable, KeyTree
-from tui.widgets_query_box import QueryBox
-from tui.widgets_result_detail import ResultDetail
+from ranklens.engine.analysis import Analyzer
+from ranklens.engine.errors import Cancelled, RanklensError
+from ranklens.engine.progress import cancellable, no_progress
+from ranklens.engine.setup import Setup
+from ranklens.tui.context import Context
+from ranklens.tui.safe import clean, one_line, safe_text
+from ranklens.tui.widgets.highlight import highlighted, snippet
+from ranklens.tui.widgets.lists import KeyTable, KeyTree
+from ranklens.tui.widgets.query_box import QueryBox
+from ranklens.tui.widgets.result_detail import ResultDetail
 
 if TYPE_CHECKING:
-    from engine.corpus import Chunk
-    from engine.retriever import Hit, Retriever
-    from engine.scoring.explain import Explanation
+    from ranklens.engine.corpus import Chunk
+    from ranklens.engine.retriever import Hit, Retriever
+    from ranklens.engine.scoring.explain import Explanation
 
 DEBOUNCE_S = 0.15  # typing pauses this long before a search starts
 TREE_DOCUMENTS = 1_000  # documents listed in the tree; a bigger corpus is reached by searching

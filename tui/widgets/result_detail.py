@@ -10,11 +10,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Static
 
-from tui.safe import safe_text
-from tui.widgets_lists import KeyScroll
+from ranklens.tui.safe import safe_text
+from ranklens.tui.widgets.lists import KeyScroll
 
 if TYPE_CHECKING:  # the engine pulls in numpy; this module is imported before the first paint
-    from engine.scoring.explain import Explanation
+    from ranklens.engine.scoring.explain import Explanation
 
 _NUMBER = "{:.3f}"
 

@@ -8,8 +8,8 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import ProgressBar, Static
 
-from engine.progress import Progress
-from tui.safe import safe_content
+from ranklens.engine.progress import Progress
+from ranklens.tui.safe import safe_content
 
 UPDATE_EVERY_S = 0.1  # the engine may report thousands of times; the eye needs a few updates a second
 

@@ -13,12 +13,12 @@ import sys
 import time
 from typing import Any
 
-from engine.chunking import check_window, contains_answer, sentence_windows, word_windows
-from engine.errors import RanklensError
-from engine.loaders import load_corpus, valid_unicode
-from engine.cache import IndexCache, cache_root
-from engine.retriever import CACHE_MIN_CHUNKS, Retriever, Workbench, setup_for
-from tui.cli import terminal_text
+from ranklens.engine.chunking import check_window, contains_answer, sentence_windows, word_windows
+from ranklens.engine.errors import RanklensError
+from ranklens.engine.loaders import load_corpus, valid_unicode
+from ranklens.engine.cache import IndexCache, cache_root
+from ranklens.engine.retriever import CACHE_MIN_CHUNKS, Retriever, Workbench, setup_for
+from ranklens.cli.main import terminal_text
 
 # What json.dumps(ensure_ascii=False) leaves raw inside strings although a terminal may act on it
 # or hide text with it: DEL and C1 controls, zero-width and bidi controls, line and paragraph
@@ -108,7 +108,7 @@ def _header(retriever: Retriever) -> str:
 
 
 def run_corpora(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    from corpora import bundled_corpora
+    from ranklens.corpora import bundled_corpora
 
     rows = bundled_corpora()
     width = max(len(name) for name, _ in rows)
@@ -244,8 +244,8 @@ def _read_text(name: str) -> str:
 
 
 def run_ivf(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    from engine.ivf import cell_warnings, sweep, sweep_to_dict
-    from engine.vectors import corpus_set, synthetic_set
+    from ranklens.engine.ivf import cell_warnings, sweep, sweep_to_dict
+    from ranklens.engine.vectors import corpus_set, synthetic_set
 
     if args.cells and args.probes and max(args.probes) > args.cells:
         # Known before any vector is computed: fail now, not after a long LSA fit.

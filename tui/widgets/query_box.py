@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
-from tui.widgets_input import TextBox
+from ranklens.tui.widgets.input import TextBox
 
 
 class QueryBox(TextBox):

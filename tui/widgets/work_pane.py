@@ -18,11 +18,11 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from engine.errors import Cancelled, RanklensError
-from engine.progress import Progress, cancellable, no_progress
-from tui.context import Context
-from tui.heap import keep_built
-from tui.widgets_work_status import WorkStatus
+from ranklens.engine.errors import Cancelled, RanklensError
+from ranklens.engine.progress import Progress, cancellable, no_progress
+from ranklens.tui.context import Context
+from ranklens.tui.heap import keep_built
+from ranklens.tui.widgets.work_status import WorkStatus
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
-from tui.safe import clean
+from ranklens.tui.safe import clean
 
 
 class SetupLine(Static):

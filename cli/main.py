@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Callable, NoReturn, Sequence
 
 # engine.setup is plain Python (no numpy): cheap enough to import before the TUI paints
-from engine.setup import BM25_VARIANTS, LANGUAGES, SCORERS
+from ranklens.engine.setup import BM25_VARIANTS, LANGUAGES, SCORERS
 
 COMMANDS = ("corpora", "search", "eval", "threshold", "chunk", "ivf", "prompt", "index")
 
@@ -182,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _tui_parser().print_help()
             return 0
         args = _tui_parser().parse_args(argv)
-        from tui.app import run_app
+        from ranklens.tui.app import run_app
 
         run_app(args.corpus, _overrides(args))
         return 0
@@ -193,7 +193,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as error:  # noqa: BLE001 - user-facing errors only below
-        from engine.errors import RanklensError
+        from ranklens.engine.errors import RanklensError
 
         if isinstance(error, RanklensError):
             return _fail(f"ranklens: {error}")
@@ -214,14 +214,14 @@ def terminal_text(text: str, keep_newlines: bool = False) -> str:
     standard output cannot encode them. Without ``keep_newlines`` the text is
     one line.
     """
-    from engine.loaders import valid_unicode
-    from tui.safe import clean
+    from ranklens.engine.loaders import valid_unicode
+    from ranklens.engine.visible import clean
 
     return valid_unicode(clean(text, keep_newlines))
 
 
 def _run(args: argparse.Namespace) -> int:
-    from tui import cli_commands
+    from ranklens.cli import commands as cli_commands
 
     return getattr(cli_commands, f"run_{args.command}")(args, _overrides(args) if args.command not in (
         "corpora", "chunk") else {})

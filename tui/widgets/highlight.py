@@ -11,7 +11,7 @@ from typing import Iterable
 
 from rich.text import Text
 
-from tui.safe import clean
+from ranklens.tui.safe import clean
 
 MATCH_STYLE = "bold reverse"
 SNIPPET_BEFORE = 12  # characters of context kept before the first matched term

@@ -7,8 +7,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from tui.safe import safe_content
-from tui.widgets_input import TextBox
+from ranklens.tui.safe import safe_content
+from ranklens.tui.widgets.input import TextBox
 
 
 class PathPrompt(ModalScreen[str | None]):

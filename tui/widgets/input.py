@@ -12,7 +12,7 @@ from textual import events
 from textual.binding import BindingsMap
 from textual.widgets import Input
 
-from tui.safe import clean
+from ranklens.tui.safe import clean
 
 # Textual's own editing keys of a text box: backspace, delete, arrows, home, end, enter, ...
 _EDITING_KEYS = BindingsMap(Input.BINDINGS)

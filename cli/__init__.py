@@ -1,0 +1,1 @@
+"""ranklens' headless command line: argparse over the engine, no Textual import."""

@@ -1,0 +1,5 @@
+import sys
+
+from ranklens.cli.main import main
+
+sys.exit(main())
