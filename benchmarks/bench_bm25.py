@@ -29,7 +29,8 @@ def run(sizes: list[int], options: Options) -> list[Table]:
         f"{options.queries} queries of 2–8 words drawn from each corpus' own Zipf vocabulary; batch = all of "
         f"them, top-10 each; p50/p99 over {options.latency_queries} single queries (analysis included).",
         "own tokenizer: ranklens' analyzer vs bm25s.tokenize, both (?u)\\b\\w\\w+\\b, lowercase, no stop words, "
-        "no stemming; same tokens: ranklens' analyzer output given to both (tokenizing untimed).",
+        "no stemming; same tokens: ranklens' analyzer output given to both (analysis untimed; ranklens gets "
+        "the tokens joined by spaces and its timed build splits them again).",
         "bm25s runs its defaults (float32 scores, one thread); rank_bm25 is BM25Okapi (its idf differs from "
         "lucene's, so its scores and rankings are not expected to agree).",
         "peak memory = peak RSS added by the build in a fresh process per library, over the RSS before it.",

@@ -18,16 +18,15 @@ import numpy as np
 
 from ranklens.engine.analysis import Analyzer
 from ranklens.engine.corpus import Chunk, Corpus, Document
-from ranklens.engine.retriever import Retriever, Workbench
+from ranklens.engine.retriever import Workbench
 from ranklens.engine.setup import Setup
-from ranklens.engine.termindex import TermIndex
 from ranklens.engine.topk import top_k
 
 _SKLEARN_BLOCK = 64
 
 # Python module that must be importable for each measured library.
 LIBRARY_MODULES = {
-    "ranklens": "engine", "bm25s": "bm25s", "rank_bm25": "rank_bm25",
+    "ranklens": "ranklens.engine", "bm25s": "bm25s", "rank_bm25": "rank_bm25",
     "sklearn": "sklearn", "faiss": "faiss",
 }
 _STEMMER_NAMES = {"en": "english", "it": "italian", "es": "spanish"}
@@ -70,14 +69,14 @@ def ranklens_tokens(corpus: Corpus, setup: Setup, queries: Sequence[str]) -> tup
     return analyzer.terms_many(index_texts(corpus, setup)), analyzer.terms_many(queries)
 
 
-class PretokenizedAnalyzer(Analyzer):
-    """Hands token lists through unchanged, so ranklens indexes the tokens a peer also gets."""
+# Space-joined tokens split back by this pattern give exactly the tokens: no analyzer token
+# (a regex match, maybe stemmed) contains white space.
+_JOINED_TOKENS = {"token_pattern": r"\S+", "lowercase": False, "fold_accents": False, "stopwords": "none",
+                  "stem": "none", "index_title": False}
 
-    def terms(self, text: Sequence[str]) -> list[str]:  # type: ignore[override]
-        return list(text)
 
-    def terms_many(self, texts: Sequence[Sequence[str]]) -> list[list[str]]:  # type: ignore[override]
-        return list(texts)
+def joined(tokens: Sequence[Sequence[str]]) -> list[str]:
+    return [" ".join(t) for t in tokens]
 
 
 def rows_top_k(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -90,26 +89,27 @@ def rows_top_k(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 class RanklensEngine:
-    """ranklens' own path: Workbench.retriever from the texts, or a Retriever over given tokens."""
+    """ranklens through its public path, ``Workbench.retriever``: from the texts, or from given tokens.
+
+    Given tokens, ranklens indexes them joined by spaces under a setup that only splits on white
+    space, so the analysis it times is a split, while the scorer and its parameters are the setup's.
+    """
 
     def __init__(self, setup: Setup, pretokenized: bool = False) -> None:
         self.setup, self.pretokenized = setup, pretokenized
 
     def prepare(self, corpus: Corpus, queries: Sequence[str]) -> None:
-        self.corpus = corpus
+        self.corpus, self.build_setup = corpus, self.setup
         if self.pretokenized:
-            self.doc_tokens, self.queries = ranklens_tokens(corpus, self.setup, queries)
+            doc_tokens, query_tokens = ranklens_tokens(corpus, self.setup, queries)
+            self.corpus = corpus_from_texts(joined(doc_tokens), name=f"{corpus.name} (tokens)")
+            self.build_setup = self.setup.replace(**_JOINED_TOKENS)
+            self.queries = joined(query_tokens)
         else:
             self.queries = list(queries)
 
     def build(self) -> None:
-        bench = Workbench(self.corpus)
-        if not self.pretokenized:
-            self.retriever = bench.retriever(self.setup)
-            return
-        index = TermIndex.build(self.doc_tokens, PretokenizedAnalyzer(token_pattern="(pretokenized)"))
-        scorer = bench.scorer(self.setup, index, self.setup.scorer)
-        self.retriever = Retriever(self.corpus, self.setup, list(self.corpus.chunks), index, scorer)
+        self.retriever = Workbench(self.corpus).retriever(self.build_setup)
 
     def batch(self, k: int) -> tuple[np.ndarray, np.ndarray]:
         ids = np.full((len(self.queries), k), -1, dtype=np.int64)
