@@ -24,11 +24,10 @@ from ranklens.engine.errors import RanklensError
 from ranklens.engine.metrics import Evaluation, QuestionScores, ThresholdReport, evaluate, threshold_analysis
 from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.prompt import build_prompt
-from ranklens.engine.scoring.bm25 import BM25Scorer
+from ranklens.engine.scoring.base import Scorer
 from ranklens.engine.scoring.explain import Explanation
-from ranklens.engine.scoring.fusion import FusionScorer
-from ranklens.engine.scoring.lsa import LsaScorer
-from ranklens.engine.scoring.tfidf import TfidfScorer
+from ranklens.engine.scoring.registry import ScorerInputs, spec
+from ranklens.engine.settings import DEFAULT_OVERLAP, DEFAULT_SIZE
 from ranklens.engine.setup import Setup
 from ranklens.engine.termindex import QueryTerms, TermIndex
 from ranklens.engine.topk import top_k
@@ -36,14 +35,19 @@ from ranklens.engine.topk import top_k
 MAX_CHUNKINGS = 3  # chunkings kept in memory per corpus (a chunk sweep visits many)
 MAX_TERM_INDEXES = 4  # term indexes kept, across chunkings and analysis settings
 CACHE_MIN_CHUNKS = 20_000  # below this, analysing is faster than reading a cache
-DEFAULT_SIZE = 100  # words per chunk for raw documents when nothing says otherwise
-DEFAULT_OVERLAP = 20
 BATCH_CELLS = 8_000_000  # scores held at once when answering many questions: 64 MB of floats
 
 
 def setup_for(corpus: Corpus, *overrides: dict, source: str = "command line") -> Setup:
-    """The corpus' own settings, then the caller's: how every front end builds a setup."""
-    return Setup.from_mapping(corpus.settings, *overrides, source=source)
+    """The corpus' own settings, then the caller's: how every front end builds a setup.
+
+    Raw documents (no passages of their own) are chunked 100/20 unless a layer says
+    otherwise; the setup names that chunking, so what it shows and steps from is what runs.
+    """
+    layers = (corpus.settings, *overrides)
+    sized = any(layer.get("size") is not None for layer in layers)
+    base = {} if corpus.chunks or sized else {"size": DEFAULT_SIZE, "overlap": DEFAULT_OVERLAP}
+    return Setup.from_mapping(base, *layers, source=source)
 
 
 @dataclass(frozen=True)
@@ -110,8 +114,8 @@ class Workbench:
             term_key = (chunk_key, setup.index_title, Analyzer.from_setup(setup).key)
             index = self._term_index(term_key, setup, chunks, progress)
             scorer = self._scorer(term_key, setup, index, setup.scorer)
-            if isinstance(scorer, LsaScorer) and scorer.dims != setup.dims:
-                setup = setup.replace(dims=scorer.dims)  # describe what ran: the clamped dimensions
+            if scorer.effective_settings():
+                setup = setup.replace(**scorer.effective_settings())  # describe what ran (clamped LSA dims)
             return Retriever(self.corpus, setup, chunks, index, scorer, index_s=time.perf_counter() - started)
 
     def _chunk_key(self, setup: Setup) -> tuple:
@@ -169,25 +173,15 @@ class Workbench:
         titles = {d.id: d.title for d in self.corpus.documents}
         return [f"{titles[c.doc_id]} {c.text}" if titles[c.doc_id] else c.text for c in chunks]
 
-    def _scorer(self, term_key: tuple, setup: Setup, index: TermIndex, name: str):
-        if name == "tfidf":
-            key = (term_key, "tfidf", setup.sublinear_tf)
-            build = lambda: TfidfScorer.fit(index, setup.sublinear_tf)  # noqa: E731
-        elif name == "bm25":
-            key = (term_key, "bm25", setup.bm25_variant, setup.k1, setup.b, setup.delta)
-            build = lambda: BM25Scorer.fit(index, setup.bm25_variant, setup.k1, setup.b, setup.delta)  # noqa: E731
-        elif name == "lsa":
-            # LSA decomposes the plain TF-IDF matrix (the lesson's), whatever sublinear_tf says
-            key = (term_key, "lsa", setup.dims)
-            build = lambda: LsaScorer.fit(  # noqa: E731
-                self._scorer(term_key, setup.replace(sublinear_tf=False), index, "tfidf"), setup.dims)
-        else:
-            key = (term_key, "fusion", setup.fuse, setup.fusion_method, setup.rrf_k, setup.sublinear_tf,
-                   setup.bm25_variant, setup.k1, setup.b, setup.delta, setup.dims)
-            build = lambda: FusionScorer(  # noqa: E731
-                tuple(self._scorer(term_key, setup, index, p) for p in setup.fuse), setup.fusion_method, setup.rrf_k)
+    def _scorer(self, term_key: tuple, setup: Setup, index: TermIndex, name: str) -> Scorer:
+        """The named scorer on ``index``, built once per (index, the settings it reads)."""
+        scorer_spec = spec(name)
+        key = (term_key, scorer_spec.key(setup))
         if key not in self._scorers:
-            self._scorers[key] = build()
+            def other(part: str, part_setup: Setup) -> Scorer:
+                return self._scorer(term_key, part_setup, index, part)
+
+            self._scorers[key] = scorer_spec.builder()(ScorerInputs(index, setup, other))
         return self._scorers[key]
 
 
@@ -197,7 +191,7 @@ class Retriever:
     setup: Setup
     chunks: list[Chunk]
     index: TermIndex
-    scorer: object
+    scorer: Scorer
     index_s: float = 0.0
 
     def __repr__(self) -> str:
@@ -210,7 +204,7 @@ class Retriever:
     @property
     def notes(self) -> list[str]:
         """Adjustments made to the setup (LSA dims clamped, ...), for the user to see."""
-        return list(getattr(self.scorer, "notes", []))
+        return list(self.scorer.notes)
 
     def query(self, text: str) -> QueryTerms:
         return self.index.query(text)
@@ -236,7 +230,7 @@ class Retriever:
             return SearchResult(text, describe, [], query.terms, unknown,
                                 note="every chunk scores 0 for the query's terms")
         top = top_k(scores, k)
-        if self.setup.scorer != "lsa":  # LSA ranks every chunk, by a cosine that may be 0 or below
+        if not spec(self.setup.scorer).ranks_all:  # LSA ranks every chunk, by a cosine that may be 0 or below
             top = top[scores[top] > 0]  # a chunk sharing no term with the query (or unranked by fusion)
         hits = [Hit(r + 1, int(i), self.chunks[i], float(scores[i])) for r, i in enumerate(top)]
         return SearchResult(text, describe, hits, query.terms, unknown)

@@ -1,25 +1,25 @@
-"""The settings a key (or a palette command) steps: one table, read by the app's bindings and the palette.
+"""The settings a key (or a palette command) steps, derived from the settings declared on ``Setup``.
 
-Each step turns the current setup into the changes to apply; the app passes
-them through ``Setup.replace``, so a step that leaves the valid range (b above
-1, k below 1) becomes a validation message, not a broken setup.
+Every setting declared with a ``Step`` gets one step (a cycle or a toggle) or two
+(down and up), whose key, description and move come from the declaration; the
+app's bindings, the help screen and the palette read ``SETTING_STEPS``. Each step
+turns the current setup into the changes to apply; the app passes them through
+``Setup.replace``, so a step that leaves the valid range (b above 1, k below 1)
+becomes a validation message, not a broken setup.
+
+Steps start from the value that runs: the setup names the chunking of raw
+documents (100/20), and for a corpus' own passages a re-chunking starts there.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping
 
-from ranklens.engine.setup import BM25_VARIANTS, LANGUAGES, SCORERS, Setup
-
-# The lesson's LSA table runs 4/8/12/16 dimensions; past those, sizes a real corpus would use.
-LSA_DIMS = (2, 4, 8, 12, 16, 24, 32, 50, 64, 100, 128, 200, 256, 300, 400, 512)
-K1_STEP = 0.1
-B_STEP = 0.05
-CHUNK_SIZE_STEP = 10
-CHUNK_OVERLAP_STEP = 5
-DEFAULT_CHUNK_SIZE = 100  # what the engine uses for raw documents when nothing says otherwise
+from ranklens.engine.settings import DEFAULT_OVERLAP, DEFAULT_SIZE, LANGUAGES, Setting, next_value
+from ranklens.engine.setup import Setup, setup_settings
 
 Changes = dict[str, Any]
+Change = Callable[[Setup, Mapping[str, Any]], Changes]  # (setup, corpus settings) -> changes
 
 
 @dataclass(frozen=True)
@@ -27,87 +27,72 @@ class SettingStep:
     id: str  # the binding id, also the argument of the app's ``setting`` action
     key: str | None  # None: reachable from the command palette only
     description: str
-    change: Callable[[Setup, Mapping[str, Any]], Changes]  # (setup, corpus settings) -> changes
-
-
-def _cycle(options: Sequence[Any], current: Any) -> Any:
-    """The option after ``current``; the first one when ``current`` is not among them."""
-    options = list(dict.fromkeys(options))
-    if current not in options:
-        return options[0]
-    return options[(options.index(current) + 1) % len(options)]
-
-
-def _ladder(values: Sequence[int], current: int, up: bool) -> int:
-    """The next value of ``values`` above (or below) ``current``, staying at the ends."""
-    if up:
-        return next((v for v in values if v > current), values[-1])
-    return next((v for v in reversed(values) if v < current), values[0])
-
-
-def _language(setup: Setup, corpus_settings: Mapping[str, Any]) -> str | None:
-    language = setup.language or corpus_settings.get("language")
-    return str(language) if language else None
+    change: Change
+    setting: str  # the Setup field it moves
 
 
 def _language_options(setup: Setup, corpus_settings: Mapping[str, Any], own: Any = None) -> list[str]:
     """none, then the corpus' own choice (a stop-word file), then its language or every language."""
-    language = _language(setup, corpus_settings)
+    language = setup.language or corpus_settings.get("language")
     options = ["none"]
     if isinstance(own, str) and own != "none":
         options.append(own)
-    options.extend([language] if language else LANGUAGES)
+    options.extend([str(language)] if language else LANGUAGES)
     return options
 
 
-def _stopwords(setup: Setup, corpus_settings: Mapping[str, Any]) -> Changes:
-    options = _language_options(setup, corpus_settings, corpus_settings.get("stopwords"))
-    return {"stopwords": _cycle(options, setup.stopwords)}
+# Cycles whose options depend on the corpus rather than on the declaration alone.
+_OPTIONS: dict[str, Callable[[Setup, Mapping[str, Any]], list[str]]] = {
+    "stopwords": lambda s, c: _language_options(s, c, c.get("stopwords")),
+    "stem": lambda s, c: _language_options(s, c),
+}
 
 
-def _stem(setup: Setup, corpus_settings: Mapping[str, Any]) -> Changes:
-    return {"stem": _cycle(_language_options(setup, corpus_settings), setup.stem)}
+def _effective_chunking(setup: Setup) -> tuple[int, int]:
+    """(size, overlap) that a re-chunking starts from: the setup's, or the default for own passages."""
+    return (setup.size, setup.overlap) if setup.size is not None else (DEFAULT_SIZE, DEFAULT_OVERLAP)
 
 
-def _chunk_size(delta: int) -> Callable[[Setup, Mapping[str, Any]], Changes]:
+def _move(spec: Setting, up: bool) -> Change:
     def change(setup: Setup, corpus_settings: Mapping[str, Any]) -> Changes:
-        size = (setup.size or DEFAULT_CHUNK_SIZE) + delta
-        # Shrinking below the overlap would be refused; pull the overlap down with it.
-        return {"size": size, "overlap": min(setup.overlap, max(size - 1, 0))}
+        if spec.name in ("size", "overlap"):
+            size, overlap = _effective_chunking(setup)
+            if spec.name == "size":
+                size = next_value(spec, size, up)
+                # Shrinking below the overlap would be refused; pull the overlap down with it.
+                return {"size": size, "overlap": min(overlap, max(size - 1, 0))}
+            return {"size": size, "overlap": next_value(spec, overlap, up)}
+        options = _OPTIONS.get(spec.name)
+        current = getattr(setup, spec.name)
+        return {spec.name: next_value(spec, current, up, options(setup, corpus_settings) if options else None)}
 
     return change
 
 
-def _chunk_overlap(delta: int) -> Callable[[Setup, Mapping[str, Any]], Changes]:
-    def change(setup: Setup, corpus_settings: Mapping[str, Any]) -> Changes:
-        return {"size": setup.size or DEFAULT_CHUNK_SIZE, "overlap": setup.overlap + delta}
+def _steps(spec: Setting) -> list[SettingStep]:
+    step = spec.step
+    assert step is not None
+    title = spec.label()
+    title = title[0].upper() + title[1:]
+    if spec.kind is bool or spec.choices is not None or spec.name in _OPTIONS:
+        verb = "Toggle" if spec.kind is bool else "Next"
+        key = step.keys if isinstance(step.keys, str) else None
+        return [SettingStep(spec.name, key, f"{verb} {spec.label()}", _move(spec, True), spec.name)]
+    down, up = step.keys if isinstance(step.keys, tuple) else (None, None)
+    if step.by is not None:
+        words = (f"{title} - {step.by:g}", f"{title} + {step.by:g}")
+    else:
+        words = (f"{title}: smaller", f"{title}: larger")
+    return [SettingStep(f"{spec.name}_up", up, words[1], _move(spec, True), spec.name),
+            SettingStep(f"{spec.name}_down", down, words[0], _move(spec, False), spec.name)]
 
-    return change
+
+def _native(setup: Setup, corpus_settings: Mapping[str, Any]) -> Changes:
+    return {"size": None, "overlap": 0}
 
 
 SETTING_STEPS: tuple[SettingStep, ...] = (
-    SettingStep("scorer", "s", "Next scorer (TF-IDF, BM25, LSA, fusion)",
-                lambda s, c: {"scorer": _cycle(SCORERS, s.scorer)}),
-    SettingStep("k_up", "plus,equals_sign", "Show one more result (k + 1)", lambda s, c: {"k": s.k + 1}),
-    SettingStep("k_down", "minus", "Show one result fewer (k - 1)", lambda s, c: {"k": s.k - 1}),
-    SettingStep("variant", "v", "Next BM25 variant", lambda s, c: {"bm25_variant": _cycle(BM25_VARIANTS, s.bm25_variant)}),
-    SettingStep("k1_up", "right_square_bracket", f"BM25 k1 + {K1_STEP}", lambda s, c: {"k1": round(s.k1 + K1_STEP, 2)}),
-    SettingStep("k1_down", "left_square_bracket", f"BM25 k1 - {K1_STEP}", lambda s, c: {"k1": round(s.k1 - K1_STEP, 2)}),
-    SettingStep("b_up", "right_curly_bracket", f"BM25 b + {B_STEP}", lambda s, c: {"b": round(s.b + B_STEP, 2)}),
-    SettingStep("b_down", "left_curly_bracket", f"BM25 b - {B_STEP}", lambda s, c: {"b": round(s.b - B_STEP, 2)}),
-    SettingStep("stopwords", "w", "Stop words: none / the corpus' list or language", _stopwords),
-    SettingStep("stem", "t", "Stemming: none / the corpus' language", _stem),
-    SettingStep("dims_up", "D", "More LSA dimensions", lambda s, c: {"dims": _ladder(LSA_DIMS, s.dims, up=True)}),
-    SettingStep("dims_down", "d", "Fewer LSA dimensions", lambda s, c: {"dims": _ladder(LSA_DIMS, s.dims, up=False)}),
-    SettingStep("sublinear", "l", "Toggle sublinear (log) tf for TF-IDF", lambda s, c: {"sublinear_tf": not s.sublinear_tf}),
-    SettingStep("fold_accents", "a", "Toggle folding accents (è -> e)", lambda s, c: {"fold_accents": not s.fold_accents}),
-    SettingStep("chunk_size_up", None, f"Chunk size + {CHUNK_SIZE_STEP} words (re-chunks documents)",
-                _chunk_size(CHUNK_SIZE_STEP)),
-    SettingStep("chunk_size_down", None, f"Chunk size - {CHUNK_SIZE_STEP} words (re-chunks documents)",
-                _chunk_size(-CHUNK_SIZE_STEP)),
-    SettingStep("overlap_up", None, f"Chunk overlap + {CHUNK_OVERLAP_STEP} words", _chunk_overlap(CHUNK_OVERLAP_STEP)),
-    SettingStep("overlap_down", None, f"Chunk overlap - {CHUNK_OVERLAP_STEP} words", _chunk_overlap(-CHUNK_OVERLAP_STEP)),
-    SettingStep("native_chunks", None, "Use the corpus' own passages (undo re-chunking)",
-                lambda s, c: {"size": None, "overlap": 0}),
+    *(step for spec in setup_settings().values() if spec.step is not None for step in _steps(spec)),
+    SettingStep("native_chunks", None, "Use the corpus' own passages (undo re-chunking)", _native, "size"),
 )
 STEPS_BY_ID = {step.id: step for step in SETTING_STEPS}

@@ -20,7 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from ranklens.engine.scoring.base import NoAdjustments
 from ranklens.engine.scoring.explain import Explanation, TermExplanation
+from ranklens.engine.scoring.registry import ScorerInputs
 from ranklens.engine.scoring.sparse import column_scores, row_values
 from ranklens.engine.termindex import QueryTerms, TermIndex
 
@@ -81,7 +83,7 @@ _FORMULAS = {
 
 
 @dataclass(frozen=True)
-class BM25Scorer:
+class BM25Scorer(NoAdjustments):
     index: TermIndex
     variant: str
     k1: float
@@ -153,3 +155,8 @@ class BM25Scorer:
                    f"chunk length dl = {dl:g} terms, avgdl = {self.avgdl:.2f}",
                    f"norm = 1 - b + b·dl/avgdl = {norm:.4f}"],
         )
+
+
+def build(inputs: ScorerInputs) -> BM25Scorer:
+    s = inputs.setup
+    return BM25Scorer.fit(inputs.index, s.bm25_variant, s.k1, s.b, s.delta)

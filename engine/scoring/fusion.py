@@ -8,11 +8,13 @@ since BM25, cosines and LSA live on different scales.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
+from ranklens.engine.scoring.base import Scorer
 from ranklens.engine.scoring.explain import Explanation
+from ranklens.engine.scoring.registry import ScorerInputs
 from ranklens.engine.termindex import QueryTerms
 from ranklens.engine.topk import top_k
 
@@ -42,11 +44,18 @@ def weighted_sum(score_lists: Sequence[np.ndarray], weights: Sequence[float] | N
 
 @dataclass(frozen=True)
 class FusionScorer:
-    parts: tuple  # the component scorers
+    parts: tuple[Scorer, ...]
     method: str = "rrf"
     rrf_k: int = 60
 
     name = "fusion"
+
+    @property
+    def notes(self) -> list[str]:
+        return [note for part in self.parts for note in part.notes]
+
+    def effective_settings(self) -> dict[str, Any]:
+        return {key: value for part in self.parts for key, value in part.effective_settings().items()}
 
     def component_scores(self, query: QueryTerms) -> list[np.ndarray]:
         return [p.scores(query) for p in self.parts]
@@ -74,3 +83,8 @@ class FusionScorer:
                    else "mean of min-max normalised scores")
         return Explanation(scorer=f"fusion {self.method}", score=float(self.fuse(lists)[doc]),
                            formula=formula, terms=[], notes=notes)
+
+
+def build(inputs: ScorerInputs) -> FusionScorer:
+    s = inputs.setup
+    return FusionScorer(tuple(inputs.scorer(part, s) for part in s.fuse), s.fusion_method, s.rrf_k)

@@ -6,12 +6,13 @@ corpus itself. scikit-learn is imported here, lazily, when LSA is first fit.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 from ranklens.engine.scoring.dense import unit_rows
 from ranklens.engine.scoring.explain import Explanation
+from ranklens.engine.scoring.registry import ScorerInputs
 from ranklens.engine.scoring.tfidf import TfidfScorer
 from ranklens.engine.termindex import QueryTerms
 
@@ -30,6 +31,9 @@ class LsaScorer:
     notes: list[str] = field(default_factory=list)
 
     name = "lsa"
+
+    def effective_settings(self) -> dict[str, Any]:
+        return {"dims": self.dims}
 
     @classmethod
     def fit(cls, tfidf: TfidfScorer, dims: int) -> "LsaScorer":
@@ -78,3 +82,10 @@ class LsaScorer:
             terms=[],
             notes=notes + self.notes,
         )
+
+
+def build(inputs: ScorerInputs) -> LsaScorer:
+    # LSA decomposes the plain TF-IDF matrix (the lesson's), whatever sublinear_tf says
+    tfidf = inputs.scorer("tfidf", inputs.setup.replace(sublinear_tf=False))
+    assert isinstance(tfidf, TfidfScorer)
+    return LsaScorer.fit(tfidf, inputs.setup.dims)

@@ -11,7 +11,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from ranklens.engine.scoring.base import NoAdjustments
 from ranklens.engine.scoring.explain import Explanation, TermExplanation
+from ranklens.engine.scoring.registry import ScorerInputs
 from ranklens.engine.scoring.sparse import column_scores, row_values
 from ranklens.engine.termindex import QueryTerms, TermIndex
 
@@ -22,7 +24,7 @@ def tf_weight(counts: np.ndarray, sublinear: bool) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class TfidfScorer:
+class TfidfScorer(NoAdjustments):
     index: TermIndex
     sublinear_tf: bool
     idf: np.ndarray
@@ -84,3 +86,7 @@ class TfidfScorer:
             notes=[f"N = {self.index.n_docs} chunks", "idf = ln((1+N)/(1+df)) + 1",
                    f"‖chunk‖ = {self.doc_norm[doc]:.4f}", f"‖query‖ over {query.ids.size} known terms"],
         )
+
+
+def build(inputs: ScorerInputs) -> TfidfScorer:
+    return TfidfScorer.fit(inputs.index, inputs.setup.sublinear_tf)

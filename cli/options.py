@@ -1,0 +1,102 @@
+"""The command line's setup options, derived from the settings declared on ``Setup``.
+
+Every setting with an option gets one (``--k1``, ``--bm25-variant``, ``--sublinear-tf`` /
+``--no-sublinear-tf``...), with its help, default and choices from the declaration; a new
+setting or scorer shows up here without an edit. Values are parsed here so a bad one
+names its flag; the engine then checks how they combine.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+from typing import Any, Callable
+
+from ranklens.engine.settings import LANGUAGES, Setting
+from ranklens.engine.setup import setup_settings
+
+# Settings the command line leaves to ranklens.toml: how scores are printed.
+_TOML_ONLY = frozenset({"decimals"})
+
+
+class UsageError(Exception):
+    """An option or argument the parser rejected."""
+
+
+def int_at_least(name: str, low: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a whole number (got {text!r})") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{name} must be at least {low} (got {value})")
+        return value
+
+    return parse
+
+
+def float_between(name: str, low: float, high: float = math.inf) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number (got {text!r})") from None
+        # float() also accepts "nan" and "inf", which would make every score nan or 0
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{name} must be a finite number (got {text!r})")
+        if not low <= value <= high:
+            bound = f"{low:g} or more" if high == math.inf else f"between {low:g} and {high:g}"
+            raise argparse.ArgumentTypeError(f"{name} must be {bound} (got {text})")
+        return value
+
+    return parse
+
+
+def _stopwords(text: str) -> str:
+    # Checked here, not when the index is built, so the message names the option.
+    if text in ("none", *LANGUAGES) or Path(text).is_file():
+        return text
+    raise argparse.ArgumentTypeError(
+        f"--stopwords: {text!r} is neither none, a language ({', '.join(LANGUAGES)}) nor a file"
+    )
+
+
+def _option(spec: Setting) -> dict[str, Any]:
+    """add_argument keywords for one setting."""
+    flag = spec.option or ""
+    default = spec.default if not isinstance(spec.default, tuple) else ",".join(spec.default)
+    help_text = spec.help if spec.default is None else f"{spec.help} (default {default})"
+    keywords: dict[str, Any] = {"dest": spec.name, "default": None, "help": help_text}
+    if spec.metavar:
+        keywords["metavar"] = spec.metavar
+    if spec.kind is bool:
+        keywords["action"] = argparse.BooleanOptionalAction
+    elif spec.name == "stopwords":
+        keywords["type"] = _stopwords
+    elif spec.kind is int:
+        keywords["type"] = int_at_least(flag, int(spec.minimum if spec.minimum is not None else -math.inf))
+    elif spec.kind is float:
+        keywords["type"] = float_between(flag, spec.minimum if spec.minimum is not None else -math.inf,
+                                         spec.maximum if spec.maximum is not None else math.inf)
+    elif spec.kind is str and spec.allowed() is not None:
+        keywords["choices"] = spec.allowed()
+    return keywords
+
+
+def add_setup_options(parser: argparse.ArgumentParser, with_k: bool = True) -> None:
+    group = parser.add_argument_group("setup (defaults from the corpus' ranklens.toml)")
+    for spec in setup_settings().values():
+        if spec.option is None or spec.name in _TOML_ONLY or (spec.name == "k" and not with_k):
+            continue
+        group.add_argument(spec.option, **_option(spec))
+    group.add_argument("--sentences", dest="chunker", action="store_const", const="sentences",
+                       help="chunk by whole sentences (--overlap in sentences); short for --chunker sentences")
+
+
+def setup_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The setup options given on the command line, by setting name."""
+    values = {name: getattr(args, name, None) for name in setup_settings()}
+    if values["overlap"] is not None and values["size"] is None:
+        raise UsageError("ranklens: --overlap needs --size")
+    return {key: value for key, value in values.items() if value is not None}

@@ -1,0 +1,53 @@
+"""What every scorer is: the contract the retriever, the experiments and the front ends rely on.
+
+A scorer is fit on a term index (and, through the registry, on other scorers)
+and turns an analysed query into one score per chunk. Scores are only
+compared within one scorer and one query: BM25 is an unbounded sum, TF-IDF and
+LSA are cosines.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol, Sequence
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ranklens.engine.scoring.explain import Explanation
+    from ranklens.engine.termindex import QueryTerms
+
+
+class Scorer(Protocol):
+    @property
+    def name(self) -> str:
+        """The registry name ("bm25")."""
+        ...
+
+    @property
+    def notes(self) -> Sequence[str]:
+        """Adjustments the user should see ("LSA dims clamped from 100 to 18"); usually none."""
+        ...
+
+    def effective_settings(self) -> dict[str, Any]:
+        """Setup fields whose value the scorer had to change (LSA's clamped dims), to describe what ran."""
+        ...
+
+    def scores(self, query: QueryTerms) -> np.ndarray:
+        """One float64 score per chunk, in chunk order."""
+        ...
+
+    def scores_batch(self, queries: Sequence[QueryTerms]) -> np.ndarray:
+        """A (queries x chunks) array: row i equals ``scores(queries[i])``."""
+        ...
+
+    def explain(self, query: QueryTerms, doc: int) -> Explanation:
+        """How chunk ``doc``'s score is made: per-term rows that add up to it, or notes."""
+        ...
+
+
+class NoAdjustments:
+    """For scorers that run with the settings they are given."""
+
+    notes: Sequence[str] = ()
+
+    def effective_settings(self) -> dict[str, Any]:
+        return {}

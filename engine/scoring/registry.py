@@ -1,0 +1,127 @@
+"""Every scorer ranklens knows, by name: how to build it, what it reads, how to call it.
+
+Setup validation, the command line's ``--scorer`` choices, the TUI's scorer
+cycle, labels, the list of scorers fusion may combine and the metrics table all
+read this registry. A new scorer is one module in ``engine/scoring/`` with a
+``build(inputs) -> Scorer`` function, plus one ``register`` line below.
+
+Importing this module is cheap (no numpy): the command line and the TUI's
+first paint read it; a scorer's module is imported when it is first built.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Iterator
+
+from contextlib import contextmanager
+
+if TYPE_CHECKING:
+    from ranklens.engine.scoring.base import Scorer
+    from ranklens.engine.setup import Setup
+    from ranklens.engine.termindex import TermIndex
+
+
+@dataclass(frozen=True)
+class ScorerInputs:
+    """What a scorer is built from."""
+
+    index: TermIndex
+    setup: Setup
+    # another scorer over the same index, through the workbench's cache: (name, setup) -> scorer
+    scorer: Callable[[str, Setup], Scorer]
+
+
+@dataclass(frozen=True)
+class ScorerSpec:
+    name: str  # what --scorer, ranklens.toml and the setup call it
+    label: str  # the short column heading: "BM25"
+    build: str  # "module:function" taking ``ScorerInputs``, imported when first built
+    settings: tuple[str, ...] = ()  # Setup fields the scorer reads: its cache key; the TUI's "inactive" hint
+    # how the setup line names it: the variant ("BM25 lucene") and its parameters ("k1=1.2 b=0.75")
+    summary: Callable[[Setup], str] | None = None
+    details: Callable[[Setup], str] | None = None
+    fusable: bool = True  # may be one of fusion's parts
+    ranks_all: bool = False  # ranks every chunk (a cosine may be 0 or below): no "score > 0" cut
+    parts: Callable[[Setup], tuple[str, ...]] | None = None  # scorers it is built from (fusion's)
+
+    def describe(self, setup: Setup) -> str:
+        head = self.summary(setup) if self.summary else self.label
+        tail = self.details(setup) if self.details else ""
+        return f"{head} {tail}".strip()
+
+    def short(self, setup: Setup) -> str:
+        return self.summary(setup) if self.summary else self.label
+
+    def key(self, setup: Setup) -> tuple:
+        """What identifies a built scorer on one term index: equal keys, equal scores."""
+        own = tuple(getattr(setup, name) for name in self.settings)
+        parts = tuple(spec(p).key(setup) for p in self.parts(setup)) if self.parts else ()
+        return (self.name, own, parts)
+
+    def builder(self) -> Callable[[ScorerInputs], Scorer]:
+        module, function = self.build.split(":")
+        return getattr(importlib.import_module(module), function)
+
+
+_REGISTRY: dict[str, ScorerSpec] = {}
+
+
+def register(spec_: ScorerSpec) -> ScorerSpec:
+    if spec_.name in _REGISTRY:
+        raise ValueError(f"scorer {spec_.name!r} is registered already")
+    _REGISTRY[spec_.name] = spec_
+    return spec_
+
+
+def unregister(name: str) -> None:
+    del _REGISTRY[name]
+
+
+@contextmanager
+def registered(spec_: ScorerSpec) -> Iterator[ScorerSpec]:
+    """A scorer known for the duration of a ``with`` block (plug-ins trying themselves out, tests)."""
+    register(spec_)
+    try:
+        yield spec_
+    finally:
+        unregister(spec_.name)
+
+
+def scorer_names() -> tuple[str, ...]:
+    return tuple(_REGISTRY)
+
+
+def fusable_names() -> tuple[str, ...]:
+    return tuple(name for name, s in _REGISTRY.items() if s.fusable)
+
+
+def spec(name: str) -> ScorerSpec:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"unknown scorer {name!r}") from None
+
+
+def _bm25_details(setup: Setup) -> str:
+    text = f"k1={setup.k1:g} b={setup.b:g}"
+    return text + (f" δ={setup.delta:g}" if setup.bm25_variant in ("bm25l", "bm25+") else "")
+
+
+def _fusion_details(setup: Setup) -> str:
+    return f"rrf_k={setup.rrf_k}" if setup.fusion_method == "rrf" else ""
+
+
+register(ScorerSpec(
+    "tfidf", "TF-IDF", "ranklens.engine.scoring.tfidf:build", settings=("sublinear_tf",),
+    summary=lambda s: "TF-IDF sublinear" if s.sublinear_tf else "TF-IDF"))
+register(ScorerSpec(
+    "bm25", "BM25", "ranklens.engine.scoring.bm25:build", settings=("bm25_variant", "k1", "b", "delta"),
+    summary=lambda s: f"BM25 {s.bm25_variant}", details=_bm25_details))
+register(ScorerSpec(
+    "lsa", "LSA", "ranklens.engine.scoring.lsa:build", settings=("dims",), ranks_all=True,
+    summary=lambda s: f"LSA {s.dims} dims"))
+register(ScorerSpec(
+    "fusion", "fusion", "ranklens.engine.scoring.fusion:build", settings=("fuse", "fusion_method", "rrf_k"),
+    fusable=False, parts=lambda s: s.fuse,
+    summary=lambda s: f"fusion {s.fusion_method} of {'+'.join(s.fuse)}", details=_fusion_details))
