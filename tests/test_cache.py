@@ -9,7 +9,7 @@ import pytest
 from ranklens.engine.cache import IndexCache
 from ranklens.engine.corpus import Chunk, Corpus, Document
 from ranklens.engine.retriever import Workbench, setup_for
-from tests.cli_support import run_cli
+from tests.support.cli import run_cli
 
 
 def corpus_of(texts: list[str]) -> Corpus:

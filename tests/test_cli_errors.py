@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_support import run_cli
+from tests.support.cli import run_cli
 
 
 def assert_one_line_error(run, *needles: str) -> None:

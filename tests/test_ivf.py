@@ -7,7 +7,9 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 from ranklens.engine.errors import Cancelled, RanklensError
-from ranklens.engine.ivf import IVFIndex, _top_k_rows, cell_warnings, exact_topk, sweep, sweep_to_dict
+from ranklens.engine.index.exact import exact_topk, top_k_rows as _top_k_rows
+from ranklens.engine.index.ivf import IVFIndex, cell_warnings, sweep
+from ranklens.engine.index.sweep import sweep_to_dict
 from ranklens.engine.synthetic import synthetic_vectors
 
 SEED_PROBES = [1, 2, 4, 8, 16, 32, 100]
@@ -23,7 +25,7 @@ def seed_sweep():
 
 def test_seed_ivf_table(seed_sweep) -> None:
     rows = seed_sweep
-    assert [r.n_probe for r in rows] == SEED_PROBES
+    assert [r.value for r in rows] == SEED_PROBES
     assert [f"{r.compared_mean:.0f}" for r in rows] == [str(c) for c in SEED_COMPARED]
     assert [f"{r.recall:.3f}" for r in rows] == SEED_RECALL
     assert [f"{r.share:.1%}" for r in rows] == ["1.8%", "2.7%", "4.6%", "8.6%", "16.6%", "32.3%", "100.5%"]
@@ -80,17 +82,17 @@ def test_row_top_k_equals_stable_argsort(scores: np.ndarray, k: int) -> None:
 def test_all_cells_probed_gives_exact_results() -> None:
     V, Q = _random_unit(500, 8, 2), _random_unit(20, 8, 3)
     index = IVFIndex.build(V, 10)
-    found, compared = index.search(Q, 10, n_probe=10)
-    assert np.array_equal(found, exact_topk(V, Q, 10))
-    assert (compared == 500 + 10).all()
+    found = index.search(Q, 10, knob=10)
+    assert np.array_equal(found.ids, exact_topk(V, Q, 10))
+    assert (found.compared == 500 + 10).all()
 
 
 def test_all_cells_probed_is_exact_with_duplicate_vectors() -> None:
     base = _random_unit(100, 6, 4)
     V = np.concatenate([base, base, base])  # every score tied three ways
     Q = _random_unit(10, 6, 5)
-    found, _ = IVFIndex.build(V, 12).search(Q, 7, n_probe=12)
-    assert np.array_equal(found, exact_topk(V, Q, 7))
+    found = IVFIndex.build(V, 12).search(Q, 7, knob=12)
+    assert np.array_equal(found.ids, exact_topk(V, Q, 7))
 
 
 def test_full_probe_sweep_recall_is_one() -> None:
@@ -114,18 +116,19 @@ def test_inverted_lists_are_csr() -> None:
 def test_fewer_candidates_than_k_are_padded() -> None:
     V = _random_unit(40, 4, 9)
     index = IVFIndex.build(V, 40)  # one vector per cell
-    found, compared = index.search(V[:3], 5, n_probe=2)
-    assert (found[:, 2:] == -1).all() and (found[:, :2] >= 0).all()
-    assert (compared == 2 + 40).all()
+    found = index.search(V[:3], 5, knob=2)
+    assert (found.ids[:, 2:] == -1).all() and (found.ids[:, :2] >= 0).all()
+    assert (found.scores[:, 2:] == -np.inf).all()
+    assert (found.compared == 2 + 40).all()
 
 
 def test_errors() -> None:
     V = _random_unit(50, 4, 10)
-    with pytest.raises(RanklensError, match=r"--cells \(51\) is larger than the number of vectors \(50\)"):
+    with pytest.raises(RanklensError, match=r"cells \(51\) is larger than the number of vectors \(50\)"):
         IVFIndex.build(V, 51)
     index = IVFIndex.build(V, 5)
     with pytest.raises(RanklensError, match="n_probe"):
-        index.search(V[:2], 3, n_probe=6)
+        index.search(V[:2], 3, knob=6)
     with pytest.raises(RanklensError):
         sweep(V, V[:2], cells=5, probes=[1, 6])
 
@@ -153,7 +156,7 @@ def test_sweep_reports_progress_and_can_be_cancelled() -> None:
 
 def test_probing_every_cell_of_a_corpus_finds_every_neighbour(capsys) -> None:
     """Near-zero LSA scores tie up to rounding; visiting all cells must still count as recall 1."""
-    from tests.cli_support import run_cli
+    from tests.support.cli import run_cli
 
     rows = run_cli(capsys, "ivf", "studio-alfa", "--json").json["rows"]
     assert rows[-1]["recall@10"] == 1.0
@@ -162,7 +165,7 @@ def test_probing_every_cell_of_a_corpus_finds_every_neighbour(capsys) -> None:
 def test_any_encoder_can_go_behind_the_index() -> None:
     """A stand-in neural encoder (fixed random projection of letter counts) through the same sweep."""
     from ranklens.engine.scoring.dense import unit_rows
-    from ranklens.engine.vectors import encoder_set
+    from ranklens.engine.index.vectors import encoder_set
 
     class LetterEncoder:
         name = "letters"
@@ -180,4 +183,4 @@ def test_any_encoder_can_go_behind_the_index() -> None:
     source = encoder_set(LetterEncoder(texts), ["copie", "password"], "letters")
     rows = sweep(source.vectors, source.queries, source.default_cells, source.default_probes(source.default_cells))
     assert rows[-1].recall == 1.0
-    assert [r.n_probe for r in rows] == source.default_probes(source.default_cells)
+    assert [r.value for r in rows] == source.default_probes(source.default_cells)

@@ -11,6 +11,7 @@ from ranklens.corpora import bundled_corpora, bundled_path
 from ranklens.engine.corpus import Corpus
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.loaders import load_corpus
+from tests.support.files import listing, write_jsonl
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
@@ -19,16 +20,6 @@ GOLD = [
     "ferie-0", "trasferte-1", "accessi-0", "accessi-2", "copie-0", "copie-1", "fatture-1", "lavoro_agile-0",
     "lavoro_agile-1", "lavoro_agile-2", "copie-2", "accessi-1", "fatture-2", "trasferte-2", "ferie-1",
 ]
-
-
-def listing(folder: Path) -> list[tuple[str, int, int]]:
-    return sorted(
-        (str(p.relative_to(folder)), p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*")
-    )
-
-
-def write_jsonl(path: Path, records: list[dict]) -> None:
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
 
 
 def make_beir(folder: Path, qrels: str = "query-id\tcorpus-id\tscore\nq1\td1\t2\nq1\td2\t1\nq1\t3\t0\nq2\tnope\t0\n") -> Path:

@@ -11,8 +11,8 @@ from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.engine.scoring.tfidf import TfidfScorer
 from ranklens.engine.setup import Setup
 from ranklens.engine.termindex import TermIndex
-from tests.cli_support import run_cli
-from tests.test_prompt import SEED_PROMPT
+from tests.support.cli import run_cli
+from tests.support.seeds import SEED_PROMPT
 
 SEED_TFIDF_RANKS = [1, 4, 1, 3, 2, 1, 1, 1, 1, 1, 5, 1, 2, 1, 1]
 FATTURE_51_WORDS = (

@@ -11,7 +11,7 @@ from textual.command import CommandPalette
 from textual.widgets import TabbedContent
 
 from ranklens.corpora import bundled_path
-from tests.tui_support import open_path, opened, screen_text, search, settle
+from tests.support.app import open_path, opened, screen_text, search, settle
 from ranklens.tui.app import PANES, TABS, make_app
 from ranklens.tui.context import ChangeSetup, UseQuery
 from ranklens.tui.help import HelpScreen

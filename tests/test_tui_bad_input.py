@@ -14,9 +14,8 @@ import pytest
 from textual import events
 from textual.widgets import TabbedContent
 
-from tests.hardening_support import beir_folder, text_folder
-from tests.test_hardening_corpus import DOCS, deny_open
-from tests.tui_support import open_path, opened, search, settle
+from tests.support.app import open_path, opened, search, settle
+from tests.support.files import DOCS, beir_folder, deny_open, text_folder
 from ranklens.tui.app import RanklensApp, make_app
 from ranklens.tui.context import ChangeSetup
 from ranklens.tui.panes.chunking import ChunkingPane

@@ -9,7 +9,7 @@ import pytest
 from ranklens.engine.chunking import contains_answer, sentence_windows, word_windows
 from ranklens.engine.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
-from tests.pane_harness import PaneHarness, screen_text, settle, until
+from tests.support.panes import PaneHarness, screen_text, settle, until
 from ranklens.tui.app import make_app
 from ranklens.tui.context import ChangeSetup
 from ranklens.tui.metric_text import ranking

@@ -4,7 +4,7 @@ from __future__ import annotations
 import gc
 
 from ranklens.engine.progress import no_progress
-from tests.tui_support import opened, until
+from tests.support.app import opened, until
 from ranklens.tui.app import make_app
 from ranklens.tui.widgets.work_pane import stage
 

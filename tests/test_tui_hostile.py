@@ -11,8 +11,8 @@ from rich.segment import Segment
 from textual.app import App
 from textual.pilot import Pilot
 
-from tests.hardening_support import BIDI_OR_INVISIBLE, RAW_CONTROL
-from tests.tui_support import HOSTILE_TEXTS, opened, screen_text, search, settle, write_hostile_corpus
+from tests.support.app import opened, screen_text, search, settle
+from tests.support.hostile import BIDI_OR_INVISIBLE, HOSTILE_TEXTS, RAW_CONTROL, write_hostile_corpus
 from ranklens.tui.app import TABS, make_app
 from ranklens.tui.context import UseQuery
 from ranklens.tui.panes.search import SearchPane

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tests.pane_harness import PaneHarness, settle, until
+from tests.support.panes import PaneHarness, settle, until
 from ranklens.tui.app import make_app
 from ranklens.tui.charts import line_plot
 from ranklens.tui.panes.index import IndexPane

@@ -10,7 +10,7 @@ from textual.widgets import TabbedContent
 
 from ranklens.engine.errors import Cancelled
 from ranklens.engine.progress import Progress
-from tests.pane_harness import PaneHarness, screen_text, settle, until
+from tests.support.panes import PaneHarness, screen_text, settle, until
 from ranklens.tui.app import make_app
 from ranklens.tui.charts import DotRow, dot_rows
 from ranklens.tui.context import Context, UseQuery

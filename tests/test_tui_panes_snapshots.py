@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from tests.pane_harness import PaneHarness, settle
+from tests.support.panes import PaneHarness, settle
 from ranklens.tui.panes.chunking import ChunkingPane
 from ranklens.tui.panes.index import IndexPane
 from ranklens.tui.panes.metrics import MetricsPane

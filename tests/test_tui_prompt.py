@@ -13,8 +13,8 @@ from textual import events
 from ranklens.corpora import bundled_path
 from ranklens.engine.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
-from tests.test_prompt import SEED_PROMPT
-from tests.tui_support import opened, search, settle
+from tests.support.app import opened, search, settle
+from tests.support.seeds import SEED_PROMPT
 from ranklens.tui.app import make_app
 from ranklens.tui.panes.prompt import DEFAULT_FILE, PromptPane
 from ranklens.tui.widgets.confirm import Confirm

@@ -9,7 +9,7 @@ from rich.console import Console
 
 from ranklens.engine.loaders import load_corpus
 from ranklens.engine.retriever import Retriever, Workbench, setup_for
-from tests.tui_support import opened, screen_text, search, settle, until
+from tests.support.app import opened, screen_text, search, settle, until
 from textual.widgets import Static
 from ranklens.tui.app import make_app
 from ranklens.tui.panes.search import DEBOUNCE_S, HINT, SearchPane

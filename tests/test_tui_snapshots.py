@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.tui_support import opened, search, settle
+from tests.support.app import opened, search, settle
 from ranklens.tui.app import make_app
 
 SIZES = [(80, 24), (120, 36)]

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_support import run_cli
-from tests.hardening_support import measured_run, run_on, slow, text_folder
-from tests.test_loaders import listing
+from tests.support.cli import measured_run, run_cli, run_on, slow
+from tests.support.files import listing, text_folder
 
 LINE = "The quick brown fox jumps over the lazy dog near the river bank today. Rivers flow 42 miles!\n"
 MEMORY_BOUND = 4 << 30  # generous: the 200 MB file peaks near 2.3 GB (search) and 1 GB (chunk)

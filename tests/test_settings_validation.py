@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_support import run_cli
-from tests.hardening_support import assert_error, beir_folder, run_on, stderr_lines, text_folder
+from tests.support.cli import assert_error, run_cli, run_on, stderr_lines
+from tests.support.files import beir_folder, text_folder
 
 FRUIT = {
     "apple.txt": "the red apple is sweet and the apple tree is old",

@@ -11,18 +11,9 @@ import pytest
 
 from ranklens.engine.analysis import Analyzer
 from ranklens.engine.setup import Setup
-from tests.cli_support import run_cli
-from tests.hardening_support import (
-    HOSTILE,
-    LONG_LINE,
-    RAW_CONTROL,
-    ROOT,
-    assert_terminal_safe,
-    beir_folder,
-    hostile_corpus,
-    run_on,
-    text_folder,
-)
+from tests.support.cli import ROOT, run_cli, run_on
+from tests.support.files import beir_folder, text_folder
+from tests.support.hostile import HOSTILE, LONG_LINE, RAW_CONTROL, assert_terminal_safe, hostile_corpus
 
 HOSTILE_QUERY = "comune \x1b]52;c;cm0=\x07 \x1b[31m [bold] \x9b1m \u202eevil \u200b"
 

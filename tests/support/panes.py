@@ -1,7 +1,6 @@
 """A minimal app around one pane (it plays the app's part: contexts in, messages out), and test helpers."""
 from __future__ import annotations
 
-import time
 from typing import Any, Callable
 
 from textual.app import App, ComposeResult
@@ -13,6 +12,7 @@ from textual.widgets import Input
 from ranklens.engine.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.tui.context import ChangeSetup, Context, UseQuery
+from tests.support.app import screen_text, until  # noqa: F401  (the pane tests' helpers, from one place)
 
 
 class PaneHarness(App):
@@ -57,17 +57,3 @@ async def settle(pilot: Pilot) -> None:
     await pilot.pause()
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
-
-
-async def until(pilot: Pilot, condition: Callable[[], bool], timeout: float = 30) -> None:
-    """Let the app run until ``condition()`` holds (the real app opens its corpus in a worker first)."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"still waiting after {timeout}s"
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause(0.05)
-
-
-def screen_text(app: App) -> str:
-    """What the screen shows, as plain text, one line per row."""
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())

@@ -8,7 +8,8 @@ import pytest
 from ranklens.corpora import bundled_path
 from ranklens.engine.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
-from tests.hardening_support import run_on, text_folder
+from tests.support.cli import run_on
+from tests.support.files import text_folder
 
 STUDIO = bundled_path("studio-alfa")
 NO_TERMS = "no query terms after analysis"

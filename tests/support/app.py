@@ -1,7 +1,6 @@
-"""Helpers for the app's tests: waiting for the app to settle, typing a query, a hostile corpus."""
+"""Helpers for the app's tests: waiting for the app to settle, typing a query, reading the screen."""
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Callable
@@ -12,34 +11,6 @@ from textual.pilot import Pilot
 from textual.worker import WorkerCancelled
 
 from ranklens.tui.panes.search import DEBOUNCE_S, SearchPane
-
-# Text that would style, link, retitle the terminal or write its clipboard if it were ever
-# parsed as markup or passed through raw; plus invisible, bidi, wide and very long text.
-HOSTILE_TEXTS = [
-    "[bold]x and [/] and [TODO] a",
-    "[link=http://x]y[/link] back\\slash \\[bold] [/bold]",
-    "ansi \x1b[31mred\x1b[0m title \x1b]0;title\x07 clipboard \x1b]52;c;ZXZpbA==\x07",
-    "hyperlink \x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ end",
-    "zero\u200bwidth rtl \u202eoverride\u202c isolate \u2067x\u2069",
-    "CJK 検索エンジン 漢字 emoji 🔍📄 combining e\u0301",
-]
-LONG_LINE = "long " + "x" * 100_000
-
-
-def write_hostile_corpus(folder: Path) -> Path:
-    """A BEIR folder whose titles and texts are all hostile, with questions about them."""
-    folder.mkdir(parents=True, exist_ok=True)
-    records = [
-        {"_id": f"h{i}", "title": text[:40], "text": f"{text} bold todo link red"}
-        for i, text in enumerate(HOSTILE_TEXTS)
-    ]
-    records.append({"_id": "long", "title": "[b]long[/b]", "text": LONG_LINE})
-    (folder / "corpus.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    queries = [{"_id": "q1", "text": "[bold] red \x1b[31m", "answer": "red"}, {"_id": "q2", "text": "nothing here"}]
-    (folder / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries), encoding="utf-8")
-    (folder / "qrels").mkdir(exist_ok=True)
-    (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\th2\t1\n", encoding="utf-8")
-    return folder
 
 
 async def _workers_done(pilot: Pilot) -> None:

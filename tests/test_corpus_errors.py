@@ -16,32 +16,12 @@ import pytest
 
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.loaders import load_corpus
-from tests.cli_support import run_cli
-from tests.hardening_support import (
-    ROOT,
-    assert_error,
-    assert_terminal_safe,
-    beir_folder,
-    run_on,
-    stderr_lines,
-    text_folder,
-)
+from tests.support.cli import ROOT, assert_error, run_cli, run_on, stderr_lines
+from tests.support.files import DOCS, beir_folder, deny_open, text_folder
+from tests.support.hostile import assert_terminal_safe
 
-DOCS = [{"_id": "a", "title": "A", "text": "the red apple"}, {"_id": "b", "title": "B", "text": "a green pear"}]
 needs_permissions = pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0,
                                        reason="needs POSIX permissions and a non-root user (root reads anything)")
-
-
-def deny_open(monkeypatch: pytest.MonkeyPatch, target: Path) -> None:
-    """Opening ``target`` fails as a file without read permission does (read_bytes opens too)."""
-    real_open = Path.open
-
-    def guarded(self: Path, *args, **kwargs):
-        if self == target:
-            raise PermissionError(errno.EACCES, "Permission denied")
-        return real_open(self, *args, **kwargs)
-
-    monkeypatch.setattr(Path, "open", guarded)
 
 
 # -- missing, empty, unreadable --------------------------------------------------------------------
@@ -269,7 +249,7 @@ BAD_CORPORA = {
     "toml table": (with_toml("[search]\nk = 3\n"), ["ranklens.toml: unknown setting 'search'"]),
     "toml unknown scorer": (with_toml('scorer = "magic"\n'), ["ranklens.toml: unknown scorer 'magic'"]),
     "toml unknown language": (with_toml('language = "fr"\n'), ["ranklens.toml: unknown language 'fr'"]),
-    "toml unknown stem": (with_toml('stem = "klingon"\n'), ["ranklens.toml: unknown stem language 'klingon'"]),
+    "toml unknown stem": (with_toml('stem = "klingon"\n'), ["ranklens.toml: unknown stem 'klingon'"]),
     "toml missing stop list": (with_toml('stopwords = "stop.txt"\n'), ["ranklens.toml: stopwords 'stop.txt'"]),
     "toml nan k1": (with_toml("k1 = nan\n"), ["ranklens.toml: k1 must be a finite number"]),
     "toml inf b": (with_toml("b = inf\n"), ["ranklens.toml: b must be between 0 and 1"]),
