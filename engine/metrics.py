@@ -4,6 +4,11 @@ Nothing here retrieves: callers hand in score vectors and the relevant items.
 Every ranking follows one convention, the one the seeds use:
 ``np.argsort(-scores, kind="stable")``, i.e. descending score, ties broken by
 the lower index. It is computed without a full sort of N.
+
+A score vector may be a ``QueryScores`` holding only the chunks a query
+touched: a question's metrics then cost what its postings cost, and
+``evaluate`` consumes its rows one at a time, so a retriever can stream
+questions through it without keeping any vector of size N per question.
 """
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ from typing import Any, Iterable, NamedTuple, Sequence
 import numpy as np
 
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.topk import top_k
+from ranklens.engine.topk import QueryScores, top_k
 
 # Cut-offs of the aggregate metrics; the keys of Evaluation.metrics follow them.
 NDCG_K = 10
@@ -22,13 +27,15 @@ RECALL_K = 10
 _BLOCK_CELLS = 1 << 22
 
 
-def gold_rank(scores: np.ndarray, relevant_idx: np.ndarray) -> int | None:
+def gold_rank(scores: "np.ndarray | QueryScores", relevant_idx: np.ndarray) -> int | None:
     """1-based rank of the best-ranked relevant item, None without relevant items.
 
     Under the stable descending order, item g sits at
     ``count(s > s[g]) + count(s[:g] == s[g]) + 1``; the best-ranked relevant
     item is the one with the highest score, the lowest index among equals.
     """
+    if isinstance(scores, QueryScores):
+        return scores.gold_rank(relevant_idx)
     s = np.asarray(scores)
     rel = np.asarray(relevant_idx, dtype=np.intp)
     if rel.size == 0:
@@ -77,14 +84,15 @@ def gold_ranks(scores: np.ndarray, relevant: Sequence[np.ndarray]) -> np.ndarray
 class QuestionScores:
     """What a retriever hands to ``evaluate`` for one question.
 
-    ``scores`` covers all N chunks; ``relevant`` holds the indices of the
+    ``scores`` covers all N chunks (an array, or a ``QueryScores`` of the
+    touched chunks); ``relevant`` holds the indices of the
     relevant chunks and ``grades`` their graded relevance (all 1 when omitted).
     Entries with grade <= 0 are judged non-relevant, as in trec_eval.
     """
 
     id: str
     text: str
-    scores: np.ndarray
+    scores: "np.ndarray | QueryScores"
     relevant: np.ndarray
     grades: np.ndarray | None = None
 
@@ -122,7 +130,7 @@ def score_question(q: QuestionScores) -> QuestionResult:
     rel, grades = _relevant_grades(q)
     if rel.size == 0:
         return QuestionResult(q.id, q.text, None, 0.0, 0.0)
-    s = np.asarray(q.scores)
+    s = q.scores if isinstance(q.scores, QueryScores) else np.asarray(q.scores)
     depth = max(NDCG_K, RECALL_K)
     top = top_k(s, depth)
     pos = np.searchsorted(rel, top)
@@ -172,7 +180,8 @@ def evaluate(rows: Iterable[QuestionScores], k: int | None = None) -> Evaluation
 
     MRR uses the full rank of the best relevant item; a question whose
     relevant chunks are all missing (e.g. an answer span cut by chunking)
-    counts as a miss everywhere.
+    counts as a miss everywhere. ``rows`` is consumed one row at a time and
+    only each row's result is kept: pass a generator to stream questions.
     """
     results = [score_question(q) for q in rows]
     if not results:

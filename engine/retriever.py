@@ -21,7 +21,8 @@ from ranklens.engine.cache import IndexCache, index_key
 from ranklens.engine.chunking import chunk_documents, contains_answer
 from ranklens.engine.corpus import Chunk, Corpus, Question
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.metrics import Evaluation, QuestionScores, ThresholdReport, evaluate, threshold_analysis
+from ranklens.engine.metrics import (NDCG_K, RECALL_K, Evaluation, QuestionScores, ThresholdReport, evaluate,
+                                     threshold_analysis)
 from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.prompt import build_prompt
 from ranklens.engine.scoring.base import Scorer
@@ -30,7 +31,7 @@ from ranklens.engine.scoring.registry import ScorerInputs, spec
 from ranklens.engine.settings import DEFAULT_OVERLAP, DEFAULT_SIZE
 from ranklens.engine.setup import Setup
 from ranklens.engine.termindex import QueryTerms, TermIndex
-from ranklens.engine.topk import top_k
+from ranklens.engine.topk import QueryScores, query_scores_of, top_k
 
 MAX_CHUNKINGS = 3  # chunkings kept in memory per corpus (a chunk sweep visits many)
 MAX_TERM_INDEXES = 4  # term indexes kept, across chunkings and analysis settings
@@ -225,7 +226,7 @@ class Retriever:
         if not query.matched:
             return SearchResult(text, describe, [], query.terms, unknown,
                                 note="none of the query's terms occurs in the corpus")
-        scores = self.scores(query)
+        scores = query_scores_of(self.scorer, query)  # touched chunks only, when the postings are short
         if not scores.any():  # the terms weigh nothing: idf 0 (BM25 robertson, atire) or no LSA direction
             return SearchResult(text, describe, [], query.terms, unknown,
                                 note="every chunk scores 0 for the query's terms")
@@ -272,14 +273,28 @@ class Retriever:
         return by_doc
 
     def score_batches(self, texts: Sequence[str], progress: Progress = no_progress,
-                      label: str = "scoring") -> Iterator[tuple[int, np.ndarray]]:
-        """(position, scores over all chunks) for each text, a memory-bounded batch at a time."""
+                      label: str = "scoring") -> Iterator[tuple[int, QueryScores]]:
+        """(position, scores over all chunks) for each text, in order.
+
+        Each ``QueryScores`` reads like the dense vector (``np.asarray``,
+        indexing, ``top_k``) but holds only the touched chunks when the
+        scorer can score that way (BM25, TF-IDF): nothing of size N is made
+        for a query with short postings. Other scorers answer a
+        memory-bounded batch at a time.
+        """
+        if hasattr(self.scorer, "query_scores"):
+            # one query at a time: a batch product would be dense, and stacking rows costs copies
+            for i, text in enumerate(texts):
+                yield i, self.scorer.query_scores(self.query(text))
+                if (i + 1) % 64 == 0 or i + 1 == len(texts):
+                    progress(i + 1, len(texts), label)
+            return
         size = max(1, min(64, BATCH_CELLS // max(1, len(self.chunks))))
         for start in range(0, len(texts), size):
             batch = [self.query(t) for t in texts[start:start + size]]
             scores = self.scorer.scores_batch(batch)
             for offset in range(len(batch)):
-                yield start + offset, scores[offset]
+                yield start + offset, QueryScores.of(scores[offset])
             progress(min(start + size, len(texts)), len(texts), label)
 
     def evaluate(self, progress: Progress = no_progress, latency_sample: int = 200) -> "EvalReport":
@@ -293,16 +308,22 @@ class Retriever:
         if not questions:
             raise RanklensError(f"{self.corpus.name}: no questions with an answer to evaluate")
         texts = [q.text for q in questions]
+        judged = [self.relevant(q) for q in questions]  # judgements are not answering: before the clock
+
+        def rows() -> Iterator[QuestionScores]:
+            # Streamed: evaluate() reduces each question to its rank, recall and nDCG as it
+            # arrives, so no score vector outlives its question.
+            for i, scores in self.score_batches(texts, progress, "evaluating"):
+                if self.setup.k > max(NDCG_K, RECALL_K):
+                    top_k(scores, self.setup.k)  # answering includes ranking: the throughput counts it
+                relevant = judged[i]
+                yield QuestionScores(questions[i].id, questions[i].text, scores,
+                                     np.fromiter(relevant.keys(), dtype=np.int64, count=len(relevant)),
+                                     np.fromiter(relevant.values(), dtype=np.float64, count=len(relevant)))
+
         started = time.perf_counter()
-        rows = []
-        for i, scores in self.score_batches(texts, progress, "evaluating"):
-            top_k(scores, self.setup.k)  # answering includes ranking: the throughput counts it
-            relevant = self.relevant(questions[i])
-            rows.append(QuestionScores(questions[i].id, questions[i].text, scores,
-                                       np.fromiter(relevant.keys(), dtype=np.int64, count=len(relevant)),
-                                       np.fromiter(relevant.values(), dtype=np.float64, count=len(relevant))))
+        evaluation = evaluate(rows(), self.setup.k)  # scoring, ranking and metrics of every question
         batch_s = time.perf_counter() - started
-        evaluation = evaluate(rows, self.setup.k)
         latencies = []
         for text in texts[:latency_sample]:
             tick = time.perf_counter()

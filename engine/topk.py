@@ -2,8 +2,15 @@
 
 Ties are broken by the lower chunk index, exactly as
 ``np.argsort(-scores, kind="stable")[:k]`` would, without sorting all N.
+
+``QueryScores`` is a score vector over all chunks kept as what a query's
+postings touched plus one score shared by every other chunk; ``top_k`` and
+``gold_rank`` work on it in time proportional to the touched chunks, with the
+same ids and tie order as on the dense vector it stands for.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -11,7 +18,9 @@ _SAMPLE_STEP = 64  # large inputs: a strided sample bounds the k-th score from b
 _SAMPLED_ABOVE = 1 << 16
 
 
-def top_k(scores: np.ndarray, k: int) -> np.ndarray:
+def top_k(scores: "np.ndarray | QueryScores", k: int) -> np.ndarray:
+    if isinstance(scores, QueryScores):
+        return scores.top_k(k)
     n = scores.size
     if k <= 0:
         return np.zeros(0, dtype=np.int64)
@@ -39,3 +48,121 @@ def _top_k_sampled(scores: np.ndarray, k: int) -> np.ndarray:
     floor = np.partition(sample, sample.size - k)[sample.size - k]
     candidates = np.flatnonzero(scores >= floor)
     return candidates[_top_k_exact(scores[candidates], k)]
+
+
+@dataclass(frozen=True, slots=True, weakref_slot=True, repr=False)
+class QueryScores:
+    """One query's score for each of ``n`` chunks, dense or as the chunks its postings touched.
+
+    Touched form (``ids`` not None): chunk ``ids[j]`` scores ``values[j]``
+    (``ids`` ascending, distinct) and every other chunk scores ``base`` (0 for
+    TF-IDF and most BM25 variants; bm25l and bm25+ give a chunk lacking a query
+    term a constant). Dense form (``ids`` None): ``values`` holds all n scores.
+    Either way it reads like the dense vector: ``np.asarray``, indexing with
+    chunk indices, ``max``, ``any``, ``top_k``, ``gold_rank``.
+    """
+
+    n: int
+    values: np.ndarray
+    ids: np.ndarray | None = None
+    base: float = 0.0
+
+    def __repr__(self) -> str:
+        form = "dense" if self.ids is None else f"{self.ids.size} touched, base {self.base:g}"
+        return f"QueryScores({self.n} chunks, {form})"
+
+    @classmethod
+    def of(cls, scores: "np.ndarray | QueryScores") -> "QueryScores":
+        return scores if isinstance(scores, QueryScores) else cls(np.asarray(scores).size, np.asarray(scores))
+
+    @property
+    def size(self) -> int:
+        return self.n
+
+    @property
+    def touched(self) -> int:
+        """Chunks whose score is stored one by one (n when dense)."""
+        return self.n if self.ids is None else self.ids.size
+
+    def dense(self) -> np.ndarray:
+        """All n scores as a float array (a new array in the touched form)."""
+        if self.ids is None:
+            return self.values
+        out = np.full(self.n, self.base)
+        out[self.ids] = self.values
+        return out
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        out = self.dense()
+        return out if dtype is None else out.astype(dtype)
+
+    def __getitem__(self, chunks):
+        """Scores of the given chunk indices (an int or an int array), as the dense vector's."""
+        if self.ids is None:
+            return self.values[chunks]
+        where = np.asarray(chunks, dtype=np.intp)
+        pos = np.searchsorted(self.ids, where)
+        inside = np.minimum(pos, max(self.ids.size - 1, 0))
+        found = (pos < self.ids.size) & (self.ids[inside] == where) if self.ids.size else np.zeros(where.shape, bool)
+        out = np.where(found, self.values[inside] if self.ids.size else self.base, self.base)
+        return float(out) if out.ndim == 0 else out
+
+    def max(self, initial: float | None = None) -> float:
+        best = self.values.max(initial=-np.inf)
+        if self.touched < self.n:
+            best = max(best, self.base)
+        if initial is not None:
+            best = max(best, initial)
+        return float(best)
+
+    def any(self) -> bool:
+        return bool(self.values.any()) or (self.touched < self.n and self.base != 0)
+
+    def top_k(self, k: int) -> np.ndarray:
+        """The k best chunk indices, best first, ties to the lower index (as ``top_k`` on the dense vector)."""
+        if self.ids is None:
+            return top_k(self.values, k)
+        k = min(k, self.n)
+        if k <= 0:
+            return np.zeros(0, dtype=np.int64)
+        m = self.ids.size
+        if m >= k:
+            best = top_k(self.values, k)  # positions; ids ascend, so position order is index order
+            if m == self.n or self.values[best[-1]] > self.base:
+                return self.ids[best]  # every untouched chunk scores base, below the k-th
+        # Untouched chunks tie at base; among them only the k lowest indices can be chosen.
+        limit = min(self.n, m + k)
+        free = np.ones(limit, dtype=bool)
+        free[self.ids[:np.searchsorted(self.ids, limit)]] = False
+        extra = np.flatnonzero(free)[:k]
+        chunks = np.concatenate((self.ids, extra))
+        scores = np.concatenate((self.values, np.full(extra.size, self.base)))
+        order = np.argsort(chunks, kind="stable")
+        chunks, scores = chunks[order], scores[order]
+        return chunks[_top_k_exact(scores, k)]
+
+    def gold_rank(self, relevant: np.ndarray) -> int | None:
+        """1-based rank of the best-ranked relevant chunk under the stable descending order.
+
+        Chunk g sits at ``count(s > s[g]) + count(s[:g] == s[g]) + 1``, counted
+        over the touched chunks and, all at once, over the untouched ones.
+        """
+        rel = np.asarray(relevant, dtype=np.intp)
+        if rel.size == 0:
+            return None
+        vals = np.atleast_1d(self[rel])
+        best = vals.max()
+        g = int(rel[vals == best].min())
+        if self.ids is None:
+            s = self.values
+            return int(np.count_nonzero(s > best) + np.count_nonzero(s[:g] == best) + 1)
+        below = int(np.searchsorted(self.ids, g))  # touched chunks with a lower index than g
+        above = np.count_nonzero(self.values > best) + (self.n - self.ids.size if self.base > best else 0)
+        before = np.count_nonzero(self.values[:below] == best) + (g - below if self.base == best else 0)
+        return int(above + before + 1)
+
+
+def query_scores_of(scorer, query) -> QueryScores:
+    """``scorer.query_scores(query)`` when the scorer keeps touched chunks apart, else its dense scores."""
+    own = getattr(scorer, "query_scores", None)
+    return own(query) if own is not None else QueryScores.of(scorer.scores(query))

@@ -23,8 +23,9 @@ import scipy.sparse as sp
 from ranklens.engine.scoring.base import NoAdjustments
 from ranklens.engine.scoring.explain import Explanation, TermExplanation
 from ranklens.engine.scoring.registry import ScorerInputs
-from ranklens.engine.scoring.sparse import column_scores, row_values
+from ranklens.engine.scoring.sparse import query_scores, row_values
 from ranklens.engine.termindex import QueryTerms, TermIndex
+from ranklens.engine.topk import QueryScores
 
 
 def bm25_idf(variant: str, df: np.ndarray, n: int) -> np.ndarray:
@@ -120,11 +121,13 @@ class BM25Scorer(NoAdjustments):
         columns = sp.csc_matrix((data, counts.indices, counts.indptr), shape=counts.shape)
         return cls(index, variant, k1, b, delta, idf, avgdl, absent, columns)
 
+    def query_scores(self, query: QueryTerms) -> QueryScores:
+        """The query's scores over all chunks, kept as the chunks its postings touch when they are few."""
+        base = float(np.dot(self.absent[query.ids], query.counts)) if query.ids.size else 0.0
+        return query_scores(self.columns, query.ids, query.counts, base)
+
     def scores(self, query: QueryTerms) -> np.ndarray:
-        scores = column_scores(self.columns, query.ids, query.counts)
-        if query.ids.size:
-            scores += float(np.dot(self.absent[query.ids], query.counts))
-        return scores
+        return self.query_scores(query).dense()
 
     def scores_batch(self, queries: list[QueryTerms]) -> np.ndarray:
         # one query at a time: a sparse product of many queries is nearly dense and slower

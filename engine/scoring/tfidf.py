@@ -14,8 +14,9 @@ import scipy.sparse as sp
 from ranklens.engine.scoring.base import NoAdjustments
 from ranklens.engine.scoring.explain import Explanation, TermExplanation
 from ranklens.engine.scoring.registry import ScorerInputs
-from ranklens.engine.scoring.sparse import column_scores, row_values
+from ranklens.engine.scoring.sparse import query_scores, row_values
 from ranklens.engine.termindex import QueryTerms, TermIndex
+from ranklens.engine.topk import QueryScores
 
 
 def tf_weight(counts: np.ndarray, sublinear: bool) -> np.ndarray:
@@ -58,8 +59,12 @@ class TfidfScorer(NoAdjustments):
             shape=(1, self.idf.size),
         )
 
+    def query_scores(self, query: QueryTerms) -> QueryScores:
+        """The query's cosines over all chunks, kept as the chunks its postings touch when they are few."""
+        return query_scores(self.columns, query.ids, self.query_weights(query))
+
     def scores(self, query: QueryTerms) -> np.ndarray:
-        return column_scores(self.columns, query.ids, self.query_weights(query))
+        return self.query_scores(query).dense()
 
     def scores_batch(self, queries: list[QueryTerms]) -> np.ndarray:
         # one query at a time: a sparse product of many queries is nearly dense and slower

@@ -1,0 +1,147 @@
+"""Scoring only the chunks a query's postings touch gives the dense vector's scores, ranks and ties.
+
+Oracles: BM25 and TF-IDF written densely from their formulas over the count
+matrix (no shared code with the touched path), bm25s for BM25L/BM25+ (whose
+absent-term constant every untouched chunk gets), and the stable argsort for
+top-k and ranks.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
+
+from ranklens.engine.analysis import Analyzer
+from ranklens.engine.scoring import sparse
+from ranklens.engine.scoring.bm25 import BM25Scorer
+from ranklens.engine.scoring.tfidf import TfidfScorer
+from ranklens.engine.setup import Setup
+from ranklens.engine.termindex import TermIndex
+from ranklens.engine.topk import QueryScores, top_k
+
+VARIANTS = ["lucene", "robertson", "atire", "bm25l", "bm25+"]
+
+
+def zipf_texts(n_docs: int = 600, vocab: int = 4000, seed: int = 11) -> list[str]:
+    rng = np.random.default_rng(seed)
+    words = np.array([f"w{i}" for i in range(vocab)])
+    lengths = rng.integers(3, 80, n_docs)
+    return [" ".join(words[np.minimum(rng.zipf(1.2, size=length), vocab) - 1]) for length in lengths]
+
+
+@pytest.fixture(scope="module")
+def index() -> TermIndex:
+    return TermIndex.build(zipf_texts(), Analyzer.from_setup(Setup()))
+
+
+def queries(index: TermIndex) -> list:
+    df = index.doc_freq
+    rare = np.flatnonzero((df >= 1) & (df <= 3))
+    common = np.argsort(-df)[:5]
+    texts = [" ".join(index.vocabulary[rare[i:i + 4]]) for i in range(0, 120, 4)]  # short postings
+    texts += [f"{index.vocabulary[common[0]]} {index.vocabulary[rare[7]]}",  # one long list: dense
+              f"{index.vocabulary[rare[3]]} {index.vocabulary[rare[3]]} {index.vocabulary[rare[9]]}",  # repeats
+              str(index.vocabulary[rare[5]])]  # a single term
+    return [index.query(t) for t in texts]
+
+
+def dense_bm25(index: TermIndex, variant: str, query, k1=1.2, b=0.75, delta=0.5) -> np.ndarray:
+    """BM25 from the formulas, over every (chunk, query term) cell."""
+    n = index.n_docs
+    tf = index.counts[:, query.ids].toarray().astype(float)
+    df = index.doc_freq[query.ids].astype(float)
+    norm = (1 - b + b * index.doc_len / index.doc_len.mean())[:, None]
+    if variant == "lucene":
+        idf, tfc = np.log(1 + (n - df + 0.5) / (df + 0.5)), tf / (tf + k1 * norm)
+    elif variant == "robertson":
+        idf, tfc = np.log(np.maximum((n - df + 0.5) / (df + 0.5), 1.0)), tf / (tf + k1 * norm)
+    elif variant == "atire":
+        idf, tfc = np.log(n / df), tf * (k1 + 1) / (tf + k1 * norm)
+    elif variant == "bm25l":
+        c = tf / norm
+        idf, tfc = np.log((n + 1) / (df + 0.5)), (k1 + 1) * (c + delta) / (k1 + c + delta)
+    else:
+        idf, tfc = np.log((n + 1) / df), (k1 + 1) * tf / (k1 * norm + tf) + delta
+    return (idf * tfc) @ query.counts
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_bm25_touched_equals_dense_bit_for_bit_and_the_formula(index: TermIndex, variant: str,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    scorer = BM25Scorer.fit(index, variant)
+    touched_seen = 0
+    for query in queries(index):
+        base = float(np.dot(scorer.absent[query.ids], query.counts))
+        touched = sparse.query_scores(scorer.columns, query.ids, query.counts, base, dense_share=np.inf)
+        dense = sparse.query_scores(scorer.columns, query.ids, query.counts, base, dense_share=0.0)
+        assert dense.ids is None and touched.ids is not None
+        touched_seen += touched.touched < index.n_docs
+        assert np.array_equal(touched.dense(), dense.dense())  # identical floats, not just close
+        assert np.abs(touched.dense() - dense_bm25(index, variant, query)).max() < 1e-9
+        assert np.array_equal(scorer.scores(query), dense.dense())
+    assert touched_seen > 20
+
+
+def test_bm25l_and_bm25plus_touched_scores_equal_bm25s(index: TermIndex) -> None:
+    import bm25s
+
+    tokens = [list(t) for t in Analyzer.from_setup(Setup()).terms_many(zipf_texts())]
+    for variant in ("bm25l", "bm25+"):
+        reference = bm25s.BM25(method=variant, k1=1.2, b=0.75, delta=0.5, dtype="float64")
+        reference.index(tokens, show_progress=False)
+        scorer = BM25Scorer.fit(index, variant)
+        for query in queries(index)[:30]:
+            got = scorer.query_scores(query)
+            assert got.ids is not None and got.base > 0  # short postings: untouched chunks keep the constant
+            expected = reference.get_scores(list(query.terms))
+            assert np.abs(got.dense() - expected).max() < 1e-9
+            assert list(top_k(got, 10)) == list(np.argsort(-expected, kind="stable")[:10])
+
+
+def test_tfidf_touched_equals_dense_and_the_formula(index: TermIndex) -> None:
+    for sublinear in (False, True):
+        scorer = TfidfScorer.fit(index, sublinear)
+        counts = index.counts.toarray().astype(float)
+        tf = np.where(counts > 0, 1 + np.log(np.maximum(counts, 1)), 0.0) if sublinear else counts
+        weighted = tf * (np.log((1 + index.n_docs) / (1 + index.doc_freq)) + 1)
+        unit = weighted / np.linalg.norm(weighted, axis=1, keepdims=True)
+        for query in queries(index):
+            q = np.zeros(index.vocabulary.size)
+            q[query.ids] = scorer.query_weights(query)
+            touched = sparse.query_scores(scorer.columns, query.ids, scorer.query_weights(query), dense_share=np.inf)
+            assert np.array_equal(touched.dense(), scorer.scores(query))
+            assert np.abs(touched.dense() - unit @ q).max() < 1e-12
+
+
+# Integer-valued scores over few chunks make ties, with the base, frequent.
+@settings(max_examples=300, deadline=None)
+@given(hnp.arrays(np.float64, st.integers(1, 30), elements=st.integers(-2, 3).map(float)),
+       st.data(), st.integers(-1, 2).map(float))
+def test_top_k_and_gold_rank_on_touched_scores_follow_the_stable_order(values, data, base) -> None:
+    n = values.size + data.draw(st.integers(0, 30))
+    ids = np.sort(np.random.default_rng(data.draw(st.integers(0, 99))).choice(n, values.size, replace=False))
+    scores = QueryScores(n, values, ids, base)
+    dense = scores.dense()
+    assert dense[ids].tolist() == values.tolist() and np.count_nonzero(dense == base) >= n - ids.size
+    order = np.argsort(-dense, kind="stable")
+    for k in (1, 3, 10, n, n + 5):
+        assert top_k(scores, k).tolist() == order[:k].tolist()
+    relevant = np.array(data.draw(st.lists(st.integers(0, n - 1), max_size=4)), dtype=int)
+    expected = int(np.flatnonzero(np.isin(order, relevant))[0]) + 1 if relevant.size else None
+    assert scores.gold_rank(relevant) == expected
+    probe = np.arange(n)
+    assert scores[probe].tolist() == dense.tolist() and scores[int(n - 1)] == dense[-1]
+    assert scores.max(initial=0.0) == max(dense.max(), 0.0) and scores.any() == dense.any()
+    assert np.array_equal(np.asarray(scores), dense)
+
+
+def test_touched_top_k_on_a_million_chunks_matches_dense() -> None:
+    rng = np.random.default_rng(5)
+    n = 1_000_000
+    ids = np.sort(rng.choice(n, 5000, replace=False))
+    values = rng.integers(1, 50, ids.size).astype(float)
+    scores = QueryScores(n, values, ids)
+    assert top_k(scores, 10).tolist() == top_k(scores.dense(), 10).tolist()
+    assert scores.gold_rank(ids[-3:]) == int(np.argsort(-scores.dense(), kind="stable").tolist().index(
+        ids[-3:][np.argmax(values[-3:])]) + 1)
