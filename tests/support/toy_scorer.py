@@ -1,0 +1,35 @@
+"""A scorer written the way a plug-in author would: one module with ``build``, registered by one line.
+
+Coordination level: a chunk scores the number of distinct query terms it contains.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ranklens.engine.scoring.base import NoAdjustments
+from ranklens.engine.scoring.explain import Explanation
+from ranklens.engine.scoring.registry import ScorerInputs, ScorerSpec
+from ranklens.engine.termindex import QueryTerms, TermIndex
+
+SPEC = ScorerSpec("coord", "Coord", "tests.support.toy_scorer:build", summary=lambda setup: "coordination level")
+
+
+class CoordinationScorer(NoAdjustments):
+    name = "coord"
+
+    def __init__(self, index: TermIndex) -> None:
+        self.present = (index.counts > 0).astype(np.float64).tocsc()
+
+    def scores(self, query: QueryTerms) -> np.ndarray:
+        return np.asarray(self.present[:, query.ids].sum(axis=1)).ravel()
+
+    def scores_batch(self, queries: list[QueryTerms]) -> np.ndarray:
+        return np.stack([self.scores(q) for q in queries])
+
+    def explain(self, query: QueryTerms, doc: int) -> Explanation:
+        score = float(self.scores(query)[doc])
+        return Explanation("coordination level", score, "number of distinct query terms in the chunk")
+
+
+def build(inputs: ScorerInputs) -> CoordinationScorer:
+    return CoordinationScorer(inputs.index)
