@@ -14,7 +14,9 @@ import time
 from typing import Any
 
 from ranklens.engine.chunking import check_window, contains_answer, sentence_windows, word_windows
+from ranklens.cli.options import COMMAND_LINE
 from ranklens.engine.errors import RanklensError
+from ranklens.engine.settings import SettingError
 from ranklens.engine.loaders import load_corpus, valid_unicode
 from ranklens.engine.cache import IndexCache, cache_root
 from ranklens.engine.retriever import CACHE_MIN_CHUNKS, Retriever, Workbench, setup_for
@@ -86,7 +88,7 @@ def _retriever(args: argparse.Namespace, overrides: dict[str, Any], cache_min_ch
         _tell("warning", warning)
     cache = IndexCache()
     with progress:
-        retriever = Workbench(corpus, cache, cache_min_chunks).retriever(setup_for(corpus, overrides), progress)
+        retriever = Workbench(corpus, cache, cache_min_chunks).retriever(setup_for(corpus, overrides, source=COMMAND_LINE), progress)
     for note in [*retriever.notes, *cache.problems]:
         _tell("note", note)
     return retriever
@@ -204,7 +206,10 @@ def run_threshold(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 
 
 def run_chunk(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    check_window(args.size, args.overlap)
+    try:
+        check_window(args.size, args.overlap)
+    except SettingError as error:
+        raise SettingError(error.setting, error.message, COMMAND_LINE) from None
     text = _read_text(args.file)
     windows = (sentence_windows if args.sentences else word_windows)(text, args.size, args.overlap)
     chunks = [{"index": i, "start_word": w.start_word, "text": text[w.start_char:w.end_char]}

@@ -11,7 +11,7 @@ import sys
 from typing import NoReturn, Sequence
 
 # the options read engine.setup, plain Python (no numpy): cheap enough to import before the TUI paints
-from ranklens.cli.options import UsageError, add_setup_options, int_at_least, setup_overrides
+from ranklens.cli.options import UsageError, add_setup_options, int_at_least, option_of, setup_overrides
 
 COMMANDS = ("corpora", "search", "eval", "threshold", "chunk", "ivf", "prompt", "index")
 
@@ -115,8 +115,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ranklens.engine.errors import RanklensError
 
         if isinstance(error, RanklensError):
-            return _fail(f"ranklens: {error}")
+            return _fail(f"ranklens: {_where(error)}")
         raise
+
+
+def _where(error: Exception) -> str:
+    """The engine says what is wrong; a value from the command line is named by its flag."""
+    from ranklens.cli.options import COMMAND_LINE
+    from ranklens.engine.settings import SettingError
+
+    if isinstance(error, SettingError) and error.source == COMMAND_LINE:
+        return f"{option_of(error.setting)}: {error.message}"
+    return str(error)
 
 
 def _fail(message: str) -> int:

@@ -17,6 +17,7 @@ from ranklens.engine.setup import setup_settings
 
 # Settings the command line leaves to ranklens.toml: how scores are printed.
 _TOML_ONLY = frozenset({"decimals"})
+COMMAND_LINE = "command line"  # the source of settings given as options, in engine messages
 
 
 class UsageError(Exception):
@@ -92,6 +93,12 @@ def add_setup_options(parser: argparse.ArgumentParser, with_k: bool = True) -> N
         group.add_argument(spec.option, **_option(spec))
     group.add_argument("--sentences", dest="chunker", action="store_const", const="sentences",
                        help="chunk by whole sentences (--overlap in sentences); short for --chunker sentences")
+
+
+def option_of(setting: str) -> str:
+    """The flag that sets ``setting`` (the setting's name when it has none)."""
+    spec = setup_settings().get(setting)
+    return (spec.option if spec else None) or setting
 
 
 def setup_overrides(args: argparse.Namespace) -> dict[str, Any]:

@@ -15,7 +15,7 @@ import numpy as np
 from ranklens.engine.corpus import Chunk, Document, normalise_space
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.progress import Progress, no_progress
-from ranklens.engine.setup import CHUNKERS
+from ranklens.engine.settings import CHUNKERS, SettingError
 
 # Words are what str.split() finds: runs of characters that are not Unicode white space.
 # Every white-space character lies below U+3001, so a table of that size classifies them all.
@@ -44,11 +44,11 @@ class Span:
 def check_window(size: int, overlap: int) -> None:
     """Reject window options that would produce no chunks or never advance."""
     if size < 1:
-        raise RanklensError(f"--size ({size}) must be at least 1")
+        raise SettingError("size", f"size must be at least 1 (got {size})")
     if overlap < 0:
-        raise RanklensError(f"--overlap ({overlap}) must be at least 0")
+        raise SettingError("overlap", f"overlap must be at least 0 (got {overlap})")
     if overlap >= size:
-        raise RanklensError(f"--overlap ({overlap}) must be smaller than --size ({size})")
+        raise SettingError("overlap", f"overlap {overlap} must be smaller than size {size}")
 
 
 def word_windows(text: str, size: int, overlap: int) -> list[Span]:

@@ -39,7 +39,7 @@ CACHE_MIN_CHUNKS = 20_000  # below this, analysing is faster than reading a cach
 BATCH_CELLS = 8_000_000  # scores held at once when answering many questions: 64 MB of floats
 
 
-def setup_for(corpus: Corpus, *overrides: dict, source: str = "command line") -> Setup:
+def setup_for(corpus: Corpus, *overrides: dict, source: str = "settings") -> Setup:
     """The corpus' own settings, then the caller's: how every front end builds a setup.
 
     Raw documents (no passages of their own) are chunked 100/20 unless a layer says

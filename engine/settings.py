@@ -48,6 +48,7 @@ class SettingError(RanklensError):
         super().__init__(f"{source}: {message}" if source else message)
         self.setting = setting
         self.message = message
+        self.source = source
 
 
 @dataclass(frozen=True)

@@ -109,7 +109,7 @@ class Setup:
         """What no single setting can check alone; the message names ``source`` and the setting."""
         checks = (
             ("overlap", self.size is None or self.overlap < self.size,
-             f"overlap must be >= 0 and smaller than size (got overlap {self.overlap}, size {self.size})"),
+             f"overlap {self.overlap} must be smaller than size {self.size}"),
             ("fuse", len(self.fuse) >= 2,
              f"fuse needs two or more of {', '.join(fusable_names())} (got {list(self.fuse)})"),
         )

@@ -95,10 +95,10 @@ def test_blank_text_has_no_chunks(text: str) -> None:
 @pytest.mark.parametrize(
     ("size", "overlap", "message"),
     [
-        (20, 20, "--overlap (20) must be smaller than --size (20)"),
-        (5, 9, "--overlap (9) must be smaller than --size (5)"),
-        (0, 0, "--size (0) must be at least 1"),
-        (5, -1, "--overlap (-1) must be at least 0"),
+        (20, 20, "overlap 20 must be smaller than size 20"),
+        (5, 9, "overlap 9 must be smaller than size 5"),
+        (0, 0, "size must be at least 1 (got 0)"),
+        (5, -1, "overlap must be at least 0 (got -1)"),
     ],
 )
 def test_bad_options_raise(size: int, overlap: int, message: str) -> None:

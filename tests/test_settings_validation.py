@@ -24,7 +24,7 @@ def fruit(tmp_path: Path) -> Path:
 BAD_OPTIONS = {
     "overlap = size": (["search", "{c}", "q", "--size", "5", "--overlap", "5"], ["overlap", "size"]),
     "overlap > size (chunk)": (["chunk", "{f}", "--size", "5", "--overlap", "7"],
-                               ["--overlap (7) must be smaller than --size (5)"]),
+                               ["ranklens: --overlap: overlap 7 must be smaller than size 5"]),
     "overlap without size": (["search", "{c}", "q", "--overlap", "3"], ["--overlap needs --size"]),
     "negative overlap": (["chunk", "{f}", "--size", "5", "--overlap", "-1"], ["--overlap must be at least 0"]),
     "size 0": (["search", "{c}", "q", "--size", "0"], ["--size must be at least 1 (got 0)"]),
@@ -61,7 +61,7 @@ def test_bad_option_is_named(capsys, fruit: Path, case: str) -> None:
 
 
 BAD_TOML = {
-    "overlap = size": ("size = 5\noverlap = 5\n", "overlap must be >= 0 and smaller than size (got overlap 5, size 5)"),
+    "overlap = size": ("size = 5\noverlap = 5\n", "overlap 5 must be smaller than size 5"),
     "size 0": ("size = 0\n", "size must be at least 1 (got 0)"),
     "k 0": ("k = 0\n", "k must be at least 1 (got 0)"),
     "negative k1": ("k1 = -1.0\n", "k1 must be a finite number >= 0 (got -1.0)"),
@@ -82,7 +82,7 @@ def test_bad_toml_setting_names_the_file_and_key(capsys, tmp_path: Path, case: s
 def test_command_line_clashing_with_the_toml_names_both_settings(capsys, tmp_path: Path) -> None:
     folder = beir_folder(tmp_path / "beir", [{"_id": "a", "text": "red apple"}], toml="size = 10\noverlap = 5\n")
     assert_error(run_on(capsys, folder, "search", str(folder), "apple", "--size", "3"),
-                  "command line: overlap must be >= 0 and smaller than size (got overlap 5, size 3)")
+                  "ranklens: --overlap: overlap 5 must be smaller than size 3")
 
 
 @pytest.mark.parametrize("scorer", ["tfidf", "bm25", "lsa", "fusion"])
