@@ -75,7 +75,8 @@ def _load(spec: str | os.PathLike[str], progress: Progress) -> Corpus:
     settings = _read_settings(path)
     warnings: list[str] = []
     if (path / "corpus.jsonl").exists():
-        documents, chunks = _load_beir_corpus(path / "corpus.jsonl", warnings, progress)
+        documents, chunks, titled = _load_beir_corpus(path / "corpus.jsonl", warnings, progress)
+        settings = _beir_settings(settings, titled)
     else:
         documents, chunks = _load_text_folder(path, _settings_files(path, settings), warnings, progress)
     if not documents:
@@ -240,18 +241,32 @@ def _read_records(path: Path, warnings: list[str], progress: Progress) -> list[_
 
 def _load_beir_corpus(
     path: Path, warnings: list[str], progress: Progress
-) -> tuple[list[Document], list[Chunk]]:
-    """One document per record, or per "doc" value when records share one; one chunk per record."""
+) -> tuple[list[Document], list[Chunk], bool]:
+    """One document per record, or per "doc" value when records share one; one chunk per record.
+
+    The flag says whether any record has a title of its own (an untitled group of passages
+    is named after its "doc" key, which is not a title worth indexing).
+    """
     groups: dict[str, list[_Record]] = {}
+    titled = False
     for record in _read_records(path, warnings, progress):
         groups.setdefault(record.group, []).append(record)
+        titled = titled or bool(record.title.strip())
     documents: list[Document] = []
     chunks: list[Chunk] = []
     for group, members in groups.items():
         document, parts = _join(group, members)
         documents.append(document)
         chunks.extend(parts)
-    return documents, chunks
+    return documents, chunks, titled
+
+
+def _beir_settings(settings: Mapping[str, Any], titled: bool) -> dict[str, Any]:
+    """A titled BEIR corpus indexes title + text, as BEIR's published baselines do,
+    unless its ranklens.toml sets ``index_title``."""
+    if not titled or "index_title" in settings:
+        return dict(settings)
+    return {**settings, "index_title": True}
 
 
 def _join(group: str, members: list[_Record]) -> tuple[Document, list[Chunk]]:
@@ -272,10 +287,12 @@ def _join(group: str, members: list[_Record]) -> tuple[Document, list[Chunk]]:
 
 def _load_jsonl_file(path: Path, progress: Progress) -> Corpus:
     warnings: list[str] = []
-    documents, chunks = _load_beir_corpus(path, warnings, progress)
+    documents, chunks, titled = _load_beir_corpus(path, warnings, progress)
     if not documents:
         raise RanklensError(f"no documents in {path}")
-    return Corpus(path.stem, tuple(documents), tuple(chunks), source=str(path), warnings=tuple(warnings))
+    # The same records as a BEIR folder's corpus.jsonl, so the same default; no toml can say otherwise.
+    return Corpus(path.stem, tuple(documents), tuple(chunks), settings=_beir_settings({}, titled),
+                  source=str(path), warnings=tuple(warnings))
 
 
 # -- questions and judgments -----------------------------------------------------------------------
@@ -286,6 +303,7 @@ class _Qrels:
     judgments: dict[str, dict[str, int]] = field(default_factory=dict)
     unknown_queries: int = 0
     unknown_docs: int = 0
+    duplicates: int = 0  # rows judging a (question, corpus id) pair judged before
 
 
 def _load_questions(folder: Path, known: set[str], warnings: list[str], progress: Progress) -> list[Question]:
@@ -296,6 +314,9 @@ def _load_questions(folder: Path, known: set[str], warnings: list[str], progress
         warnings.append(f"{qrels_path}: skipped {qrels.unknown_queries} row(s) naming queries not in queries.jsonl")
     if qrels.unknown_docs:
         warnings.append(f"{qrels_path}: skipped {qrels.unknown_docs} row(s) naming ids not in the corpus")
+    if qrels.duplicates:
+        warnings.append(f"{qrels_path}: {qrels.duplicates} duplicate row(s) for a question and id already judged; "
+                        "the highest grade kept")
     return [
         Question(q.id, q.text, relevant=qrels.judgments.get(q.id, {}), answer=q.answer) for q in queries
     ]
@@ -322,14 +343,22 @@ def _qrels_path(folder: Path) -> Path | None:
 
 
 def _read_qrels(path: Path, query_ids: set[str], known: set[str]) -> _Qrels:
-    """Graded judgments with score > 0; rows naming unknown ids are counted, not fatal."""
+    """Graded judgments with score > 0; rows naming unknown ids are counted, not fatal.
+
+    A (question, id) pair judged on several rows keeps its highest grade, whatever the row
+    order (a later "0" never erases an earlier "2"); the repeated rows are counted.
+    """
     qrels = _Qrels()
+    judged: set[tuple[str, str]] = set()
     with _reading(path):
         lines = path.read_bytes().decode("utf-8", errors="replace").splitlines()
     for lineno, line in enumerate(lines, 1):
         if not line.strip() or (lineno == 1 and _is_header(line)):
             continue
         query_id, doc_id, score = _parse_qrel(line, path, lineno)
+        if (query_id, doc_id) in judged:
+            qrels.duplicates += 1
+        judged.add((query_id, doc_id))
         if score <= 0:  # a judgment of non-relevance: nothing to record, whatever it names
             continue
         if query_id not in query_ids:
@@ -337,7 +366,8 @@ def _read_qrels(path: Path, query_ids: set[str], known: set[str]) -> _Qrels:
         elif doc_id not in known:
             qrels.unknown_docs += 1
         else:
-            qrels.judgments.setdefault(query_id, {})[doc_id] = score
+            grades = qrels.judgments.setdefault(query_id, {})
+            grades[doc_id] = max(score, grades.get(doc_id, 0))
     return qrels
 
 

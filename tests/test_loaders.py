@@ -127,7 +127,7 @@ def test_beir_folder_keeps_graded_qrels(tmp_path: Path) -> None:
     assert dict(q1.relevant) == {"d1": 2, "d2": 1}  # score 0 is a judgment of non-relevance
     assert q2.relevant == {} and not q2.answerable
     assert q3.answer == "second text" and q3.answerable
-    assert corpus.settings == {} and corpus.warnings == ()
+    assert corpus.settings == {"index_title": True} and corpus.warnings == ()  # titled records: title + text
     assert listing(folder) == before
 
 
@@ -138,6 +138,27 @@ def test_qrels_naming_unknown_ids_are_skipped_with_a_warning(tmp_path: Path) -> 
     assert len(corpus.warnings) == 2
     assert "2 row(s) naming queries not in queries.jsonl" in corpus.warnings[0]
     assert "1 row(s) naming ids not in the corpus" in corpus.warnings[1]
+
+
+@pytest.mark.parametrize("rows", [
+    "q1\td1\t1\nq1\td1\t2\nq1\td1\t0\n",  # rising then a later 0
+    "q1\td1\t2\nq1\td1\t1\nq1\td1\t0\n",  # the highest first
+    "q1\td1\t0\nq1\td1\t1\nq1\td1\t2\n",  # the highest last
+])
+def test_duplicate_qrels_rows_keep_the_highest_grade_and_warn_once(tmp_path: Path, rows: str) -> None:
+    qrels = "query-id\tcorpus-id\tscore\n" + rows + "q1\td2\t1\nq2\td2\t1\nq2\td2\t1\n"
+    corpus = load_corpus(make_beir(tmp_path / "c", qrels))
+    assert dict(corpus.questions[0].relevant) == {"d1": 2, "d2": 1}
+    assert dict(corpus.questions[1].relevant) == {"d2": 1}
+    path = tmp_path / "c" / "qrels" / "test.tsv"
+    # three rows repeat a pair already judged: two more for (q1, d1), one more for (q2, d2)
+    assert corpus.warnings == (f"{path}: 3 duplicate row(s) for a question and id already judged; "
+                               "the highest grade kept",)
+
+
+def test_distinct_qrels_rows_draw_no_duplicate_warning(tmp_path: Path) -> None:
+    qrels = "query-id\tcorpus-id\tscore\nq1\td1\t2\nq1\td2\t2\nq2\td1\t1\n"
+    assert load_corpus(make_beir(tmp_path / "c", qrels)).warnings == ()
 
 
 def test_other_qrels_file_is_used_without_test_tsv(tmp_path: Path) -> None:
@@ -234,7 +255,8 @@ def test_progress_every_10000_lines(tmp_path: Path) -> None:
     assert calls == [(10_000, 0, "loading"), (20_000, 0, "loading")]
 
 
-@pytest.mark.skipif(not (SHARED_DATA / "cranfield").is_dir(), reason="Cranfield collection not present")
+@pytest.mark.skipif(not (SHARED_DATA / "cranfield").is_dir(),
+                    reason=f"Cranfield collection not found: looked for {SHARED_DATA / 'cranfield'}")
 def test_cranfield() -> None:
     corpus = load_corpus(SHARED_DATA / "cranfield")
     assert len(corpus.documents) == 1400 and len(corpus.chunks) == 1400

@@ -101,6 +101,20 @@ def test_graded_ndcg_and_recall_by_hand() -> None:
     assert ev.per_question[0].rank == 1
 
 
+def test_recall_at_10_divides_by_every_relevant_chunk() -> None:
+    # 15 relevant chunks among 40; scores fall with the index, so ranks are index + 1. Relevant
+    # at ranks 1, 3, 5, 7, 9, 11, ..., 29: five of them in the top 10, ten below it.
+    scores = np.linspace(1.0, 0.0, 40)
+    relevant = np.arange(0, 30, 2)
+    ev = evaluate([QuestionScores("many", "many", scores, relevant)])
+    assert relevant.size == 15
+    assert ev.per_question[0].recall == pytest.approx(5 / 15)
+    assert ev.metrics["recall@10"] == pytest.approx(1 / 3)
+    # all fifteen in the top 15 still leave five outside the top 10
+    packed = QuestionScores("packed", "packed", scores, np.arange(15))
+    assert evaluate([packed]).metrics["recall@10"] == pytest.approx(10 / 15)
+
+
 def test_ndcg_matches_scikit_learn() -> None:
     from sklearn.metrics import ndcg_score
 

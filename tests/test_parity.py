@@ -6,11 +6,13 @@ import pytest
 
 from ranklens.engine.analysis import Analyzer
 from ranklens.engine.loaders import load_corpus
+from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.engine.scoring.bm25 import BM25Scorer
 from ranklens.engine.scoring.tfidf import TfidfScorer
 from ranklens.engine.setup import Setup
 from ranklens.engine.termindex import TermIndex
 from ranklens.engine.topk import top_k
+from tests.support.files import beir_folder
 
 
 def zipf_corpus(n_docs: int = 400, vocab: int = 3000, seed: int = 7) -> list[str]:
@@ -25,13 +27,22 @@ def studio_alfa_texts() -> list[str]:
     return [c.text for c in load_corpus("studio-alfa").chunks]
 
 
+# Queries that repeat a term: raw and sublinear tf differ on the query side only when one does.
+REPEATING = ["ferie ferie ferie permessi", "password password cambio", "fattura fattura fattura fattura scarto"]
+
+
 def studio_alfa_queries() -> list[str]:
-    return [q.text for q in load_corpus("studio-alfa").questions]
+    return [q.text for q in load_corpus("studio-alfa").questions] + REPEATING
+
+
+def zipf_queries() -> list[str]:
+    plain = [" ".join(f"w{i}" for i in range(j, j + 4)) for j in range(0, 60, 3)]
+    return plain + [f"w{j} w{j} w{j} w{j + 1} w{j + 7} w{j + 7}" for j in range(0, 30, 5)]
 
 
 CORPORA = {
     "studio-alfa": (studio_alfa_texts, studio_alfa_queries),
-    "zipf": (zipf_corpus, lambda: [" ".join(f"w{i}" for i in range(j, j + 4)) for j in range(0, 60, 3)]),
+    "zipf": (zipf_corpus, zipf_queries),
 }
 TFIDF_SETTINGS = [
     ({}, {}),
@@ -98,11 +109,60 @@ def test_bm25_equals_bm25s(variant: str, corpus_name: str) -> None:
         assert list(top_k(got, 10)) == list(np.argsort(-expected, kind="stable")[:10])
 
 
-def test_bm25_batch_scores_equal_single_queries() -> None:
+def test_a_query_repeating_a_term_weighs_it_sublinearly_as_scikit_learn_does() -> None:
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
     texts = zipf_corpus()
-    index = TermIndex.build(texts, Analyzer.from_setup(Setup()))
-    for scorer in (BM25Scorer.fit(index, "bm25+"), TfidfScorer.fit(index, True)):
-        queries = [index.query(f"w{i} w{i + 1} w{i}") for i in range(0, 40, 4)]
-        batch = scorer.scores_batch(queries)
-        for row, query in zip(batch, queries):
-            assert np.allclose(row, scorer.scores(query), atol=1e-12)
+    vectorizer = TfidfVectorizer(sublinear_tf=True)
+    expected = vectorizer.fit_transform(texts)
+    scorer = TfidfScorer.fit(TermIndex.build(texts, Analyzer.from_setup(Setup())), sublinear_tf=True)
+    once, thrice = "w1 w5", "w1 w1 w1 w5"
+    for query in (once, thrice):
+        theirs = (expected @ vectorizer.transform([query]).T).toarray().ravel()
+        assert np.abs(scorer.scores(scorer.index.query(query)) - theirs).max() < 1e-9
+    # the query vectors differ by the weight of w1: 1 + ln 3 against 1, before normalising
+    assert not np.allclose(scorer.scores(scorer.index.query(once)), scorer.scores(scorer.index.query(thrice)))
+
+
+@pytest.mark.filterwarnings("ignore:Your stop_words may be inconsistent")
+def test_tfidf_with_stop_words_and_stemming_equals_scikit_learn_tokenising_by_itself() -> None:
+    """scikit-learn splits, lowercases and drops stop words with its own analyzer; PyStemmer stems after."""
+    import Stemmer
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from stop_words import get_stop_words
+
+    texts, queries = studio_alfa_texts(), studio_alfa_queries()
+    stop = [w for w in get_stop_words("it") if not any(c.isdigit() for c in w)]
+    split = TfidfVectorizer(stop_words=stop).build_analyzer()
+    stemmer = Stemmer.Stemmer("italian")
+    vectorizer = TfidfVectorizer(analyzer=lambda text: stemmer.stemWords(split(text)))
+    expected = vectorizer.fit_transform(texts)
+    scorer = TfidfScorer.fit(TermIndex.build(texts, Analyzer.from_setup(Setup(stopwords="it", stem="it"))))
+    assert list(scorer.index.vocabulary) == vectorizer.get_feature_names_out().tolist()
+    assert np.abs(scorer.matrix.toarray() - expected.toarray()).max() < 1e-9
+    for query in queries:
+        theirs = (expected @ vectorizer.transform([query]).T).toarray().ravel()
+        assert np.abs(scorer.scores(scorer.index.query(query)) - theirs).max() < 1e-9
+
+
+def test_answering_a_batch_gives_the_peers_scores(tmp_path) -> None:  # noqa: ANN001
+    """Retriever.score_batches, the path eval and the benchmarks take, against bm25s and scikit-learn."""
+    import bm25s
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    texts, queries = zipf_corpus(), zipf_queries()
+    corpus = load_corpus(beir_folder(tmp_path / "zipf", [{"_id": f"d{i}", "text": t} for i, t in enumerate(texts)]))
+    bench = Workbench(corpus)
+    reference = bm25s.BM25(method="bm25+", k1=1.2, b=0.75, delta=0.5, dtype="float64")
+    reference.index([t.split() for t in texts], show_progress=False)
+    bm25 = bench.retriever(setup_for(corpus, {"scorer": "bm25", "bm25_variant": "bm25+", "delta": 0.5}))
+    for i, row in bm25.score_batches(queries):
+        terms = [t for t in queries[i].split() if t in reference.vocab_dict]
+        expected = reference.get_scores(terms) if terms else np.zeros(len(texts))
+        assert np.abs(np.asarray(row) - expected).max() < 1e-9, queries[i]
+    vectorizer = TfidfVectorizer(sublinear_tf=True)
+    matrix = vectorizer.fit_transform(texts)
+    tfidf = bench.retriever(setup_for(corpus, {"scorer": "tfidf", "sublinear_tf": True}))
+    for i, row in tfidf.score_batches(queries):
+        expected = (matrix @ vectorizer.transform([queries[i]]).T).toarray().ravel()
+        assert np.abs(np.asarray(row) - expected).max() < 1e-9, queries[i]
