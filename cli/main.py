@@ -7,6 +7,8 @@ screen before numpy, scipy or scikit-learn are loaded.
 from __future__ import annotations
 
 import argparse
+import difflib
+import os
 import sys
 from typing import NoReturn, Sequence
 
@@ -100,6 +102,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if argv and argv[0] in ("-h", "--help"):
             _tui_parser().print_help()
             return 0
+        if argv and not argv[0].startswith("-"):
+            _check_corpus_or_command(argv[0])
         args = _tui_parser().parse_args(argv)
         from ranklens.tui.app import run_app
 
@@ -117,6 +121,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(error, RanklensError):
             return _fail(f"ranklens: {_where(error)}")
         raise
+
+
+def _check_corpus_or_command(name: str) -> None:
+    """A first word that is neither a path nor a bundled corpus is a typo, of a command or a corpus:
+    say so before the TUI opens on nothing."""
+    from ranklens.corpora import bundled_corpora
+
+    corpora = [corpus for corpus, _ in bundled_corpora()]
+    if name in corpora or os.path.exists(name):
+        return
+    close = difflib.get_close_matches(name, [*COMMANDS, *corpora], n=3, cutoff=0.6)
+    hint = f" (did you mean {' or '.join(close)}?)" if close else \
+        f" (commands: {', '.join(COMMANDS)}; bundled corpora: {', '.join(corpora)})"
+    raise UsageError(f"ranklens: no such corpus or command {name!r}{hint}")
 
 
 def _where(error: Exception) -> str:

@@ -1,0 +1,20 @@
+"""A first word that is neither a command, a path nor a bundled corpus is a typo: exit 2, never the TUI."""
+from __future__ import annotations
+
+import pytest
+
+from tests.support.cli import assert_error, run_cli
+
+
+@pytest.mark.parametrize(("argv", "needle"), [
+    (["serach", "studio-alfa", "q"], "no such corpus or command 'serach' (did you mean search?)"),
+    (["studio-alfaa"], "(did you mean studio-alfa?)"),
+    (["frobnicate"], "commands: corpora, search, eval"),
+])
+def test_a_typo_is_named_with_the_close_matches(capsys: pytest.CaptureFixture[str], argv: list[str],
+                                                needle: str) -> None:
+    assert_error(run_cli(capsys, *argv), needle)
+
+
+def test_a_missing_path_is_not_opened(capsys: pytest.CaptureFixture[str], tmp_path) -> None:
+    assert_error(run_cli(capsys, str(tmp_path / "nowhere")), "no such corpus or command")
