@@ -44,7 +44,8 @@ def recall(found: np.ndarray, truth: np.ndarray) -> float:
 
 def ivf_task(args: dict[str, Any], arrays: dict[str, np.ndarray]) -> dict[str, Any]:
     """Worker entry point: both libraries on one vector set, rows per n_probe."""
-    from ranklens.engine.ivf import IVFIndex, exact_topk
+    from ranklens.engine.index.exact import exact_topk
+    from ranklens.engine.index.ivf import IVFIndex
     from ranklens.engine.synthetic import synthetic_vectors
 
     V, Q = synthetic_vectors(n=args["n"], d=args["d"], nq=args["nq"])
@@ -68,7 +69,7 @@ def ivf_task(args: dict[str, Any], arrays: dict[str, np.ndarray]) -> dict[str, A
         default_threads = faiss.omp_get_max_threads()
     nq = Q.shape[0]
     for n_probe in args["probes"]:
-        found, _ = ours.search(Q, K, n_probe)
+        found = ours.search(Q, K, n_probe).ids
         row = {"n_probe": n_probe, "ranklens_recall": recall(found, truth),
                "ranklens_ms": median_time(lambda: ours.search(Q, K, n_probe), repeats) * 1000 / nq}
         if faiss_index is not None:

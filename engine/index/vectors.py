@@ -1,4 +1,4 @@
-"""Dense vector sets to put behind an IVF index: a corpus' LSA vectors or the lesson's synthetic set."""
+"""Dense vector sets to put behind an index: a corpus' LSA vectors, any encoder's, or the lesson's synthetic set."""
 from __future__ import annotations
 
 import math
@@ -8,6 +8,7 @@ from typing import Sequence
 import numpy as np
 
 from ranklens.engine.errors import RanklensError
+from ranklens.engine.index.ivf import probe_ladder
 from ranklens.engine.scoring.dense import Encoder
 from ranklens.engine.scoring.lsa import LsaScorer
 
@@ -23,8 +24,7 @@ class VectorSet:
 
     def default_probes(self, cells: int) -> list[int]:
         """1, 2, 4, … below ``cells``, then all cells (where recall must be 1)."""
-        probes = [2 ** i for i in range(int(math.log2(cells)) + 1) if 2 ** i < cells]
-        return probes + [cells]
+        return probe_ladder(cells)
 
 
 def synthetic_set() -> VectorSet:

@@ -1,0 +1,96 @@
+"""What an approximate index saves in comparisons and costs in recall, knob value by knob value.
+
+Two sources of vectors: a corpus' own LSA vectors (its chunks, queried by its
+questions) or the lesson's synthetic set (20,000 x 64, 200 queries), on which
+IVF with 100 cells reproduces seed 004's table.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Sequence
+
+from ranklens.engine.errors import Cancelled
+from ranklens.engine.experiments.common import stage
+from ranklens.engine.progress import Progress, no_progress
+
+if TYPE_CHECKING:  # numpy comes with these; importing this module must stay cheap
+    from ranklens.engine.index.base import IndexStats
+    from ranklens.engine.index.sweep import SweepRow
+    from ranklens.engine.index.vectors import VectorSet
+    from ranklens.engine.retriever import Workbench
+    from ranklens.engine.setup import Setup
+
+
+@dataclass(frozen=True)
+class IndexSweep:
+    source: str  # the vector set's name
+    kind: str  # the index kind: "ivf"
+    param: str | None  # its build parameter's name: "cells"
+    param_value: int | None
+    knob: str | None  # its search knob's name: "n_probe"
+    vectors: int
+    dims: int
+    queries: int
+    rows: tuple[SweepRow, ...]
+    stats: IndexStats
+    warnings: tuple[str, ...] = field(default=())
+    complete: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ivf JSON shape (``{"rows": [...]}``), with what was swept around it."""
+        param = {} if self.param is None else {self.param: self.param_value}
+        return {"source": self.source, "index": self.kind, **param, "knob": self.knob, "vectors": self.vectors,
+                "dims": self.dims, "queries": self.queries, "build_s": self.stats.build_s,
+                "index_bytes": self.stats.bytes, "warnings": list(self.warnings), "complete": self.complete,
+                "rows": [r.to_dict() for r in self.rows]}
+
+
+def synthetic_vectors() -> VectorSet:
+    """The lesson's synthetic set (seed 004): 20,000 x 64, 200 queries, 50 topics."""
+    from ranklens.engine.index.vectors import synthetic_set
+
+    return synthetic_set()
+
+
+def lsa_vectors(workbench: Workbench, setup: Setup, progress: Progress = no_progress) -> VectorSet:
+    """The corpus' chunks as LSA vectors under ``setup`` (its scorer aside), queried by its questions."""
+    from ranklens.engine.index.vectors import corpus_set
+
+    return corpus_set(workbench.retriever(setup.replace(scorer="lsa"), progress))
+
+
+def index_sweep(vectors: VectorSet, kind: str = "ivf", param: int | None = None,
+                values: Sequence[int] | None = None, k: int = 10,
+                progress: Progress = no_progress) -> IndexSweep:
+    """Build one index of ``kind`` over the set and measure each knob value against exact search.
+
+    ``param`` None: the kind's default for these vectors (IVF: the set's
+    default cells); ``values`` None: the index's own ladder (IVF: 1, 2, 4, …
+    all cells). Settings are checked before the build. When ``progress``
+    raises ``Cancelled`` after the build, the values measured so far come
+    back with ``complete`` False.
+    """
+    from ranklens.engine.index.registry import index_kind
+    from ranklens.engine.index.sweep import measure_knob
+
+    index_class = index_kind(kind)
+    chosen = list(values) if values is not None else None
+    index_class.check_settings(param, chosen)
+    build = stage(progress, 0, 2, "build")
+    build(0, 1, kind)
+    index = index_class.build(vectors.vectors, param if param is not None else index_class.default_param(vectors),
+                              progress=build)
+    measure = stage(progress, 1, 2, "search")
+    planned = len(chosen) if chosen is not None else max(1, len(index.knob_values()))
+    rows: list[SweepRow] = []
+    complete = True
+    try:
+        measure(0, planned, "exact search")
+        for row in measure_knob(index, vectors.vectors, vectors.queries, chosen, k):
+            rows.append(row)
+            measure(len(rows), planned, f"{row.knob} {row.value}" if row.knob else kind)
+    except Cancelled:
+        complete = False
+    n, dims = vectors.vectors.shape
+    return IndexSweep(vectors.name, kind, index_class.param, index.param_value, index_class.knob, n, dims,
+                      len(vectors.queries), tuple(rows), index.stats, index.warnings, complete)

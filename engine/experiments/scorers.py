@@ -1,0 +1,127 @@
+"""Every scorer under one setup: the metrics table, each question's rank per scorer, the threshold.
+
+The scorers share the setup's analysis and chunking settings (each is the
+setup with another scorer), so the table answers "which scorer, with these
+settings?". The threshold analysis is the setup's own scorer's: can its top
+score tell the questions the corpus answers from those it does not?
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Sequence
+
+from ranklens.engine.errors import Cancelled, RanklensError
+from ranklens.engine.experiments.common import Checkpoint, no_checkpoint, scorer_label, stage
+from ranklens.engine.progress import Progress, no_progress
+
+if TYPE_CHECKING:  # numpy comes with these; importing this module must stay cheap
+    from ranklens.engine.metrics import Evaluation, ThresholdReport
+    from ranklens.engine.retriever import Retriever, Workbench
+    from ranklens.engine.setup import Setup
+
+
+@dataclass(frozen=True)
+class ScorerResult:
+    scorer: str  # a scorer's registered name
+    label: str  # with the parameters that distinguish it: "BM25 lucene", "LSA 18 dims"
+    evaluation: Evaluation
+    notes: tuple[str, ...]  # adjustments the setup got (LSA dims clamped, ...)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"scorer": self.scorer, "label": self.label, "metrics": self.evaluation.metrics,
+                "notes": list(self.notes)}
+
+
+@dataclass(frozen=True)
+class QuestionRow:
+    id: str
+    text: str
+    gold: tuple[str, ...]  # ids of the chunks that count as its answer; empty when every chunk cuts it
+    ranks: tuple[int | None, ...]  # one per finished scorer, in their order; None: no relevant chunk
+
+    def to_dict(self, scorers: Sequence[str]) -> dict[str, Any]:
+        return {"id": self.id, "text": self.text, "gold": list(self.gold), "ranks": dict(zip(scorers, self.ranks))}
+
+
+@dataclass(frozen=True)
+class ScorerComparison:
+    corpus: str
+    current: str  # the setup's scorer, whose threshold is analysed
+    scorers: tuple[ScorerResult, ...]  # empty when the corpus has no question with an answer
+    questions: tuple[QuestionRow, ...]  # the first ``question_rows`` answerable questions
+    question_count: int  # answerable questions measured
+    threshold: ThresholdReport | None
+    threshold_note: str  # why there is no threshold analysis
+    complete: bool = True  # False when cancelled: the finished scorers only
+
+    def to_dict(self) -> dict[str, Any]:
+        names = [r.scorer for r in self.scorers]
+        return {
+            "corpus": self.corpus, "current": self.current, "questions": self.question_count,
+            "complete": self.complete, "scorers": [r.to_dict() for r in self.scorers],
+            "per_question": [q.to_dict(names) for q in self.questions],
+            "threshold": None if self.threshold is None else self.threshold.to_dict(),
+            "threshold_note": self.threshold_note,
+        }
+
+
+def compare_scorers(workbench: Workbench, setup: Setup, scorers: Sequence[str] | None = None,
+                    progress: Progress = no_progress, checkpoint: Checkpoint = no_checkpoint,
+                    question_rows: int | None = None) -> ScorerComparison:
+    """Evaluate each scorer (default: every registered one) under ``setup``, then its own scorer's threshold.
+
+    ``question_rows`` caps the per-question rows (None: all). When ``progress``
+    raises ``Cancelled``, the scorers finished so far come back with
+    ``complete`` False. ``checkpoint`` runs between scorers, once what the
+    previous one built is cached.
+    """
+    from ranklens.engine.scoring.registry import scorer_names, spec
+
+    names = tuple(scorer_names() if scorers is None else scorers)
+    corpus = workbench.corpus
+    answerable = corpus.answerable
+    if not answerable:
+        return ScorerComparison(corpus.name, setup.scorer, (), (), 0, None, "")
+    steps = len(names) + 1
+    results: list[ScorerResult] = []
+    retrievers: dict[str, Retriever] = {}
+    try:
+        for i, name in enumerate(names):
+            checkpoint()
+            report = stage(progress, i, steps, spec(name).label)
+            report(0, 1, "indexing")
+            retriever = workbench.retriever(setup.replace(scorer=name), report)
+            evaluation = retriever.evaluate(report).evaluation
+            retrievers[name] = retriever
+            results.append(ScorerResult(name, scorer_label(retriever.setup), evaluation, tuple(retriever.notes)))
+        checkpoint()
+        threshold, note = _threshold(workbench, setup, retrievers, stage(progress, steps - 1, steps, "threshold"))
+        complete = True
+    except Cancelled:
+        threshold, note, complete = None, "cancelled", False
+    questions = _question_rows(answerable[:question_rows], results, retrievers)
+    return ScorerComparison(corpus.name, setup.scorer, tuple(results), questions, len(answerable),
+                            threshold, note, complete)
+
+
+def _threshold(workbench: Workbench, setup: Setup, retrievers: dict[str, Retriever],
+               progress: Progress) -> tuple[ThresholdReport | None, str]:
+    retriever = retrievers.get(setup.scorer) or workbench.retriever(setup, progress)
+    try:
+        return retriever.threshold(progress), ""
+    except RanklensError as error:  # no unanswerable questions: the table still stands
+        return None, str(error)
+
+
+def _question_rows(questions: Sequence, results: Sequence[ScorerResult],
+                   retrievers: dict[str, Retriever]) -> tuple[QuestionRow, ...]:
+    if not results:
+        return ()
+    first = retrievers[results[0].scorer]  # the scorers differ, the chunks do not
+    chunks = first.chunks
+    rows = []
+    for n, question in enumerate(questions):
+        gold = tuple(chunks[i].id for i in sorted(first.relevant(question)))
+        ranks = tuple(r.evaluation.per_question[n].rank for r in results)
+        rows.append(QuestionRow(question.id, question.text, gold, ranks))
+    return tuple(rows)

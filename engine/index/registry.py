@@ -1,0 +1,33 @@
+"""The index kinds by name: what ``ranklens ann --index`` and the index sweep accept.
+
+A new kind is one module in ``engine/index/`` (a ``VectorIndex`` subclass)
+plus one entry in ``INDEX_KINDS``; a plug-in outside the package calls
+``register_index`` instead.
+"""
+from __future__ import annotations
+
+from ranklens.engine.errors import RanklensError
+from ranklens.engine.index.base import VectorIndex
+from ranklens.engine.index.exact import ExactIndex
+from ranklens.engine.index.ivf import IVFIndex
+
+INDEX_KINDS: dict[str, type[VectorIndex]] = {
+    ExactIndex.kind: ExactIndex,
+    IVFIndex.kind: IVFIndex,
+}
+
+
+def register_index(kind: type[VectorIndex]) -> type[VectorIndex]:
+    """Add an index kind under its ``kind`` name (usable as a class decorator)."""
+    if kind.kind in INDEX_KINDS and INDEX_KINDS[kind.kind] is not kind:
+        raise ValueError(f"an index kind named {kind.kind!r} is already registered")
+    INDEX_KINDS[kind.kind] = kind
+    return kind
+
+
+def index_kind(name: str) -> type[VectorIndex]:
+    """The kind registered as ``name``."""
+    try:
+        return INDEX_KINDS[name]
+    except KeyError:
+        raise RanklensError(f"unknown index {name!r} (choose from {', '.join(INDEX_KINDS)})") from None
