@@ -1,4 +1,4 @@
-"""Retrieval metrics as the tables show them: counts next to fractions, scorer names, one rule for "best".
+"""Retrieval metrics as the tables show them: counts next to fractions.
 
 The lesson reports hits as counts ("hit@1 = 10/15"), the engine as fractions;
 the tables show both so either can be checked against the seed.
@@ -7,9 +7,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+# The rule for "better" belongs to the experiments; the tables read it from there.
+from ranklens.engine.experiments.common import ranking
+
 if TYPE_CHECKING:  # the engine's metrics load numpy, which the first paint must not wait for
     from ranklens.engine.metrics import Evaluation
-    from ranklens.engine.retriever import Retriever
+
+__all__ = ["COUNTED", "hits", "metric_columns", "metric_text", "ranking"]
 
 # Hits are whole questions, so they read best as counts; the rest are averages.
 COUNTED = frozenset({"hit@1", "hit@3"})
@@ -38,27 +42,3 @@ def metric_text(evaluation: Evaluation, key: str) -> str:
     if key in COUNTED:
         return f"{hits(evaluation, key)}/{len(evaluation.per_question)} {value:.3f}"
     return f"{value:.3f}"
-
-
-def ranking(evaluation: Evaluation) -> tuple[float, ...]:
-    """What "better" means when settings compete: MRR, then hit@1, then recall@10.
-
-    ``max`` over this key keeps the first of equal settings, so callers list
-    the cheaper settings first.
-    """
-    from ranklens.engine.metrics import RECALL_K  # loaded with the evaluation: see metric_columns
-
-    m = evaluation.metrics
-    return (round(m["mrr"], 9), round(m["hit@1"], 9), round(m[f"recall@{RECALL_K}"], 9))
-
-
-def scorer_label(retriever: Retriever) -> str:
-    """The scorer with the parameters that tell it apart, e.g. ``BM25 lucene`` or ``LSA 18 dims``."""
-    setup = retriever.setup
-    if setup.scorer == "tfidf":
-        return "TF-IDF sublinear" if setup.sublinear_tf else "TF-IDF"
-    if setup.scorer == "bm25":
-        return f"BM25 {setup.bm25_variant}"
-    if setup.scorer == "lsa":
-        return f"LSA {retriever.scorer.dims} dims"  # the dims actually used, after clamping
-    return f"fusion {'+'.join(setup.fuse)}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Hashable
+from typing import Hashable
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -20,43 +20,25 @@ from textual.content import Content
 from textual.widgets import DataTable, Input, Static
 
 from ranklens.engine.corpus import Corpus, Document
-from ranklens.engine.errors import RanklensError
+from ranklens.engine.experiments.chunking import (  # noqa: F401 - sweep_overlaps: the grid's columns, read by tests
+    SWEEP_SIZES, ChunkSweep, Window, sweep_overlaps, sweep_windows,
+)
 from ranklens.engine.progress import Progress
 from ranklens.engine.setup import CHUNKERS
 from ranklens.tui.chunk_map import Verdict, chunk_map, find_verdict, legend
 from ranklens.tui.context import ChangeSetup, Context
-from ranklens.tui.metric_text import hits, ranking, scorer_label
+from ranklens.tui.heap import keep_built
+from ranklens.tui.metric_text import hits
 from ranklens.tui.safe import clean, one_line, safe_text
 from ranklens.tui.widgets.input import TextBox
 from ranklens.tui.widgets.lists import KeyScroll, KeyTable
-from ranklens.tui.widgets.work_pane import WorkPane, stage
+from ranklens.tui.widgets.work_pane import WorkPane
 from ranklens.tui.widgets.work_status import WorkStatus
-
-if TYPE_CHECKING:  # numpy comes with the engine's metrics; the first paint must not wait for it
-    from ranklens.engine.metrics import Evaluation
 
 SIZE_STEP = 10
 OVERLAP_STEP = 1
-SWEEP_SIZES = (20, 40, 60, 100)
 MAX_PREVIEW_CHARS = 20_000  # a longer document is measured whole but drawn only this far
 MAX_DOCUMENTS = 2_000  # rows of the document list; the rest are reachable from the Search tab
-
-
-@dataclass(frozen=True)
-class Window:
-    """How the preview cuts: the pane's own setting, applied to the app only on request."""
-
-    size: int
-    overlap: int
-    chunker: str
-
-    @property
-    def label(self) -> str:
-        unit = " (overlap in sentences)" if self.chunker == "sentences" else ""
-        return f"{self.chunker} {self.size}/{self.overlap}{unit}"
-
-    def changes(self) -> dict[str, object]:
-        return {"size": self.size, "overlap": self.overlap, "chunker": self.chunker}
 
 
 @dataclass(frozen=True)
@@ -71,25 +53,6 @@ class Preview:
     verdict: Verdict | None
     answers: tuple[str, ...]  # answer spans of the questions judged on this document
     truncated: bool
-
-
-@dataclass(frozen=True)
-class SweepCell:
-    window: Window
-    evaluation: Evaluation
-    chunks: int
-
-
-@dataclass(frozen=True)
-class ChunkSweep:
-    scorer: str
-    cells: tuple[SweepCell, ...]  # size-major: the overlaps of each size side by side
-    winner: int
-
-
-def sweep_overlaps(size: int, chunker: str) -> tuple[int, int]:
-    """No overlap, and a quarter of the window (one sentence when windows are sentences)."""
-    return (0, 1) if chunker == "sentences" else (0, size // 4)
 
 
 def make_preview(corpus: Corpus, doc: Document, window: Window, passages: int | None, sentence: str) -> Preview:
@@ -114,22 +77,11 @@ def sweep_key(context: Context) -> Hashable:
     return (id(context.workbench), dataclasses.replace(context.setup, size=None, overlap=0, chunker="words"))
 
 
-def chunk_sweep(context: Context, chunker: str, progress: Progress) -> ChunkSweep:
-    """Re-chunk the corpus at each sweep setting and evaluate the current scorer on the answer spans."""
-    corpus = context.corpus
-    judged = [q for q in corpus.answerable if q.answer or any(i in corpus.documents_by_id for i in q.relevant)]
-    if not judged:
-        raise RanklensError(f"{corpus.name}: the sweep needs questions with an \"answer\" span (or judged per "
-                            "document): judgements of the corpus' own passages do not survive re-chunking")
-    windows = [Window(size, overlap, chunker) for size in SWEEP_SIZES for overlap in sweep_overlaps(size, chunker)]
-    cells = []
-    for i, window in enumerate(windows):
-        report = stage(progress, i, len(windows), window.label)
-        report(0, 1, "chunking")
-        retriever = context.workbench.retriever(context.setup.replace(**window.changes()), report)
-        cells.append(SweepCell(window, retriever.evaluate(report).evaluation, len(retriever.chunks)))
-    winner = max(range(len(cells)), key=lambda i: ranking(cells[i].evaluation))
-    return ChunkSweep(scorer_label(retriever), tuple(cells), winner)
+def run_sweep(context: Context, chunker: str, progress: Progress) -> ChunkSweep:
+    """The engine's chunk sweep over the default grid with the preview's chunker (in a worker)."""
+    from ranklens.engine.experiments.chunking import chunk_sweep  # numpy: loaded off the first paint
+
+    return chunk_sweep(context.workbench, context.setup, sweep_windows(chunker=chunker), progress, keep_built)
 
 
 class FindBox(TextBox):
@@ -316,7 +268,7 @@ class ChunkingPane(WorkPane):
         if self._shown_for is None or self.window is None:
             return
         context, chunker = self._shown_for, self.window.chunker
-        self.start_work("sweep", lambda progress: chunk_sweep(context, chunker, progress),
+        self.start_work("sweep", lambda progress: run_sweep(context, chunker, progress),
                         f"sweeping {len(SWEEP_SIZES) * 2} chunkings")
 
     def _show_sweep(self, sweep: ChunkSweep | None) -> None:
@@ -324,14 +276,14 @@ class ChunkingPane(WorkPane):
         self.set_class(sweep is not None, "-swept")
         table = self.query_one("#chunk-sweep", SweepTable)
         table.clear(columns=True)
-        if sweep is None:
+        if sweep is None or sweep.winner is None:
             return
-        overlaps = len(sweep.cells) // len(SWEEP_SIZES)
-        chunker = sweep.cells[0].window.chunker
+        overlaps = sweep.columns
+        chunker = sweep.windows[0].chunker
         names = ["no overlap", "1 sentence overlap" if chunker == "sentences" else "overlap 25%"]
         for name in names[:overlaps]:
             table.add_column(name)
-        for row in range(len(SWEEP_SIZES)):
+        for row in range(len(sweep.cells) // overlaps):
             table.add_row(*(self._sweep_cell(sweep, row * overlaps + col) for col in range(overlaps)))
         table.move_cursor(row=sweep.winner // overlaps, column=sweep.winner % overlaps)
         best = sweep.cells[sweep.winner]
@@ -359,8 +311,7 @@ class ChunkingPane(WorkPane):
             self.action_use()
 
     def _cell_window(self, row: int, column: int) -> Window:
-        overlaps = len(self.sweep.cells) // len(SWEEP_SIZES)
-        return self.sweep.cells[row * overlaps + column].window
+        return self.sweep.cells[row * self.sweep.columns + column].window
 
     def action_use(self) -> None:
         if self.window is None:

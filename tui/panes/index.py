@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Hashable
 
 from rich.text import Text
@@ -30,24 +29,14 @@ from ranklens.tui.widgets.work_pane import WorkPane, stage
 from ranklens.tui.widgets.work_status import WorkStatus
 
 if TYPE_CHECKING:  # numpy comes with these; the first paint must not wait for it
-    from ranklens.engine.ivf import SweepRow
-    from ranklens.engine.vectors import VectorSet
+    from ranklens.engine.experiments.indexes import IndexSweep
 
 SOURCES = ("corpus", "synthetic")
 TABLE_HEADERS = ("n_probe", "compared", "share", "recall@10", "ms/query")
 MIN_CHART_WIDTH = 20
 MIN_CHART_HEIGHT = 5
-
-
-@dataclass(frozen=True)
-class IvfResult:
-    source: str  # the vector set's name
-    vectors: int
-    dims: int
-    queries: int
-    cells: int
-    rows: tuple[SweepRow, ...]
-    warnings: tuple[str, ...]
+# The boxes' names for the engine's settings, said where a message names one.
+BOX_NAMES = {"cells": "cells", "n_probe": "n_probe list"}
 
 
 def parse_cells(text: str) -> int | None:
@@ -71,20 +60,19 @@ def parse_probes(text: str) -> list[int] | None:
 
 
 def run_sweep(context: Context, source: str, cells: int | None, probes: list[int] | None,
-              progress: Progress) -> IvfResult:
-    """Build the vector set, then one IVF index, and measure every n_probe against exact search (in a worker)."""
-    from ranklens.engine.ivf import cell_warnings, sweep  # numpy: loaded here, off the first paint
-    from ranklens.engine.vectors import corpus_set, synthetic_set
+              progress: Progress) -> IndexSweep:
+    """The vector set, then the engine's IVF sweep over it (in a worker); errors name the boxes."""
+    from ranklens.engine.experiments.indexes import index_sweep, lsa_vectors, synthetic_vectors
+    from ranklens.engine.index.base import IndexSettingError
 
     prepare = stage(progress, 0, 2, "vectors")
     prepare(0, 1, "LSA of the corpus" if source == "corpus" else "synthetic set")
-    vectors: VectorSet = (synthetic_set() if source == "synthetic" else
-                          corpus_set(context.workbench.retriever(context.setup.replace(scorer="lsa"), prepare)))
-    cells = cells or vectors.default_cells
-    probes = probes or vectors.default_probes(cells)
-    rows = sweep(vectors.vectors, vectors.queries, cells, probes, progress=stage(progress, 1, 2, "IVF"))
-    n, dims = vectors.vectors.shape
-    return IvfResult(vectors.name, n, dims, len(vectors.queries), cells, tuple(rows), cell_warnings(n, cells))
+    try:
+        vectors = (synthetic_vectors() if source == "synthetic" else
+                   lsa_vectors(context.workbench, context.setup, prepare))
+        return index_sweep(vectors, "ivf", cells, probes, progress=stage(progress, 1, 2, "IVF"))
+    except IndexSettingError as error:
+        raise RanklensError(error.naming(BOX_NAMES.get(error.setting, error.setting))) from None
 
 
 class IndexPane(WorkPane):
@@ -106,7 +94,7 @@ class IndexPane(WorkPane):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.source = SOURCES[0]
-        self.result: IvfResult | None = None
+        self.result: IndexSweep | None = None
         # Timings vary from run to run; snapshot tests turn them off to compare screens.
         self.show_timings = True
 
@@ -166,9 +154,9 @@ class IndexPane(WorkPane):
         self.start_work("sweep", lambda progress: run_sweep(context, source, cells, probes, progress),
                         f"IVF sweep on the {source} vectors")
 
-    def work_done(self, group: str, result: IvfResult) -> None:
-        self.query_one("#ivf-cells", TextBox).value = str(result.cells)
-        self.query_one("#ivf-probes", TextBox).value = ",".join(str(r.n_probe) for r in result.rows)
+    def work_done(self, group: str, result: IndexSweep) -> None:
+        self.query_one("#ivf-cells", TextBox).value = str(result.param_value)
+        self.query_one("#ivf-probes", TextBox).value = ",".join(str(r.value) for r in result.rows)
         self._show_result(result)
 
     def _show_source(self) -> None:
@@ -179,7 +167,7 @@ class IndexPane(WorkPane):
                                             f"{'synthetic' if self.source == 'corpus' else 'corpus LSA'} set · "
                                             "blank boxes: defaults")
 
-    def _show_result(self, result: IvfResult | None) -> None:
+    def _show_result(self, result: IndexSweep | None) -> None:
         self.result = result
         table = self.query_one("#ivf-table", KeyTable)
         table.clear()
@@ -189,7 +177,7 @@ class IndexPane(WorkPane):
             return
         for row in result.rows:
             table.add_row(
-                Text(str(row.n_probe), justify="right"),
+                Text(str(row.value), justify="right"),
                 Text(f"{row.compared_mean:.0f}", justify="right"),
                 Text(f"{row.share:.1%}", justify="right"),
                 Text(f"{row.recall:.3f}", justify="right",
@@ -198,7 +186,7 @@ class IndexPane(WorkPane):
             )
         self.query_one(WorkStatus).show(
             f"{result.source}: {result.vectors:,} vectors × {result.dims} dims, {result.queries} queries, "
-            f"{result.cells} cells · recall@10 against exact search")
+            f"{result.param_value} cells · recall@10 against exact search")
         self.query_one("#ivf-notes", Static).update(Content.assemble(
             "compared: vectors in the probed cells + 1 per centroid, as seed 004 counts",
             *(("\n" + w, "$warning") for w in result.warnings)))

@@ -1,13 +1,11 @@
 """The Metrics tab: every scorer measured on the corpus' questions, each question's ranks, and the threshold.
 
-The scorers share the app's analysis and chunking settings (each is the
-current setup with another scorer), so the table answers "which scorer, with
-these settings?". The threshold analysis is the current scorer's: can its top
-score tell the questions the corpus answers from those it does not?
+What it shows is ``engine.experiments.scorers.compare_scorers``: every scorer
+under the app's analysis and chunking settings, then the current scorer's
+threshold analysis. The tab runs it in a worker and draws the result.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -17,21 +15,20 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
-from ranklens.engine.errors import RanklensError
 from ranklens.engine.progress import Progress
-from ranklens.engine.setup import SCORERS
+from ranklens.engine.scoring.registry import scorer_names
 from ranklens.tui.charts import MARK_STYLE, DotRow, dot_rows
 from ranklens.tui.context import Context, UseQuery
-from ranklens.tui.metric_text import metric_columns, metric_text, scorer_label
+from ranklens.tui.heap import keep_built
+from ranklens.tui.metric_text import metric_columns, metric_text
 from ranklens.tui.safe import clean, one_line, safe_text
 from ranklens.tui.widgets.chart import Chart
 from ranklens.tui.widgets.lists import KeyTable
-from ranklens.tui.widgets.work_pane import WorkPane, stage
+from ranklens.tui.widgets.work_pane import WorkPane
 from ranklens.tui.widgets.work_status import WorkStatus
 
-if TYPE_CHECKING:  # numpy comes with these; the first paint must not wait for it
-    from ranklens.engine.metrics import Evaluation, ThresholdReport
-    from ranklens.engine.retriever import Retriever
+if TYPE_CHECKING:  # numpy comes with the engine's results; the first paint must not wait for it
+    from ranklens.engine.experiments.scorers import ScorerComparison
 
 SHORT_NAMES = {"tfidf": "TF-IDF", "bm25": "BM25", "lsa": "LSA", "fusion": "fusion"}
 # A DataTable row costs the event loop a little; beyond this many questions the CLI is the tool.
@@ -40,63 +37,15 @@ RANK_WIDTH = 6
 GOLD_WIDTH = 14
 MIN_QUESTION_WIDTH = 16
 MAX_LISTED_SCORES = 6  # unanswerable questions' top scores listed under the chart
+CORPUS_FORMAT = "docs/corpus-format.md"
 
 
-@dataclass(frozen=True)
-class ScorerResult:
-    scorer: str  # a Setup.scorer value
-    label: str  # with the parameters that distinguish it
-    evaluation: Evaluation
-    notes: tuple[str, ...]
+def measure(context: Context, progress: Progress) -> ScorerComparison:
+    """Every scorer under the context's settings, then the current scorer's threshold (in a worker)."""
+    from ranklens.engine.experiments.scorers import compare_scorers  # numpy: loaded off the first paint
 
-
-@dataclass(frozen=True)
-class QuestionRow:
-    text: str
-    gold: tuple[str, ...]  # ids of the chunks that count as its answer
-    ranks: tuple[int | None, ...]  # one per scorer, in SCORERS order
-
-
-@dataclass(frozen=True)
-class MetricsResult:
-    corpus: str
-    current: str  # the app's scorer, whose threshold is shown
-    scorers: tuple[ScorerResult, ...]
-    questions: tuple[QuestionRow, ...]
-    question_count: int
-    threshold: ThresholdReport | None
-    threshold_note: str  # why there is no threshold analysis
-
-
-def measure(context: Context, progress: Progress) -> MetricsResult:
-    """Evaluate every scorer under the context's settings, then the current scorer's threshold."""
-    corpus = context.corpus
-    answerable = corpus.answerable
-    if not answerable:
-        return MetricsResult(corpus.name, context.setup.scorer, (), (), 0, None, "")
-    steps = len(SCORERS) + 1
-    results: list[ScorerResult] = []
-    retrievers: dict[str, Retriever] = {}
-    for i, scorer in enumerate(SCORERS):
-        report = stage(progress, i, steps, SHORT_NAMES[scorer])
-        report(0, 1, "indexing")
-        retriever = context.workbench.retriever(context.setup.replace(scorer=scorer), report)
-        retrievers[scorer] = retriever
-        evaluation = retriever.evaluate(report).evaluation
-        results.append(ScorerResult(scorer, scorer_label(retriever), evaluation, tuple(retriever.notes)))
-    chunks = retrievers[SCORERS[0]].chunks  # the scorers differ, the chunks do not
-    questions = []
-    for n, question in enumerate(answerable[:MAX_QUESTION_ROWS]):
-        gold = tuple(chunks[i].id for i in sorted(retrievers[SCORERS[0]].relevant(question)))
-        ranks = tuple(r.evaluation.per_question[n].rank for r in results)
-        questions.append(QuestionRow(question.text, gold, ranks))
-    threshold, note = None, ""
-    try:
-        threshold = retrievers[context.setup.scorer].threshold(stage(progress, steps - 1, steps, "threshold"))
-    except RanklensError as error:  # no unanswerable questions: the tables still stand
-        note = str(error)
-    return MetricsResult(corpus.name, context.setup.scorer, tuple(results), tuple(questions),
-                         len(answerable), threshold, note)
+    return compare_scorers(context.workbench, context.setup, progress=progress, checkpoint=keep_built,
+                           question_rows=MAX_QUESTION_ROWS)
 
 
 class QuestionTable(KeyTable):
@@ -118,7 +67,7 @@ class MetricsPane(WorkPane):
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self.result: MetricsResult | None = None
+        self.result: ScorerComparison | None = None
 
     def compose(self) -> ComposeResult:
         yield WorkStatus()
@@ -135,24 +84,28 @@ class MetricsPane(WorkPane):
 
     def refresh_content(self, context: Context) -> None:
         self.start_work("evaluate", lambda progress: measure(context, progress),
-                        f"evaluating {len(SCORERS)} scorers")
+                        f"evaluating {len(scorer_names())} scorers")
 
     def action_rerun(self) -> None:
         if self.context is not None:
             self.refresh_content(self.context)
 
-    def work_done(self, group: str, result: MetricsResult) -> None:
+    def work_done(self, group: str, result: ScorerComparison) -> None:
         self.result = result
-        self.set_class(not result.scorers, "-no-questions")
         status = self.query_one(WorkStatus)
+        if not result.scorers and not result.complete:
+            status.show("cancelled · r runs it again")
+            return
+        self.set_class(not result.scorers, "-no-questions")
         if not result.scorers:
             message = (f"{result.corpus} has no questions with an answer, so there is nothing to measure. "
-                       "Add queries.jsonl with qrels/test.tsv or \"answer\" spans (see DESIGN.md, Corpus format).")
+                       f"Add queries.jsonl with qrels/test.tsv or \"answer\" spans (see {CORPUS_FORMAT}).")
             self.query_one("#metrics-empty", Static).update(safe_text(message))
             status.show(f"{result.corpus}: no questions")
             return
-        notes = [note for r in result.scorers for note in r.notes]
-        status.show(" · ".join([f"{result.question_count} questions, {len(result.scorers)} scorers; r re-runs",
+        notes = list(dict.fromkeys(note for r in result.scorers for note in r.notes))  # fusion repeats its parts'
+        done = "" if result.complete else " (cancelled before the others)"
+        status.show(" · ".join([f"{result.question_count} questions, {len(result.scorers)} scorers{done}; r re-runs",
                                 *notes]))
         self._show_scorers(result)
         self._show_questions(result)
@@ -163,7 +116,7 @@ class MetricsPane(WorkPane):
         if self.result is not None and self.result.scorers:
             self._show_questions(self.result)
 
-    def _show_scorers(self, result: MetricsResult) -> None:
+    def _show_scorers(self, result: ScorerComparison) -> None:
         table = self.query_one("#metrics-scorers", KeyTable)
         # The columns come with the first result: their names are the engine's (see metric_columns).
         columns = metric_columns()
@@ -180,7 +133,7 @@ class MetricsPane(WorkPane):
                 cells.append(Text(metric_text(r.evaluation, key), style=highlight if is_best else ""))
             table.add_row(*cells, key=r.scorer)
 
-    def _show_questions(self, result: MetricsResult) -> None:
+    def _show_questions(self, result: ScorerComparison) -> None:
         table = self.query_one("#metrics-questions", QuestionTable)
         row = table.cursor_row
         table.clear(columns=True)
@@ -209,9 +162,9 @@ class MetricsPane(WorkPane):
         colour = self.colour("success" if rank == 1 else "warning" if rank <= 3 else "error")
         return Text(str(rank).rjust(RANK_WIDTH - 1), style=colour if rank == 1 else f"bold {colour}")
 
-    def _show_threshold(self, result: MetricsResult) -> None:
+    def _show_threshold(self, result: ScorerComparison) -> None:
         chart = self.query_one("#metrics-threshold", Chart)
-        current = next(r.label for r in result.scorers if r.scorer == result.current)
+        current = next((r.label for r in result.scorers if r.scorer == result.current), result.current)
         report = result.threshold
         if report is None:
             note = Content.assemble((f"threshold · {current}: ", "bold"), clean(result.threshold_note))
