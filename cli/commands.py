@@ -11,7 +11,8 @@ import json
 import re
 import sys
 import time
-from typing import Any
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Iterator
 
 from ranklens.engine.chunking import check_window, contains_answer, sentence_windows, word_windows
 from ranklens.cli.options import COMMAND_LINE
@@ -20,7 +21,11 @@ from ranklens.engine.settings import SettingError
 from ranklens.engine.loaders import load_corpus, valid_unicode
 from ranklens.engine.cache import IndexCache, cache_root
 from ranklens.engine.retriever import CACHE_MIN_CHUNKS, Retriever, Workbench, setup_for
+from ranklens.engine.setup import Setup
 from ranklens.cli.main import terminal_text
+
+if TYPE_CHECKING:
+    from ranklens.engine.index.vectors import VectorSet
 
 # What json.dumps(ensure_ascii=False) leaves raw inside strings although a terminal may act on it
 # or hide text with it: DEL and C1 controls, zero-width and bidi controls, line and paragraph
@@ -79,17 +84,23 @@ class _TerminalProgress:
             self.width = 0
 
 
-def _retriever(args: argparse.Namespace, overrides: dict[str, Any], cache_min_chunks: int = CACHE_MIN_CHUNKS
-               ) -> Retriever:
-    progress = _TerminalProgress()
-    with progress:
+def _workbench(args: argparse.Namespace, overrides: dict[str, Any], cache_min_chunks: int = CACHE_MIN_CHUNKS
+               ) -> tuple[Workbench, Setup]:
+    """The corpus loaded (its warnings told) and the setup asked for, before anything is indexed."""
+    with _TerminalProgress() as progress:
         corpus = load_corpus(args.corpus, progress)
     for warning in corpus.warnings:
         _tell("warning", warning)
-    cache = IndexCache()
-    with progress:
-        retriever = Workbench(corpus, cache, cache_min_chunks).retriever(setup_for(corpus, overrides, source=COMMAND_LINE), progress)
-    for note in [*retriever.notes, *cache.problems]:
+    return Workbench(corpus, IndexCache(), cache_min_chunks), setup_for(corpus, overrides, source=COMMAND_LINE)
+
+
+def _retriever(args: argparse.Namespace, overrides: dict[str, Any], cache_min_chunks: int = CACHE_MIN_CHUNKS
+               ) -> Retriever:
+    workbench, setup = _workbench(args, overrides, cache_min_chunks)
+    with _TerminalProgress() as progress:
+        retriever = workbench.retriever(setup, progress)
+    problems = workbench.cache.problems if workbench.cache else []
+    for note in [*retriever.notes, *problems]:
         _tell("note", note)
     return retriever
 
@@ -248,31 +259,151 @@ def _read_text(name: str) -> str:
         raise RanklensError(f"cannot read {name}: {error}")
 
 
-def run_ivf(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    from ranklens.engine.ivf import cell_warnings, sweep, sweep_to_dict
-    from ranklens.engine.vectors import corpus_set, synthetic_set
+# The command line's names for the index settings, said where a message names one.
+_INDEX_FLAGS = {"cells": "--cells", "n_probe": "--probes"}
 
-    if args.cells and args.probes and max(args.probes) > args.cells:
-        # Known before any vector is computed: fail now, not after a long LSA fit.
-        raise RanklensError(f"--probes: {max(args.probes)} is not between 1 and the number of cells ({args.cells})")
+
+@contextmanager
+def _flags(names: dict[str, str]) -> Iterator[None]:
+    """Engine messages about a setting name the option it came from."""
+    from ranklens.engine.index.base import IndexSettingError
+    from ranklens.engine.settings import SettingError
+
+    try:
+        yield
+    except IndexSettingError as error:
+        raise RanklensError(error.naming(names.get(error.setting, error.setting))) from None
+    except SettingError as error:
+        if error.setting not in names:
+            raise
+        raise RanklensError(f"{names[error.setting]}: {error.message}") from None
+
+
+def _vectors(args: argparse.Namespace, overrides: dict[str, Any]) -> VectorSet:
+    from ranklens.engine.experiments.indexes import lsa_vectors, synthetic_vectors
+
     if args.synthetic:
-        source = synthetic_set()
-    else:
-        source = corpus_set(_retriever(args, {**overrides, "scorer": "lsa"}))
-    cells = args.cells or source.default_cells
-    probes = args.probes or source.default_probes(cells)
-    rows = sweep(source.vectors, source.queries, cells, probes)
-    for warning in cell_warnings(len(source.vectors), cells):
+        return synthetic_vectors()
+    workbench, setup = _workbench(args, overrides)
+    with _TerminalProgress() as progress:
+        vectors = lsa_vectors(workbench, setup, progress)
+    return vectors
+
+
+def run_ivf(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
+    from ranklens.engine.experiments.indexes import index_sweep
+    from ranklens.engine.index.ivf import IVFIndex, cell_warnings
+
+    with _flags(_INDEX_FLAGS):
+        # Known before any vector is computed: fail now, not after a long LSA fit.
+        IVFIndex.check_settings(args.cells, args.probes)
+        vectors = _vectors(args, overrides)
+        with _TerminalProgress() as progress:
+            sweep = index_sweep(vectors, "ivf", args.cells, args.probes, progress=progress)
+    for warning in cell_warnings(sweep.vectors, sweep.param_value or 1, name="--cells"):
         _tell("warning", warning)
     if args.json:
-        return _print_json({"source": source.name, "cells": cells, "vectors": len(source.vectors),
-                            "queries": len(source.queries), **sweep_to_dict(rows)})
-    _say(f"# {source.name}: {len(source.vectors):,} vectors x {source.vectors.shape[1]} dims, "
-         f"{len(source.queries)} queries, {cells} cells")
+        return _print_json(sweep.to_dict())
+    _say(f"# {sweep.source}: {sweep.vectors:,} vectors x {sweep.dims} dims, "
+         f"{sweep.queries} queries, {sweep.param_value} cells")
     _say(f"{'cells visited':>14} {'vectors compared (mean)':>28} {'share':>7} {'recall@10':>10} {'ms/query':>9}")
-    for row in rows:
-        _say(f"{row.n_probe:>14} {row.compared_mean:>28.0f} {row.share:>7.1%} {row.recall:>10.3f} "
+    for row in sweep.rows:
+        _say(f"{row.value:>14} {row.compared_mean:>28.0f} {row.share:>7.1%} {row.recall:>10.3f} "
              f"{row.ms_per_query:>9.3f}")
+    return 0
+
+
+def run_ann(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
+    from ranklens.engine.experiments.indexes import index_sweep
+    from ranklens.engine.index.registry import index_kind
+
+    with _flags({"index": "--index"}):
+        kinds = [index_kind(name) for name in args.index]  # unknown names fail before any vector is made
+    vectors = _vectors(args, overrides)
+    sweeps = []
+    for kind in kinds:
+        with _TerminalProgress() as progress:
+            sweeps.append(index_sweep(vectors, kind.kind, progress=progress))
+    for sweep in sweeps:
+        for warning in sweep.warnings:
+            _tell("warning", f"{sweep.kind}: {warning}")
+    if args.json:
+        return _print_json({"source": vectors.name, "vectors": len(vectors.vectors), "queries": len(vectors.queries),
+                            "indexes": [s.to_dict() for s in sweeps]})
+    n, dims = vectors.vectors.shape
+    _say(f"# {vectors.name}: {n:,} vectors x {dims} dims, {len(vectors.queries)} queries")
+    _say(f"{'index':<8} {'setting':>16} {'compared (mean)':>16} {'share':>7} {'recall@10':>10} {'ms/query':>9} "
+         f"{'build s':>8} {'MB':>7}")
+    for sweep in sweeps:
+        built = f"{sweep.param} {sweep.param_value}" if sweep.param else ""
+        for row in sweep.rows:
+            setting = f"{row.knob} {row.value}" if row.knob else built
+            _say(f"{sweep.kind:<8} {setting:>16} {row.compared_mean:>16.0f} {row.share:>7.1%} {row.recall:>10.3f} "
+                 f"{row.ms_per_query:>9.3f} {sweep.stats.build_s:>8.2f} {sweep.stats.bytes / 1e6:>7.1f}")
+    return 0
+
+
+def run_compare_scorers(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
+    from ranklens.engine.experiments.scorers import compare_scorers
+
+    workbench, setup = _workbench(args, overrides)
+    with _TerminalProgress() as progress:
+        table = compare_scorers(workbench, setup, progress=progress)
+    if not table.scorers:
+        raise RanklensError(f"{table.corpus}: no questions with an answer to evaluate")
+    for note in dict.fromkeys(note for r in table.scorers for note in r.notes):
+        _tell("note", note)
+    if args.json:
+        return _print_json(table.to_dict())
+    n = table.question_count
+    _say(f"# {table.corpus} · {n} questions with an answer · ▸ the setup's scorer: {setup.describe()}")
+    width = max(len(r.label) for r in table.scorers) + 2
+    _say(f"{'scorer':<{width}} {'hit@1':>9} {'hit@3':>9} {'MRR':>6} {'nDCG@10':>8} {'recall@10':>10}")
+    for r in table.scorers:
+        m = r.evaluation.metrics
+        mark = "▸ " if r.scorer == table.current else "  "
+        _say(f"{mark + r.label:<{width}} {_count(m['hit@1'], n):>9} {_count(m['hit@3'], n):>9} {m['mrr']:>6.3f} "
+             f"{m['ndcg@10']:>8.3f} {m['recall@10']:>10.3f}")
+    _say()
+    _say(" ".join(f"{r.scorer[:6]:>6}" for r in table.scorers) + "  question (rank of its first relevant chunk)")
+    for q in table.questions:
+        ranks = " ".join(f"{'-' if rank is None else rank:>6}" for rank in q.ranks)
+        _say(f"{ranks}  {terminal_text(q.text)}")
+    report = table.threshold
+    current = next((r.label for r in table.scorers if r.scorer == table.current), table.current)
+    if report is None:
+        _say(f"\nthreshold ({current}): {terminal_text(table.threshold_note)}")
+    else:
+        _say(f"\nthreshold ({current}): best {report.best_threshold:.{setup.decimals}f}, "
+             f"accuracy {report.best_accuracy:.3f} (see `ranklens threshold`)")
+    return 0
+
+
+# The command line's names for the chunk sweep's settings.
+_SWEEP_FLAGS = {"size": "--sizes", "overlap": "--overlaps"}
+
+
+def run_sweep_chunks(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
+    from ranklens.engine.experiments.chunking import SWEEP_SIZES, chunk_sweep, sweep_windows
+
+    workbench, setup = _workbench(args, overrides)
+    with _flags(_SWEEP_FLAGS):
+        windows = sweep_windows(args.sizes or SWEEP_SIZES, args.overlaps, setup.chunker)
+    with _TerminalProgress() as progress:
+        sweep = chunk_sweep(workbench, setup, windows, progress)
+    if args.json:
+        return _print_json(sweep.to_dict())
+    n = sweep.questions
+    _say(f"# {sweep.corpus} · {n} questions with an answer · {sweep.scorer} · chunks by {windows[0].chunker}")
+    _say(f"  {'size':>5} {'overlap':>7} {'chunks':>7} {'whole':>7} {'hit@1':>9} {'hit@3':>9} {'MRR':>6} "
+         f"{'nDCG@10':>8} {'recall@10':>10}")
+    for i, cell in enumerate(sweep.cells):
+        m = cell.evaluation.metrics
+        mark = "★ " if i == sweep.winner else "  "
+        _say(f"{mark}{cell.window.size:>5} {cell.window.overlap:>7} {cell.chunks:>7} {_count(cell.whole / n, n):>7} "
+             f"{_count(m['hit@1'], n):>9} {_count(m['hit@3'], n):>9} {m['mrr']:>6.3f} {m['ndcg@10']:>8.3f} "
+             f"{m['recall@10']:>10.3f}")
+    _say("★ best by MRR, then hit@1, then recall@10 · whole: questions whose answer some chunk holds whole")
     return 0
 
 

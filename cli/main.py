@@ -10,12 +10,13 @@ import argparse
 import difflib
 import os
 import sys
-from typing import NoReturn, Sequence
+from typing import Callable, NoReturn, Sequence
 
 # the options read engine.setup, plain Python (no numpy): cheap enough to import before the TUI paints
 from ranklens.cli.options import UsageError, add_setup_options, int_at_least, option_of, setup_overrides
 
-COMMANDS = ("corpora", "search", "eval", "threshold", "chunk", "ivf", "prompt", "index")
+COMMANDS = ("corpora", "search", "eval", "threshold", "chunk", "ivf", "prompt", "index", "compare-scorers", "sweep",
+            "ann")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -24,14 +25,21 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
-def _probes(text: str) -> list[int]:
-    try:
-        values = [int(p) for p in text.split(",") if p.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--probes takes whole numbers separated by commas (got {text!r})")
-    if not values or min(values) < 1:
-        raise argparse.ArgumentTypeError(f"--probes values must be at least 1 (got {text!r})")
-    return values
+def _int_list(name: str, low: int) -> Callable[[str], list[int]]:
+    def parse(text: str) -> list[int]:
+        try:
+            values = [int(p) for p in text.split(",") if p.strip()]
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} takes whole numbers separated by commas (got {text!r})")
+        if not values or min(values) < low:
+            raise argparse.ArgumentTypeError(f"{name} values must be at least {low} (got {text!r})")
+        return values
+
+    return parse
+
+
+def _names(text: str) -> list[str]:
+    return [name.strip() for name in text.split(",") if name.strip()]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -70,9 +78,36 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("corpus", nargs="?", help="use the corpus' LSA vectors")
     source.add_argument("--synthetic", action="store_true", help="the lesson's 20,000 x 64 synthetic set")
     ivf.add_argument("--cells", type=int_at_least("--cells", 1))
-    ivf.add_argument("--probes", type=_probes)
+    ivf.add_argument("--probes", type=_int_list("--probes", 1))
     ivf.add_argument("--json", action="store_true")
     add_setup_options(ivf, with_k=False)
+
+    ann = sub.add_parser("ann", help="approximate indexes against exact search, each at its default settings")
+    source = ann.add_mutually_exclusive_group(required=True)
+    source.add_argument("corpus", nargs="?", help="use the corpus' LSA vectors")
+    source.add_argument("--synthetic", action="store_true", help="the lesson's 20,000 x 64 synthetic set")
+    ann.add_argument("--index", type=_names, default=["exact", "ivf"], metavar="KIND,KIND",
+                     help="index kinds to measure (default exact,ivf)")
+    ann.add_argument("--json", action="store_true")
+    add_setup_options(ann, with_k=False)
+
+    compare = sub.add_parser("compare-scorers", help="every scorer's metrics on the corpus' questions, side by side")
+    compare.set_defaults(command="compare_scorers")  # dispatched as run_compare_scorers
+    compare.add_argument("corpus")
+    compare.add_argument("--json", action="store_true")
+    add_setup_options(compare)
+
+    sweep = sub.add_parser("sweep", help="vary one setting and measure: sweep chunks")
+    experiments = sweep.add_subparsers(dest="experiment", metavar="chunks", required=True, parser_class=_Parser)
+    chunks = experiments.add_parser("chunks", help="chunk size x overlap, measured on the questions' answer spans")
+    chunks.set_defaults(command="sweep_chunks")  # dispatched as run_sweep_chunks
+    chunks.add_argument("corpus")
+    chunks.add_argument("--sizes", type=_int_list("--sizes", 1), metavar="N,N",
+                        help="words per chunk (default 20,40,60,100)")
+    chunks.add_argument("--overlaps", type=_int_list("--overlaps", 0), metavar="M,M",
+                        help="overlaps tried with every size (default 0 and a quarter of the size)")
+    chunks.add_argument("--json", action="store_true")
+    add_setup_options(chunks)
 
     prompt = sub.add_parser("prompt", help="the prompt a model would receive")
     prompt.add_argument("corpus")
