@@ -69,7 +69,8 @@ class Setup:
     overlap: int = setting(0, "words (or sentences) shared by consecutive chunks", minimum=0,
                            step=Step(ladder=OVERLAP_LADDER), title="chunk overlap")
     chunker: str = setting("words", "cut chunks by words or by whole sentences", choices=CHUNKERS)
-    index_title: bool = setting(False, "index each document's title with its chunks")
+    index_title: bool = setting(False, "index each document's title with its chunks "
+                                "(on for BEIR records with titles, unless ranklens.toml says otherwise)")
     language: str | None = setting(None, "the corpus' language", choices=LANGUAGES)
     decimals: int = setting(3, "digits of scores printed", minimum=0, maximum=MAX_DECIMALS)
 
