@@ -18,7 +18,7 @@ from typing import Any, Iterable, NamedTuple, Sequence
 import numpy as np
 
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.topk import QueryScores, top_k
+from ranklens.engine.topk import PendingScores, QueryScores, top_k
 
 # Cut-offs of the aggregate metrics; the keys of Evaluation.metrics follow them.
 NDCG_K = 10
@@ -34,7 +34,7 @@ def gold_rank(scores: "np.ndarray | QueryScores", relevant_idx: np.ndarray) -> i
     ``count(s > s[g]) + count(s[:g] == s[g]) + 1``; the best-ranked relevant
     item is the one with the highest score, the lowest index among equals.
     """
-    if isinstance(scores, QueryScores):
+    if isinstance(scores, (QueryScores, PendingScores)):
         return scores.gold_rank(relevant_idx)
     s = np.asarray(scores)
     rel = np.asarray(relevant_idx, dtype=np.intp)
@@ -84,15 +84,15 @@ def gold_ranks(scores: np.ndarray, relevant: Sequence[np.ndarray]) -> np.ndarray
 class QuestionScores:
     """What a retriever hands to ``evaluate`` for one question.
 
-    ``scores`` covers all N chunks (an array, or a ``QueryScores`` of the
-    touched chunks); ``relevant`` holds the indices of the
+    ``scores`` covers all N chunks (an array, a ``QueryScores`` of the
+    touched chunks, or ``PendingScores``); ``relevant`` holds the indices of the
     relevant chunks and ``grades`` their graded relevance (all 1 when omitted).
     Entries with grade <= 0 are judged non-relevant, as in trec_eval.
     """
 
     id: str
     text: str
-    scores: "np.ndarray | QueryScores"
+    scores: "np.ndarray | QueryScores | PendingScores"
     relevant: np.ndarray
     grades: np.ndarray | None = None
 
@@ -130,7 +130,8 @@ def score_question(q: QuestionScores) -> QuestionResult:
     rel, grades = _relevant_grades(q)
     if rel.size == 0:
         return QuestionResult(q.id, q.text, None, 0.0, 0.0)
-    s = q.scores if isinstance(q.scores, QueryScores) else np.asarray(q.scores)
+    s = q.scores if isinstance(q.scores, (QueryScores, PendingScores)) else np.asarray(q.scores)
+    rank = gold_rank(s, rel)  # first: a pending vector is then scored once, for the rank and the top alike
     depth = max(NDCG_K, RECALL_K)
     top = top_k(s, depth)
     pos = np.searchsorted(rel, top)
@@ -141,7 +142,7 @@ def score_question(q: QuestionScores) -> QuestionResult:
     dcg = float(gains[:NDCG_K] @ _discounts(NDCG_K)[:min(NDCG_K, top.size)])
     ideal = np.sort(grades)[::-1][:NDCG_K]
     idcg = float(ideal @ _discounts(ideal.size))
-    return QuestionResult(q.id, q.text, gold_rank(s, rel), recall, dcg / idcg)
+    return QuestionResult(q.id, q.text, rank, recall, dcg / idcg)
 
 
 @dataclass(frozen=True)

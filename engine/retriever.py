@@ -31,7 +31,7 @@ from ranklens.engine.scoring.registry import ScorerInputs, spec
 from ranklens.engine.settings import DEFAULT_OVERLAP, DEFAULT_SIZE
 from ranklens.engine.setup import Setup
 from ranklens.engine.termindex import QueryTerms, TermIndex
-from ranklens.engine.topk import QueryScores, query_scores_of, top_k
+from ranklens.engine.topk import PendingScores, QueryScores, top_k
 
 MAX_CHUNKINGS = 3  # chunkings kept in memory per corpus (a chunk sweep visits many)
 MAX_TERM_INDEXES = 4  # term indexes kept, across chunkings and analysis settings
@@ -226,11 +226,12 @@ class Retriever:
         if not query.matched:
             return SearchResult(text, describe, [], query.terms, unknown,
                                 note="none of the query's terms occurs in the corpus")
-        scores = query_scores_of(self.scorer, query)  # touched chunks only, when the postings are short
+        # scored as far as the top k needs: touched chunks only, long low-weight postings skipped
+        scores = PendingScores(self.scorer, query, len(self.chunks))
+        top = top_k(scores, k)
         if not scores.any():  # the terms weigh nothing: idf 0 (BM25 robertson, atire) or no LSA direction
             return SearchResult(text, describe, [], query.terms, unknown,
                                 note="every chunk scores 0 for the query's terms")
-        top = top_k(scores, k)
         if not spec(self.setup.scorer).ranks_all:  # LSA ranks every chunk, by a cosine that may be 0 or below
             top = top[scores[top] > 0]  # a chunk sharing no term with the query (or unranked by fusion)
         hits = [Hit(r + 1, int(i), self.chunks[i], float(scores[i])) for r, i in enumerate(top)]
@@ -273,19 +274,20 @@ class Retriever:
         return by_doc
 
     def score_batches(self, texts: Sequence[str], progress: Progress = no_progress,
-                      label: str = "scoring") -> Iterator[tuple[int, QueryScores]]:
+                      label: str = "scoring") -> Iterator[tuple[int, QueryScores | PendingScores]]:
         """(position, scores over all chunks) for each text, in order.
 
-        Each ``QueryScores`` reads like the dense vector (``np.asarray``,
-        indexing, ``top_k``) but holds only the touched chunks when the
-        scorer can score that way (BM25, TF-IDF): nothing of size N is made
-        for a query with short postings. Other scorers answer a
+        The scores read like the dense vector (``np.asarray``, indexing,
+        ``top_k``, ``max``). From BM25 and TF-IDF they are ``PendingScores``:
+        computed when asked, a top-k by MaxScore pruning and a full vector
+        as the touched chunks only when the postings are short, so nothing
+        of size N is made for such a query. Other scorers answer a
         memory-bounded batch at a time.
         """
         if hasattr(self.scorer, "query_scores"):
             # one query at a time: a batch product would be dense, and stacking rows costs copies
             for i, text in enumerate(texts):
-                yield i, self.scorer.query_scores(self.query(text))
+                yield i, PendingScores(self.scorer, self.query(text), len(self.chunks))
                 if (i + 1) % 64 == 0 or i + 1 == len(texts):
                     progress(i + 1, len(texts), label)
             return

@@ -18,8 +18,8 @@ _SAMPLE_STEP = 64  # large inputs: a strided sample bounds the k-th score from b
 _SAMPLED_ABOVE = 1 << 16
 
 
-def top_k(scores: "np.ndarray | QueryScores", k: int) -> np.ndarray:
-    if isinstance(scores, QueryScores):
+def top_k(scores: "np.ndarray | QueryScores | PendingScores", k: int) -> np.ndarray:
+    if isinstance(scores, (QueryScores, PendingScores)):
         return scores.top_k(k)
     n = scores.size
     if k <= 0:
@@ -166,3 +166,77 @@ def query_scores_of(scorer, query) -> QueryScores:
     """``scorer.query_scores(query)`` when the scorer keeps touched chunks apart, else its dense scores."""
     own = getattr(scorer, "query_scores", None)
     return own(query) if own is not None else QueryScores.of(scorer.scores(query))
+
+
+class PendingScores:
+    """One query's scores over all chunks, computed only as far as they are asked for.
+
+    ``top_k`` goes through the scorer's own ``top_k(query, k)`` (MaxScore
+    pruning: the chunks that only long, low-weight posting lists touch are
+    never scored); anything else (``gold_rank``, ``dense``, indexing outside
+    the top) scores the query in full once, as ``query_scores_of`` does.
+    Reads like ``QueryScores``, which reads like the dense vector.
+    """
+
+    __slots__ = ("scorer", "query", "n", "_full", "_top", "__weakref__")
+
+    def __init__(self, scorer, query, n: int) -> None:
+        self.scorer, self.query, self.n = scorer, query, n
+        self._full: QueryScores | None = None
+        self._top: tuple[np.ndarray, np.ndarray] | None = None  # (chunk indices best first, their scores)
+
+    def __repr__(self) -> str:
+        return f"PendingScores({self.n} chunks, {'scored' if self._full is not None else 'pending'})"
+
+    @property
+    def size(self) -> int:
+        return self.n
+
+    def full(self) -> QueryScores:
+        if self._full is None:
+            self._full = query_scores_of(self.scorer, self.query)
+        return self._full
+
+    def top_k(self, k: int) -> np.ndarray:
+        if self._full is not None or not hasattr(self.scorer, "top_k"):
+            return self.full().top_k(k)
+        if self._top is None or self._top[0].size < min(k, self.n):
+            self._top = self.scorer.top_k(self.query, k)
+        return self._top[0][:k]
+
+    def __getitem__(self, chunks):
+        if self._full is None and self._top is not None:
+            # the scores of top-k chunks are known already: a search reads only those
+            known, values = self._top
+            where = np.asarray(chunks, dtype=np.int64)
+            if known.size:
+                order = np.argsort(known)
+                pos = order[np.minimum(np.searchsorted(known, where, sorter=order), known.size - 1)]
+                if np.array_equal(known[pos], where):
+                    out = values[pos]
+                    return float(out) if out.ndim == 0 else out
+        return self.full()[chunks]
+
+    def any(self) -> bool:
+        if self._full is None and self._top is not None and self._top[1].size and self._top[1][0] != 0:
+            return True
+        return self.full().any()
+
+    def max(self, initial: float | None = None) -> float:
+        if self._full is not None or not hasattr(self.scorer, "top_k"):
+            return self.full().max(initial)
+        best = float(self[self.top_k(1)][0])  # the best score is the top-1's: pruned like any top-k
+        return best if initial is None else max(best, initial)
+
+    def dense(self) -> np.ndarray:
+        return self.full().dense()
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        return self.full().__array__(dtype)
+
+    @property
+    def touched(self) -> int:
+        return self.full().touched
+
+    def gold_rank(self, relevant: np.ndarray) -> int | None:
+        return self.full().gold_rank(relevant)

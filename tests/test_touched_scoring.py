@@ -145,3 +145,51 @@ def test_touched_top_k_on_a_million_chunks_matches_dense() -> None:
     assert top_k(scores, 10).tolist() == top_k(scores.dense(), 10).tolist()
     assert scores.gold_rank(ids[-3:]) == int(np.argsort(-scores.dense(), kind="stable").tolist().index(
         ids[-3:][np.argmax(values[-3:])]) + 1)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_maxscore_top_k_equals_ranking_every_chunk(index: TermIndex, variant: str) -> None:
+    scorer = BM25Scorer.fit(index, variant)
+    assert scorer.upper is not None
+    df = index.doc_freq
+    common, mid = np.argsort(-df)[:6], np.flatnonzero((df >= 5) & (df <= 30))
+    texts = [f"{index.vocabulary[common[i % 6]]} {index.vocabulary[common[(i + 2) % 6]]} {index.vocabulary[mid[i]]}"
+             f" {index.vocabulary[mid[i + 40]]}" for i in range(40)]
+    pruned = 0
+    for query in [index.query(t) for t in texts]:
+        expected_scores = dense_bm25(index, variant, query)
+        base = float(np.dot(scorer.absent[query.ids], query.counts))
+        for k in (1, 10, 50):
+            order = np.argsort(-scorer.scores(query), kind="stable")[:k]
+            for share in (0.02, 0.1, 0.3):
+                got = sparse.pruned_top_k(scorer.columns, query.ids, query.counts, k, scorer.upper, base, share)
+                if got is None:
+                    continue
+                pruned += 1
+                assert got[0].tolist() == order.tolist()
+                assert np.array_equal(got[1], scorer.scores(query)[order])  # identical floats
+                assert np.abs(got[1] - expected_scores[order]).max() < 1e-9
+            ids, values = scorer.top_k(query, k)
+            assert ids.tolist() == order.tolist() and np.array_equal(values, scorer.scores(query)[order])
+    assert pruned > 50
+
+
+@pytest.mark.parametrize("make", [lambda i: BM25Scorer.fit(i, "lucene"), lambda i: BM25Scorer.fit(i, "bm25+"),
+                                  lambda i: TfidfScorer.fit(i), lambda i: TfidfScorer.fit(i, True)])
+def test_pending_scores_read_like_the_dense_vector(index: TermIndex, make) -> None:
+    from ranklens.engine.topk import PendingScores
+
+    scorer = make(index)
+    df = index.doc_freq
+    common, mid = np.argsort(-df)[:4], np.flatnonzero((df >= 3) & (df <= 20))
+    texts = [f"{index.vocabulary[common[i % 4]]} {index.vocabulary[mid[i]]} {index.vocabulary[mid[i + 9]]}"
+             for i in range(30)] + [str(index.vocabulary[common[0]])]
+    for query in [index.query(t) for t in texts]:
+        dense = scorer.scores(query)
+        order = np.argsort(-dense, kind="stable")
+        pending = PendingScores(scorer, query, index.n_docs)
+        assert top_k(pending, 10).tolist() == order[:10].tolist()
+        assert np.array_equal(pending[order[:10]], dense[order[:10]]) and pending.any() == dense.any()
+        assert pending.max(initial=0.0) == max(dense.max(), 0.0)
+        assert pending[int(order[-1])] == dense[order[-1]]  # outside the top: scored in full
+        assert pending.gold_rank(order[[3, 50]]) == 4 and np.array_equal(np.asarray(pending), dense)

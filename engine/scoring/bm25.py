@@ -23,7 +23,7 @@ import scipy.sparse as sp
 from ranklens.engine.scoring.base import NoAdjustments
 from ranklens.engine.scoring.explain import Explanation, TermExplanation
 from ranklens.engine.scoring.registry import ScorerInputs
-from ranklens.engine.scoring.sparse import query_scores, row_values
+from ranklens.engine.scoring.sparse import column_maxima, pruned_top_k, query_scores, row_values
 from ranklens.engine.termindex import QueryTerms, TermIndex
 from ranklens.engine.topk import QueryScores
 
@@ -94,6 +94,8 @@ class BM25Scorer(NoAdjustments):
     avgdl: float
     absent: np.ndarray  # per term: the score a chunk gets without the term (bm25l, bm25+)
     columns: sp.csc_matrix  # chunks x terms, term-major: idf·tfc minus the absent score
+    # per term: the largest score a chunk gets from it (MaxScore pruning); None when a weight is negative
+    upper: np.ndarray | None = None
 
     name = "bm25"
 
@@ -119,7 +121,8 @@ class BM25Scorer(NoAdjustments):
             data[lo:hi] = idf[terms] * tfc - absent[terms]
         del term_of
         columns = sp.csc_matrix((data, counts.indices, counts.indptr), shape=counts.shape)
-        return cls(index, variant, k1, b, delta, idf, avgdl, absent, columns)
+        upper = column_maxima(columns) if not data.size or data.min() >= 0 else None
+        return cls(index, variant, k1, b, delta, idf, avgdl, absent, columns, upper)
 
     def query_scores(self, query: QueryTerms) -> QueryScores:
         """The query's scores over all chunks, kept as the chunks its postings touch when they are few."""
@@ -128,6 +131,21 @@ class BM25Scorer(NoAdjustments):
 
     def scores(self, query: QueryTerms) -> np.ndarray:
         return self.query_scores(query).dense()
+
+    def top_k(self, query: QueryTerms, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(chunk indices, scores) of the k best chunks, best first, ties to the lower index.
+
+        Equal to ranking ``scores(query)``; skips the chunks that only long, low-weight
+        posting lists touch when the rarer terms already decide the top k (MaxScore).
+        """
+        base = float(np.dot(self.absent[query.ids], query.counts)) if query.ids.size else 0.0
+        if self.upper is not None:
+            pruned = pruned_top_k(self.columns, query.ids, query.counts, k, self.upper, base)
+            if pruned is not None:
+                return pruned
+        scores = query_scores(self.columns, query.ids, query.counts, base)
+        best = scores.top_k(k)
+        return best, np.asarray(scores[best], dtype=np.float64)
 
     def scores_batch(self, queries: list[QueryTerms]) -> np.ndarray:
         # one query at a time: a sparse product of many queries is nearly dense and slower

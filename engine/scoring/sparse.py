@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ranklens.engine.topk import QueryScores
+from ranklens.engine.topk import QueryScores, top_k
 
 # Postings per chunk above which a dense N-vector is cheaper than merging the posting
 # lists (a stable sort of the touched chunk ids); measured at 100k and 1M chunks.
@@ -76,3 +76,85 @@ def row_values(matrix: sp.csr_matrix, row: int, ids: np.ndarray) -> np.ndarray:
     out = np.zeros(ids.size)
     out[found] = matrix.data[lo + where[found]]
     return out
+
+
+def column_maxima(weights: sp.csc_matrix) -> np.ndarray:
+    """The largest weight in each column (0 for an empty one): a term's most a chunk can get from it."""
+    out = np.zeros(weights.shape[1])
+    nonempty = np.flatnonzero(np.diff(weights.indptr) > 0)
+    if nonempty.size:
+        out[nonempty] = np.maximum.reduceat(weights.data, weights.indptr[nonempty])
+    return out
+
+
+def _lookup(weights: sp.csc_matrix, term: int, chunks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(mask over ``chunks`` of those in the term's column, their weights), by binary search."""
+    lo, hi = weights.indptr[term], weights.indptr[term + 1]
+    column = weights.indices[lo:hi]
+    if column.size == 0:
+        return np.zeros(chunks.size, dtype=bool), np.zeros(0)
+    pos = np.searchsorted(column, chunks)
+    np.minimum(pos, column.size - 1, out=pos)
+    found = column[pos] == chunks
+    return found, weights.data[lo + pos[found]]
+
+
+def exact_scores(weights: sp.csc_matrix, ids: np.ndarray, query_weights: np.ndarray, chunks: np.ndarray,
+                 base: float = 0.0) -> np.ndarray:
+    """The scores of the given chunks (ascending indices), equal bit for bit to ``query_scores``'.
+
+    Contributions are added in the query's term order from 0, as the dense scatter adds them.
+    """
+    acc = np.zeros(chunks.size)
+    for term, weight in zip(np.asarray(ids).tolist(), np.asarray(query_weights).tolist()):
+        found, values = _lookup(weights, term, chunks)
+        acc[found] += values * weight
+    if base:
+        acc += base
+    return acc
+
+
+def pruned_top_k(weights: sp.csc_matrix, ids: np.ndarray, query_weights: np.ndarray, k: int,
+                 upper: np.ndarray, base: float = 0.0,
+                 dense_share: float = DENSE_SHARE) -> tuple[np.ndarray, np.ndarray] | None:
+    """The top k (chunk indices best first, their scores) by MaxScore, or None when it cannot prune.
+
+    Needs non-negative weights and query weights; ``upper`` is ``column_maxima``.
+    Terms are taken by decreasing upper bound; once the bounds of the terms
+    left add up to less than the k-th best partial score (a lower bound of the
+    true k-th), a chunk none of the taken terms touches cannot reach the top k,
+    nor can a touched one whose partial score plus those bounds stays below it.
+    The survivors are scored exactly (``exact_scores``) and ranked with the
+    usual tie order, so ids and scores equal the full computation's. None when
+    the postings of the terms that must be taken are long: the dense path is
+    cheaper then.
+    """
+    n = weights.shape[0]
+    terms = np.asarray(ids, dtype=np.intp)
+    w = np.asarray(query_weights, dtype=np.float64)
+    if terms.size < 2 or k <= 0:
+        return None
+    lengths = weights.indptr[terms + 1] - weights.indptr[terms]
+    budget = dense_share * n
+    if lengths.sum() <= budget:
+        return None  # short postings: scoring every touched chunk is cheaper than pruning
+    bounds = upper[terms] * w
+    order = np.argsort(-bounds, kind="stable")
+    rest = np.concatenate((np.cumsum(bounds[order][::-1])[::-1][1:], [0.0]))  # bounds of the terms after j
+    taken = 0
+    for j in range(terms.size - 1):
+        taken += int(lengths[order[j]])
+        if taken > budget:
+            return None
+        first = np.sort(order[:j + 1])  # the taken terms in query order, so partial sums add as the full ones do
+        partial = query_scores(weights, terms[first], w[first], 0.0, dense_share=np.inf)
+        if partial.touched < k:
+            continue
+        theta = partial.values[top_k(partial.values, k)[-1]]
+        if rest[j] < theta:
+            keep = partial.values + rest[j] >= theta
+            chunks = partial.ids[keep]
+            scores = exact_scores(weights, terms, w, chunks, base)
+            best = top_k(scores, k)
+            return chunks[best], scores[best]
+    return None

@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from ranklens.engine.scoring.base import NoAdjustments
 from ranklens.engine.scoring.explain import Explanation, TermExplanation
 from ranklens.engine.scoring.registry import ScorerInputs
-from ranklens.engine.scoring.sparse import query_scores, row_values
+from ranklens.engine.scoring.sparse import column_maxima, pruned_top_k, query_scores, row_values
 from ranklens.engine.termindex import QueryTerms, TermIndex
 from ranklens.engine.topk import QueryScores
 
@@ -32,6 +32,7 @@ class TfidfScorer(NoAdjustments):
     doc_norm: np.ndarray  # L2 norm of each chunk's tf*idf vector before normalising
     matrix: sp.csr_matrix  # chunks x terms, unit rows (scikit-learn's fit_transform)
     columns: sp.csc_matrix  # the same, term-major, for query time
+    upper: np.ndarray | None = None  # per term: its largest weight in any chunk (MaxScore pruning)
 
     name = "tfidf"
 
@@ -45,7 +46,8 @@ class TfidfScorer(NoAdjustments):
         scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
         unit = sp.csr_matrix(sp.diags(scale) @ weighted)
         unit.sort_indices()
-        return cls(index, sublinear_tf, idf, norms, unit, unit.tocsc())
+        columns = unit.tocsc()
+        return cls(index, sublinear_tf, idf, norms, unit, columns, column_maxima(columns))
 
     def query_weights(self, query: QueryTerms) -> np.ndarray:
         weights = tf_weight(query.counts, self.sublinear_tf) * self.idf[query.ids]
@@ -65,6 +67,21 @@ class TfidfScorer(NoAdjustments):
 
     def scores(self, query: QueryTerms) -> np.ndarray:
         return self.query_scores(query).dense()
+
+    def top_k(self, query: QueryTerms, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(chunk indices, cosines) of the k best chunks, best first, ties to the lower index.
+
+        Equal to ranking ``scores(query)``; skips the chunks that only long, low-weight
+        posting lists touch when the rarer terms already decide the top k (MaxScore).
+        """
+        weights = self.query_weights(query)
+        if self.upper is not None:
+            pruned = pruned_top_k(self.columns, query.ids, weights, k, self.upper)
+            if pruned is not None:
+                return pruned
+        scores = query_scores(self.columns, query.ids, weights)
+        best = scores.top_k(k)
+        return best, np.asarray(scores[best], dtype=np.float64)
 
     def scores_batch(self, queries: list[QueryTerms]) -> np.ndarray:
         # one query at a time: a sparse product of many queries is nearly dense and slower
