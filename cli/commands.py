@@ -12,7 +12,8 @@ import re
 import sys
 import time
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
 
 from ranklens.engine.chunking import check_window, contains_answer, sentence_windows, word_windows
 from ranklens.cli.options import COMMAND_LINE

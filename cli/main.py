@@ -10,7 +10,8 @@ import argparse
 import difflib
 import os
 import sys
-from typing import Callable, NoReturn, Sequence
+from typing import NoReturn
+from collections.abc import Callable, Sequence
 
 # the options read engine.setup, plain Python (no numpy): cheap enough to import before the TUI paints
 from ranklens.cli.options import UsageError, add_setup_options, int_at_least, option_of, setup_overrides
@@ -30,7 +31,7 @@ def _int_list(name: str, low: int) -> Callable[[str], list[int]]:
         try:
             values = [int(p) for p in text.split(",") if p.strip()]
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} takes whole numbers separated by commas (got {text!r})")
+            raise argparse.ArgumentTypeError(f"{name} takes whole numbers separated by commas (got {text!r})") from None
         if not values or min(values) < low:
             raise argparse.ArgumentTypeError(f"{name} values must be at least {low} (got {text!r})")
         return values

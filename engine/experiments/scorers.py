@@ -8,11 +8,13 @@ score tell the questions the corpus answers from those it does not?
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
 
 from ranklens.engine.errors import Cancelled, RanklensError
 from ranklens.engine.experiments.common import Checkpoint, no_checkpoint, scorer_label, stage
 from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.scoring.registry import scorer_names, spec
 
 if TYPE_CHECKING:  # numpy comes with these; importing this module must stay cheap
     from ranklens.engine.metrics import Evaluation, ThresholdReport
@@ -75,8 +77,6 @@ def compare_scorers(workbench: Workbench, setup: Setup, scorers: Sequence[str] |
     ``complete`` False. ``checkpoint`` runs between scorers, once what the
     previous one built is cached.
     """
-    from ranklens.engine.scoring.registry import scorer_names, spec
-
     names = tuple(scorer_names() if scorers is None else scorers)
     corpus = workbench.corpus
     answerable = corpus.answerable

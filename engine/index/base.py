@@ -87,6 +87,7 @@ class VectorIndex(ABC):
 
         Raises ``IndexSettingError``; by default everything passes.
         """
+        return None
 
     @classmethod
     @abstractmethod

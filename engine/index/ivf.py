@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Self, Sequence
+from typing import TYPE_CHECKING, Self
+from collections.abc import Sequence
 
 import numpy as np
 

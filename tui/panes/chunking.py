@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Hashable
+from collections.abc import Hashable
 
 from rich.text import Text
 from textual.app import ComposeResult

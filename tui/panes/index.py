@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import TYPE_CHECKING, Hashable
+from typing import TYPE_CHECKING
+from collections.abc import Hashable
 
 from rich.text import Text
 from textual.app import ComposeResult
