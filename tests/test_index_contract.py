@@ -116,3 +116,10 @@ def test_a_kind_name_is_registered_once(stride_registered: None) -> None:
     register_index(StrideIndex)  # the same class again is harmless
     with pytest.raises(ValueError, match="already registered"):
         register_index(Impostor)
+
+
+def test_exact_search_pads_when_k_exceeds_the_vectors() -> None:
+    vectors = random_set(n=3, queries=2)
+    found = INDEX_KINDS["exact"].build(vectors.vectors).search(vectors.queries, 5)
+    assert found.ids.shape == (2, 5) and (found.ids[:, 3:] == -1).all() and (found.scores[:, 3:] == -np.inf).all()
+    assert sorted(found.ids[0, :3]) == [0, 1, 2]

@@ -27,7 +27,7 @@ SWEEP_SIZES = (20, 40, 60, 100)
 
 @dataclass(frozen=True)
 class Window:
-    """One chunking of the sweep."""
+    """A chunking: how many words (or sentences' words) per chunk, how many shared, by which chunker."""
 
     size: int
     overlap: int

@@ -45,7 +45,7 @@ def exact_topk(V: np.ndarray, Q: np.ndarray, k: int) -> np.ndarray:
 
 
 class ExactIndex(VectorIndex):
-    """Brute force: no build, no knob; compares all N vectors per query."""
+    """Brute force: nothing to build, no knob; compares all N vectors per query."""
 
     kind = "exact"
     description = "brute force over every vector (the recall oracle)"
@@ -60,8 +60,11 @@ class ExactIndex(VectorIndex):
 
     def search(self, queries: np.ndarray, k: int, knob: int | None = None) -> Found:
         Q = np.atleast_2d(queries)
-        ids = exact_topk(self.vectors, Q, k)
-        scores = np.einsum("qkd,qd->qk", self.vectors[ids], Q)
+        top = exact_topk(self.vectors, Q, k)  # fewer than k columns when k > N
+        ids = np.full((Q.shape[0], k), -1, dtype=np.intp)
+        scores = np.full((Q.shape[0], k), -np.inf)
+        ids[:, :top.shape[1]] = top
+        scores[:, :top.shape[1]] = np.einsum("qkd,qd->qk", self.vectors[top], Q)
         return Found(ids, scores, np.full(Q.shape[0], self.vectors.shape[0]))
 
     def knob_values(self) -> list[int]:
