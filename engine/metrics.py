@@ -229,7 +229,7 @@ class ThresholdReport:
         return {"min": float(a.min()), "median": float(np.median(a)), "max": float(a.max())}
 
     def to_dict(self) -> dict[str, Any]:
-        """The threshold JSON shape of DESIGN.md."""
+        """The threshold JSON shape of the command line (docs/cli.md)."""
         return {
             "answerable": self.answerable_summary,
             "unanswerable": [
