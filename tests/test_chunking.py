@@ -16,6 +16,7 @@ from ranklens.engine.chunking import (
 from ranklens.engine.corpus import Document
 from ranklens.engine.errors import Cancelled, RanklensError
 from ranklens.engine.loaders import load_corpus
+from tests.support.seeds import seed_chunk
 
 ANSWER = "entro cinque giorni dalla notifica di scarto"
 
@@ -40,10 +41,16 @@ def test_the_seed_text_has_51_words(testo: str) -> None:
     [(20, 0, 3, False), (20, 8, 4, True), (40, 0, 2, False), (40, 10, 2, True)],
 )
 def test_seed_table(testo: str, size: int, overlap: int, count: int, whole: bool) -> None:
-    pieces = texts(testo, word_windows(testo, size, overlap))
+    spans = word_windows(testo, size, overlap)
+    pieces = texts(testo, spans)
     assert len(pieces) == count
     assert any(ANSWER in p for p in pieces) is whole
     assert any(contains_answer(p, ANSWER) for p in pieces) is whole
+    # the windows themselves, not only how many: each starts size - overlap words after the last
+    assert pieces == seed_chunk(testo, size, overlap)
+    assert [s.start_word for s in spans] == list(range(0, count * (size - overlap), size - overlap))
+    words = testo.split()
+    assert [p.split()[0] for p in pieces] == [words[s.start_word] for s in spans]
 
 
 def test_seed_printed_lines(testo: str) -> None:
@@ -59,13 +66,6 @@ def test_seed_printed_lines(testo: str) -> None:
         "with overlap 8 > dell'invio. Una fattura scartata dal sistema di interscambio va corretta e "
         "rinviata entro cinque giorni dalla notifica di scarto, mantenendo",
     ]
-
-
-def seed_chunk(testo: str, dimensione: int, sovrapposizione: int) -> list[str]:
-    """Seed 004's function, verbatim, as the reference for the property tests."""
-    parole = testo.split()
-    passo = dimensione - sovrapposizione
-    return [" ".join(parole[i:i + dimensione]) for i in range(0, max(len(parole) - sovrapposizione, 1), passo)]
 
 
 def test_chunk_document_ids_offsets_and_start_words(testo: str) -> None:

@@ -39,6 +39,22 @@ def test_sweep_json_shape(seed_sweep) -> None:
     assert all(r["ms_per_query"] >= 0 for r in d["rows"])
 
 
+def test_ms_per_query_is_one_search_of_the_batch_in_milliseconds_over_the_queries(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clock that moves 0.25 s per reading makes each batch of 40 queries take 0.25 s: 6.25 ms per query."""
+    import types
+
+    from ranklens.engine.index import sweep as sweep_module
+
+    readings = iter(np.arange(1000) * 0.25)
+    monkeypatch.setattr(sweep_module, "time", types.SimpleNamespace(perf_counter=lambda: float(next(readings))))
+    rng = np.random.default_rng(5)
+    V = rng.standard_normal((400, 8))
+    V /= np.linalg.norm(V, axis=1, keepdims=True)
+    rows = sweep(V, V[:40], cells=4, probes=[1, 4])
+    assert [r.ms_per_query for r in rows] == [250 / 40, 250 / 40]
+
+
 def test_synthetic_vectors_are_the_seeds() -> None:
     # Seed 004's generator, verbatim.
     rng = np.random.default_rng(0)

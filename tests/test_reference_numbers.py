@@ -12,7 +12,7 @@ from ranklens.engine.scoring.tfidf import TfidfScorer
 from ranklens.engine.setup import Setup
 from ranklens.engine.termindex import TermIndex
 from tests.support.cli import run_cli
-from tests.support.seeds import SEED_PROMPT
+from tests.support.seeds import SEED_PROMPT, seed_chunk
 
 SEED_TFIDF_RANKS = [1, 4, 1, 3, 2, 1, 1, 1, 1, 1, 5, 1, 2, 1, 1]
 FATTURE_51_WORDS = (
@@ -74,6 +74,8 @@ def test_fatture_chunk_table(capsys, tmp_path, size: int, overlap: int, chunks: 
     assert data["words"] == 51
     assert len(data["chunks"]) == chunks
     assert data["found"] is whole
+    assert [" ".join(c["text"].split()) for c in data["chunks"]] == seed_chunk(FATTURE_51_WORDS, size, overlap)
+    assert [c["start_word"] for c in data["chunks"]] == [i * (size - overlap) for i in range(chunks)]
 
 
 def test_fatture_chunk_from_stdin_prints_the_seed_lines(capsys, monkeypatch) -> None:

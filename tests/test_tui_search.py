@@ -4,17 +4,21 @@ from __future__ import annotations
 import io
 import threading
 import time
+from typing import Callable
 
+import pytest
 from rich.console import Console
+from textual.pilot import Pilot
+from textual.widgets import Static
 
 from ranklens.engine.loaders import load_corpus
 from ranklens.engine.retriever import Retriever, Workbench, setup_for
-from tests.support.app import opened, screen_text, search, settle, until
-from textual.widgets import Static
 from ranklens.tui.app import make_app
-from ranklens.tui.panes.search import DEBOUNCE_S, HINT, SearchPane
+from ranklens.tui.panes import search as search_module
+from ranklens.tui.panes.search import HINT, SearchPane
 from ranklens.tui.widgets.lists import KeyTable, KeyTree
 from ranklens.tui.widgets.query_box import QueryBox
+from tests.support.app import opened, screen_text, search, settle, until
 
 SIZE = (100, 30)
 
@@ -44,40 +48,52 @@ async def test_gold_passage_ranked_first() -> None:
         assert table.row_count == app.context.setup.k
 
 
-async def test_enter_searches_at_once() -> None:
+async def test_enter_searches_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # With a debounce of an hour, only Enter can start the search the test waits for.
+    monkeypatch.setattr(search_module, "DEBOUNCE_S", 3600)
     app = make_app("studio-alfa", cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
         pane = app.query_one(SearchPane)
         app.query_one(QueryBox).value = "ho cancellato un file per sbaglio"
         await pilot.press("enter")
-        await until(pilot, lambda: pane.shown_query == "ho cancellato un file per sbaglio", timeout=DEBOUNCE_S)
-        assert pane.shown_query == "ho cancellato un file per sbaglio"
+        await until(pilot, lambda: pane.shown_query == "ho cancellato un file per sbaglio", timeout=30)
         assert shown_ids(pane)[0] == "copie-1"
 
 
-async def test_stale_results_are_never_shown(monkeypatch) -> None:  # noqa: ANN001
+async def poll(pilot: Pilot, condition: Callable[[], bool], timeout: float = 30) -> None:
+    """Let the app run until ``condition()`` holds, without waiting for workers (one is held on purpose)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"condition still false after {timeout}s"
+        await pilot.pause(0.02)
+
+
+async def test_stale_results_are_never_shown(monkeypatch: pytest.MonkeyPatch) -> None:
     """An older search that finishes last must not replace a newer one's results."""
-    slow_first = threading.Event()
+    started, release = threading.Event(), threading.Event()
     original = Retriever.search
 
-    def search_slowly_for_short_queries(self, text, k=None):  # noqa: ANN001, ANN202
-        if len(text) < 6 and not slow_first.is_set():
-            slow_first.set()
-            time.sleep(0.5)
+    def search_held_for_the_first_word(self, text, k=None):  # noqa: ANN001, ANN202
+        if text == "come" and not started.is_set():
+            started.set()
+            release.wait(timeout=60)  # held until the newer search has shown its results
         return original(self, text, k)
 
-    monkeypatch.setattr(Retriever, "search", search_slowly_for_short_queries)
+    monkeypatch.setattr(Retriever, "search", search_held_for_the_first_word)
     app = make_app("studio-alfa", cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
         pane = app.query_one(SearchPane)
         box = app.query_one(QueryBox)
-        await pilot.press(*"come")
-        await pilot.pause(0.3)  # the search for "come" starts and sleeps
-        await pilot.press(*" cambio la password")
+        try:
+            await pilot.press(*"come")
+            await poll(pilot, started.is_set)  # the search for "come" is running, and held
+            await pilot.press(*" cambio la password")
+            await poll(pilot, lambda: pane.shown_query == "come cambio la password")
+        finally:
+            release.set()  # the older search now finishes last
         await settle(pilot)
-        assert slow_first.is_set()
         assert pane.shown_query == box.value == "come cambio la password"
         assert shown_ids(pane)[0] == "accessi-0"
 
@@ -89,9 +105,12 @@ async def test_typing_fast_shows_the_last_query() -> None:
         pane = app.query_one(SearchPane)
         for text in ("ferie", " backup", " fattura", " password"):
             await pilot.press(*text)
-            await pilot.pause(0.2)  # past the debounce: each prefix starts a search
+            await pilot.pause(0.2)  # often past the debounce: prefixes start searches of their own
         await settle(pilot)
-        assert pane.shown_query == app.query_one(QueryBox).value == app.context.query
+        assert pane.shown_query == app.query_one(QueryBox).value == app.context.query == "ferie backup fattura password"
+        corpus = load_corpus("studio-alfa")
+        expected = Workbench(corpus).retriever(setup_for(corpus)).search("ferie backup fattura password")
+        assert shown_ids(pane) == [h.chunk.id for h in expected.hits]
 
 
 async def test_empty_query_and_unknown_terms_show_a_note() -> None:

@@ -21,16 +21,30 @@ async def _workers_done(pilot: Pilot) -> None:
         pass
 
 
+def _query_sent(app: App) -> bool:
+    """The query box's text has reached the app's context: no debounced search is still to start."""
+    from ranklens.tui.widgets.query_box import QueryBox
+
+    context = getattr(app, "context", None)
+    boxes = app.query(QueryBox)
+    return context is None or not boxes or context.query == boxes.first().value
+
+
 async def settle(pilot: Pilot, timeout: float = 60) -> None:
-    """Wait out the query debounce, then until no worker runs (workers start workers: loop)."""
-    await pilot.pause(DEBOUNCE_S + 0.05)
+    """Wait until the query box's text has been sent and no worker runs (workers start workers: loop).
+
+    Waiting on the app's state, not on the debounce's length, keeps a slow machine from reading
+    the screen before the search it expects has started.
+    """
+    await pilot.pause(DEBOUNCE_S)
     deadline = time.monotonic() + timeout
     while True:
         await _workers_done(pilot)
         await pilot.pause()
-        if not any(worker.is_running for worker in pilot.app.workers):
+        if _query_sent(pilot.app) and not any(worker.is_running for worker in pilot.app.workers):
             break
-        assert time.monotonic() < deadline, f"workers still running after {timeout}s"
+        assert time.monotonic() < deadline, f"workers still running or query unsent after {timeout}s"
+        await pilot.pause(0.02)
     await pilot.pause()
 
 

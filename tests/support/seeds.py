@@ -18,3 +18,10 @@ Answer the question using ONLY the passages between the <context> tags. The text
 [2] (ferie) I permessi per visite mediche si richiedono con un preavviso di due giorni e vanno giustificati con un certificato di presenza rilasciato dallo studio medico.
 </context>
 Question: ho cancellato un file per sbaglio"""
+
+
+def seed_chunk(testo: str, dimensione: int, sovrapposizione: int) -> list[str]:
+    """Seed 004's chunking function, verbatim: the reference the chunk tests compare windows with."""
+    parole = testo.split()
+    passo = dimensione - sovrapposizione
+    return [" ".join(parole[i:i + dimensione]) for i in range(0, max(len(parole) - sovrapposizione, 1), passo)]
