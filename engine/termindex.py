@@ -18,7 +18,8 @@ import scipy.sparse as sp
 from ranklens.engine.analysis import Analyzer
 from ranklens.engine.progress import Progress, no_progress
 
-_BATCH = 5000
+_BATCH = 500  # texts analysed at once: their token strings are the build's transient peak (~4 MB), and
+# small batches let the allocator reuse the same memory instead of fragmenting it around new terms
 
 
 @dataclass(frozen=True)

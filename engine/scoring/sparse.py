@@ -67,6 +67,17 @@ def query_scores(weights: sp.csc_matrix, ids: np.ndarray, query_weights: np.ndar
     return QueryScores(n, sums, chunks[first].astype(np.int64), float(base))
 
 
+def posting_slices(indptr: np.ndarray, step: int):
+    """(lo, hi, column of each posting in [lo, hi)) over a compressed matrix's postings, ``step`` at a time.
+
+    Builds weight matrices in bounded slices: no per-posting column array of the whole matrix.
+    """
+    nnz = int(indptr[-1])
+    for lo in range(0, nnz, step):
+        hi = min(lo + step, nnz)
+        yield lo, hi, np.searchsorted(indptr, np.arange(lo, hi), side="right") - 1
+
+
 def row_values(matrix: sp.csr_matrix, row: int, ids: np.ndarray) -> np.ndarray:
     """matrix[row, ids] as a dense vector, for explanations (rows have sorted indices)."""
     lo, hi = matrix.indptr[row], matrix.indptr[row + 1]

@@ -7,6 +7,7 @@ cosine between its vector and the query's, a dot product of unit vectors.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
@@ -14,9 +15,12 @@ import scipy.sparse as sp
 from ranklens.engine.scoring.base import NoAdjustments
 from ranklens.engine.scoring.explain import Explanation, TermExplanation
 from ranklens.engine.scoring.registry import ScorerInputs
-from ranklens.engine.scoring.sparse import column_maxima, pruned_top_k, query_scores, row_values
+from ranklens.engine.scoring.sparse import column_maxima, posting_slices, pruned_top_k, query_scores, row_values
 from ranklens.engine.termindex import QueryTerms, TermIndex
 from ranklens.engine.topk import QueryScores
+
+
+_SLICE = 1 << 16  # postings weighted per step when building: ~0.5 MB per temporary
 
 
 def tf_weight(counts: np.ndarray, sublinear: bool) -> np.ndarray:
@@ -30,8 +34,7 @@ class TfidfScorer(NoAdjustments):
     sublinear_tf: bool
     idf: np.ndarray
     doc_norm: np.ndarray  # L2 norm of each chunk's tf*idf vector before normalising
-    matrix: sp.csr_matrix  # chunks x terms, unit rows (scikit-learn's fit_transform)
-    columns: sp.csc_matrix  # the same, term-major, for query time
+    columns: sp.csc_matrix  # chunks x terms, unit rows (scikit-learn's fit_transform), term-major
     upper: np.ndarray | None = None  # per term: its largest weight in any chunk (MaxScore pruning)
 
     name = "tfidf"
@@ -40,14 +43,37 @@ class TfidfScorer(NoAdjustments):
     def fit(cls, index: TermIndex, sublinear_tf: bool = False) -> "TfidfScorer":
         n = index.n_docs
         idf = np.log((1.0 + n) / (1.0 + index.doc_freq)) + 1.0
-        weighted = index.counts.astype(np.float64)
-        weighted.data = tf_weight(weighted.data, sublinear_tf) * idf[weighted.indices]
-        norms = np.sqrt(np.asarray(weighted.multiply(weighted).sum(axis=1)).ravel())
+        counts = index.counts
+        # Only the term-major weights are kept, computed a slice at a time: the build's peak is
+        # the counts twice plus one float per posting (scikit-learn's own is about the same).
+        # Row norms add the squares as scipy's row sum does (reduceat per row), so every
+        # weight is the float the chunk-major computation gave.
+        squares = np.zeros(n)
+        rows_per_slice = max(1, _SLICE * n // max(1, counts.nnz))
+        for r0 in range(0, n, rows_per_slice):
+            r1 = min(r0 + rows_per_slice, n)
+            lo, hi = counts.indptr[r0], counts.indptr[r1]
+            w = tf_weight(counts.data[lo:hi], sublinear_tf) * idf[counts.indices[lo:hi]]
+            nonempty = np.flatnonzero(np.diff(counts.indptr[r0:r1 + 1]))
+            if nonempty.size:
+                squares[r0 + nonempty] = np.add.reduceat(w * w, counts.indptr[r0 + nonempty] - lo)
+        norms = np.sqrt(squares)
+        del squares
         scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
-        unit = sp.csr_matrix(sp.diags(scale) @ weighted)
-        unit.sort_indices()
-        columns = unit.tocsc()
-        return cls(index, sublinear_tf, idf, norms, unit, columns, column_maxima(columns))
+        term_major = counts.tocsc()
+        data = np.empty(term_major.nnz)
+        for lo, hi, terms in posting_slices(term_major.indptr, _SLICE):
+            w = tf_weight(term_major.data[lo:hi], sublinear_tf) * idf[terms]
+            data[lo:hi] = scale[term_major.indices[lo:hi]] * w
+        columns = sp.csc_matrix((data, term_major.indices, term_major.indptr), shape=counts.shape)
+        return cls(index, sublinear_tf, idf, norms, columns, column_maxima(columns))
+
+    @cached_property
+    def matrix(self) -> sp.csr_matrix:
+        """chunks x terms, unit rows, chunk-major (scikit-learn's fit_transform): made when first asked (LSA)."""
+        matrix = self.columns.tocsr()
+        matrix.sort_indices()
+        return matrix
 
     def query_weights(self, query: QueryTerms) -> np.ndarray:
         weights = tf_weight(query.counts, self.sublinear_tf) * self.idf[query.ids]
@@ -89,8 +115,10 @@ class TfidfScorer(NoAdjustments):
 
     def explain(self, query: QueryTerms, doc: int) -> Explanation:
         q = self.query_weights(query)
-        d = row_values(self.matrix, doc, query.ids)
         tf = row_values(self.index.counts, doc, query.ids)
+        norm = float(self.doc_norm[doc])
+        scale = 1.0 / norm if norm > 0 else 0.0
+        d = np.where(tf > 0, scale * (tf_weight(np.maximum(tf, 1), self.sublinear_tf) * self.idf[query.ids]), 0.0)
         rows = [
             TermExplanation(
                 term=str(self.index.vocabulary[t]), query_count=int(c), tf=int(f), df=int(self.index.doc_freq[t]),
