@@ -1,0 +1,187 @@
+"""The base of every tab: context in, thread workers out, stale results dropped.
+
+The app hands each pane every new ``Context`` (``context_changed``). A pane
+says which parts of the context its content depends on (``context_key``);
+other changes are ignored. When they matter, the pane's running work is
+cancelled and ``refresh_content`` starts new work, but only while the tab is
+shown: a hidden tab notes that its content is stale and catches up when
+shown, so a setting changed on the Search tab does not re-evaluate four
+scorers nobody is looking at.
+
+All work goes through ``start_work``: a thread worker per kind ("group");
+starting work of a kind cancels the previous run of that kind, Escape
+cancels them all, and only the newest run of each kind, started for the
+current context, reaches ``work_done``: a late answer for an older context
+is dropped on the event loop, before the pane sees it.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Any
+
+from textual import events
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from ranklens.engine.errors import Cancelled, RanklensError
+from ranklens.engine.progress import Progress, cancellable, no_progress
+from ranklens.tui.context import Context
+from ranklens.tui.heap import keep_built
+from ranklens.tui.widgets.work_status import WorkStatus
+
+
+@dataclass(frozen=True)
+class Run:
+    worker: Worker
+    generation: int  # the context generation the run was started for
+    reports: bool  # whether it drives the tab's WorkStatus
+
+
+class WorkPane(Vertical):
+    # Widgets that take keys wear a frame that lights up with focus, as everywhere in the app.
+    DEFAULT_CSS = """
+    WorkPane { height: 1fr; padding: 0 1; }
+    WorkPane .-framed { border: round $panel; border-title-color: $text-muted; }
+    WorkPane .-framed:focus { border: round $accent; border-title-color: $accent; border-title-style: bold; }
+    """
+    BINDINGS = [Binding("escape", "cancel_work", "Cancel work", id="work.cancel")]
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.context: Context | None = None
+        self._stale = False
+        self._runs: dict[str, Run] = {}
+        # Generation of the last context change that mattered: runs started before it are stale.
+        self._valid_from = 0
+        self._colours: tuple[str, dict[str, str]] | None = None  # (theme, its variables): see colour
+
+    # -- what a tab defines -------------------------------------------------------------------
+
+    def context_key(self, context: Context) -> Hashable:
+        """The parts of the context the tab's content depends on; other changes are ignored."""
+        return (id(context.workbench), context.setup)
+
+    def refresh_content(self, context: Context) -> None:
+        """Start the work that brings the tab up to date with ``context`` (on the event loop)."""
+
+    def work_done(self, group: str, result: Any) -> None:
+        """Show the result of the newest run of ``group`` (on the event loop)."""
+
+    def work_failed(self, group: str, message: str) -> None:
+        """Show that the newest run of ``group`` failed with ``message``, an engine error (on the event loop).
+
+        By default on the tab's WorkStatus when the run reports there, else as a notification.
+        """
+        run = self._runs.get(group)
+        if run is not None and run.reports:
+            self.query_one(WorkStatus).show(message)
+        else:
+            self.notify(message, severity="warning", markup=False)
+
+    # -- the machinery -----------------------------------------------------------------------
+
+    def context_changed(self, context: Context) -> None:
+        """Called by the app on every change; only starts work, and only when it matters."""
+        previous, self.context = self.context, context
+        if previous is not None and self.context_key(previous) == self.context_key(context):
+            return
+        self.cancel_runs()
+        self._valid_from = context.generation
+        self._stale = True
+        self._catch_up()
+
+    def on_show(self, event: events.Show) -> None:
+        self._catch_up()
+
+    def _catch_up(self) -> None:
+        if self._stale and self.context is not None and self.is_on_screen:
+            self._stale = False
+            self.refresh_content(self.context)
+
+    def start_work(self, group: str, job: Callable[[Progress], Any], label: str | None = None) -> None:
+        """Run ``job(progress)`` in a thread; ``label`` shows progress on the tab's WorkStatus.
+
+        ``progress`` raises ``Cancelled`` once the run is cancelled, so the
+        engine's loops stop at their next report. What ``job`` returns reaches
+        ``work_done`` unless a newer run or a newer context came first.
+        """
+        report = no_progress
+        if label is not None:
+            status = self.query_one(WorkStatus)
+            report = status.reporter(status.begin(label))
+
+        def in_thread() -> Any:
+            worker = get_current_worker()
+            return job(cancellable(report, lambda: worker.is_cancelled))
+
+        worker = self.run_worker(in_thread, name=group, group=group, thread=True, exclusive=True,
+                                 exit_on_error=False)
+        generation = self.context.generation if self.context else 0
+        self._runs[group] = Run(worker, generation, label is not None)
+        self.refresh_bindings()  # Escape shows in the footer while there is work to cancel
+
+    def cancel_runs(self) -> None:
+        """Cancel every run started with ``start_work`` (other workers of the pane, a save, go on)."""
+        for run in self._runs.values():
+            run.worker.cancel()
+
+    def is_working(self) -> bool:
+        return any(run.worker.state in (WorkerState.PENDING, WorkerState.RUNNING) for run in self._runs.values())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # With nothing to cancel, Escape falls through to the app's own binding.
+        if action == "cancel_work":
+            return self.is_working()
+        return True
+
+    def action_cancel_work(self) -> None:
+        self.cancel_runs()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        run = self._runs.get(worker.group)
+        if worker.node is not self or run is None or run.worker is not worker:
+            return  # another widget's worker, or a run superseded by a newer one
+        event.stop()
+        self.refresh_bindings()
+        if run.generation < self._valid_from:
+            return  # finished just as a newer context cancelled it
+        if event.state == WorkerState.SUCCESS:
+            self.work_done(worker.group, worker.result)
+        elif event.state == WorkerState.CANCELLED or isinstance(worker.error, Cancelled):
+            if run.reports:  # quiet runs (a preview) are redone by the next key anyway
+                self.query_one(WorkStatus).show("cancelled · r runs it again")
+        elif event.state == WorkerState.ERROR:
+            if isinstance(worker.error, RanklensError):
+                self.work_failed(worker.group, str(worker.error))
+            else:  # a bug: say so in one line rather than take the app down
+                message = f"{type(worker.error).__name__}: {worker.error}"
+                if run.reports:
+                    self.query_one(WorkStatus).show(f"failed: {message}")
+                self.notify(message, title="ranklens: unexpected error", severity="error", markup=False)
+
+    def colour(self, name: str) -> str:
+        """A theme colour as a Rich style, for table cells (Rich Text does not know theme variables)."""
+        # Generating the theme's variables takes about a millisecond, and a table of 500 questions
+        # asks for thousands of colours: generate them once per theme.
+        if self._colours is None or self._colours[0] != self.app.theme:
+            self._colours = (self.app.theme, self.app.get_css_variables())
+        return self._colours[1].get(name, name)
+
+
+def stage(progress: Progress, index: int, count: int, name: str) -> Progress:
+    """Progress of stage ``index`` (0-based) of ``count`` reported as progress of the whole.
+
+    Calling it once at the start of a stage also checks for cancellation
+    between stages, where the engine reports nothing. What earlier stages
+    built stays cached: it is frozen (tui/heap.py) before the next one allocates.
+    """
+    keep_built()
+
+    def report(done: int, total: int, label: str) -> None:
+        part = min(done / total, 1.0) if total else 0.0
+        progress(round((index + part) * 1000), count * 1000, f"{name}: {label}")
+
+    return report
