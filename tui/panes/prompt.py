@@ -10,19 +10,20 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Hashable
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
-from textual.worker import get_current_worker
 
-from ranklens.engine.errors import Cancelled, RanklensError
-from ranklens.engine.progress import cancellable, no_progress
+from ranklens.engine.progress import Progress
 from ranklens.tui.context import Context
+from ranklens.tui.panes.base import WorkPane
 from ranklens.tui.safe import clean, safe_text
 from ranklens.tui.widgets.confirm import Confirm
 from ranklens.tui.widgets.lists import KeyScroll
@@ -31,15 +32,26 @@ from ranklens.tui.widgets.path_prompt import PathPrompt
 DEFAULT_FILE = "ranklens-prompt.txt"  # in the current directory
 
 
-class PromptPane(Vertical):
+@dataclass(frozen=True)
+class Built:
+    context: Context
+    prompt: str
+
+
+def build_prompt(context: Context, progress: Progress) -> Built:
+    """The prompt for the context's query with its k best chunks (in a thread worker)."""
+    return Built(context, context.workbench.retriever(context.setup, progress).prompt(context.query, context.setup.k))
+
+
+class PromptPane(WorkPane):
+    DEFAULT_CSS = "PromptPane { padding: 0; }"  # its boxes are framed to the edge
     BINDINGS = [
         Binding("c", "copy", "Copy prompt", id="prompt.copy"),
         Binding("ctrl+s", "save", "Save prompt", id="prompt.save"),
     ]
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self._latest: Context | None = None  # the last context the app handed over (not `_context`: Textual uses that name)
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
         self.prompt = ""  # the prompt on screen, exactly as a model would receive it
         self.prompt_query: str | None = None
 
@@ -53,33 +65,31 @@ class PromptPane(Vertical):
     def on_mount(self) -> None:
         self._show_info("Opening the corpus…")
 
-    def context_changed(self, context: Context) -> None:
-        """Called by the app on the event loop whenever corpus, setup or query change."""
-        self._latest = context
+    # -- following the app ----------------------------------------------------------------------
+
+    def context_key(self, context: Context) -> Hashable:
+        return (id(context.workbench), context.setup, context.query)
+
+    def refresh_content(self, context: Context) -> None:
         if context.query.strip():
-            self._build(context)
+            self.start_work("prompt", partial(build_prompt, context))
         else:
             self._show(context, "", "Type a question on the Search tab (1, then /) to see its prompt.")
 
-    @work(thread=True, exclusive=True, group="prompt")
-    def _build(self, context: Context) -> None:
-        worker = get_current_worker()
-        try:
-            retriever = context.workbench.retriever(context.setup,
-                                                    cancellable(no_progress, lambda: worker.is_cancelled))
-            prompt = retriever.prompt(context.query, context.setup.k)
-        except Cancelled:
-            return
-        except RanklensError as error:
-            self.app.call_from_thread(self._show, context, "", str(error))
-            return
-        if not worker.is_cancelled:
-            info = f"k={context.setup.k} · {len(prompt):,} characters · c copies · ctrl+s saves to a file"
-            self.app.call_from_thread(self._show, context, prompt, info)
+    def work_done(self, group: str, result: Built) -> None:
+        info = f"k={result.context.setup.k} · {len(result.prompt):,} characters · c copies · ctrl+s saves to a file"
+        self._show(result.context, result.prompt, info)
+
+    def work_failed(self, group: str, message: str) -> None:
+        if self.context is not None:
+            self._show(self.context, "", message)
+
+    def action_cancel_work(self) -> None:
+        # The prompt waits for the index the app is building, which is what takes long: Escape stops
+        # that too, as the app's own Escape does.
+        self.app.workers.cancel_all()
 
     def _show(self, context: Context, prompt: str, info: str) -> None:
-        if self._latest is None or context.generation != self._latest.generation:
-            return  # computed for an older query or setup
         self.prompt, self.prompt_query = prompt, context.query
         self.query_one("#prompt-text", Static).update(safe_text(prompt))
         self._show_info(info)
@@ -130,8 +140,8 @@ class PromptPane(Vertical):
         """Why ``target`` must not be written, or ""."""
         if target.is_dir():
             return f"{target} is a folder: give a file name"
-        if self._latest is not None and self._latest.corpus.source:
-            source = Path(self._latest.corpus.source).resolve()
+        if self.context is not None and self.context.corpus.source:
+            source = Path(self.context.corpus.source).resolve()
             folder = source if source.is_dir() else source.parent
             if target.resolve().is_relative_to(folder):
                 return f"not saving inside the corpus folder ({folder}): ranklens never writes there"
@@ -144,7 +154,8 @@ class PromptPane(Vertical):
         """Write a temporary file beside ``target``, then rename it over ``target``: a failure or a
         kill at any point leaves the old file whole, or the new one."""
         try:
-            handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=target.parent,
+            # Not a `with`: the file's name must outlive the handle, to be renamed or removed below.
+            handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=target.parent,  # noqa: SIM115
                                                  prefix=f".{target.name}.", suffix=".tmp", delete=False)
             try:
                 with handle:

@@ -1,30 +1,30 @@
 """The Search tab: documents, the query box, ranked results and the selected result's explanation.
 
 Results follow the context: the app publishes a new one (generation + 1) for
-every query or setup change, and the search runs in a thread worker. A result
-carries the context it was computed for and is dropped when that is no longer
-the app's, so a stale result never reaches the screen.
+every query or setup change, and the tab runs the search through the panes'
+worker path (tui/panes/base.py), which drops a result computed for an older
+context, so a stale result never reaches the screen.
 """
 from __future__ import annotations
 
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import TYPE_CHECKING, Sequence
+from functools import lru_cache, partial
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import DataTable, Input, Tree
-from textual.worker import get_current_worker
 
 from ranklens.engine.analysis import Analyzer
-from ranklens.engine.errors import Cancelled, RanklensError
-from ranklens.engine.progress import cancellable, no_progress
+from ranklens.engine.progress import Progress
 from ranklens.engine.setup import Setup
 from ranklens.tui.context import Context
+from ranklens.tui.panes.base import WorkPane
 from ranklens.tui.safe import clean, one_line, safe_text
 from ranklens.tui.widgets.highlight import highlighted, snippet
 from ranklens.tui.widgets.lists import KeyTable, KeyTree
@@ -75,7 +75,72 @@ class ResultRow:
     snippet: Text
 
 
-class SearchPane(Vertical):
+@dataclass(frozen=True)
+class Found:
+    """A search's rows, for the context they were computed for."""
+
+    context: Context
+    rows: list[ResultRow]
+    note: str  # shown when there are no rows
+    terms: tuple[str, ...] = ()  # the analysed query
+
+
+@dataclass(frozen=True)
+class Explained:
+    heading: Text
+    text: Text
+    explanation: Explanation
+
+
+@dataclass(frozen=True)
+class Documents:
+    context: Context
+    chunks: list[Chunk]
+    by_document: dict[str, list[int]]  # positions in ``chunks``, documents in corpus order
+
+
+# -- the work, in thread workers ----------------------------------------------------------------
+
+
+def find(context: Context, progress: Progress) -> Found:
+    """Run the context's query; each row carries its snippet with the query's terms marked."""
+    retriever = context.workbench.retriever(context.setup, progress)
+    result = retriever.search(context.query)
+    analyzer = analyzer_for(context.setup)
+    rows = [_row(retriever, analyzer, hit, result.terms) for hit in result.hits]
+    return Found(context, rows, result.note or "No chunk matches.", tuple(result.terms))
+
+
+def _row(retriever: Retriever, analyzer: Analyzer, hit: Hit, terms: Sequence[str]) -> ResultRow:
+    document = retriever.corpus.document(hit.chunk.doc_id)
+    text = hit.chunk.text[:SNIPPET_CHARS * 4]  # spans past the snippet are never shown
+    return ResultRow(hit, one_line(document.title or document.id, 40),
+                     snippet(text, matched_spans(analyzer, text, terms), SNIPPET_CHARS))
+
+
+def explain(context: Context, hit: Hit, terms: tuple[str, ...], progress: Progress) -> Explained:
+    """``hit``'s score term by term, and its chunk with the query's terms marked."""
+    retriever = context.workbench.retriever(context.setup, progress)
+    explanation = retriever.explain(context.query, hit.index)
+    text = highlighted(hit.chunk.text, matched_spans(analyzer_for(context.setup), hit.chunk.text, terms))
+    document = retriever.corpus.document(hit.chunk.doc_id)
+    heading = Text(f"#{hit.rank}  score {hit.score:.4f}  ", style="bold")
+    heading.append_text(safe_text(f"{document.title or document.id} · {hit.chunk.id}", keep_newlines=False))
+    return Explained(heading, text, explanation)
+
+
+def list_documents(context: Context, progress: Progress) -> Documents:
+    """The context's chunks grouped by document, for the tree."""
+    chunks = context.workbench.retriever(context.setup, progress).chunks
+    by_document: dict[str, list[int]] = {}
+    for position, chunk in enumerate(chunks):
+        by_document.setdefault(chunk.doc_id, []).append(position)
+    return Documents(context, chunks, by_document)
+
+
+class SearchPane(WorkPane):
+    DEFAULT_CSS = "SearchPane { padding: 0; }"  # its boxes are framed to the edge
+
     class QueryChanged(Message):
         """The query box settled on a new text (after the debounce, or at once on Enter)."""
 
@@ -83,13 +148,13 @@ class SearchPane(Vertical):
             super().__init__()
             self.text = text
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self._latest: Context | None = None  # the last context the app handed over (not `_context`: Textual uses that name)
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
         self._rows: list[ResultRow] = []
+        self._shown: Context | None = None  # the context the rows on screen were computed for
         self._terms: tuple[str, ...] = ()  # the analysed query of the rows on screen
         self._debounce: Timer | None = None
-        self._tree_chunks: list[Chunk] | None = None  # the chunking the tree shows
+        self._tree: Documents | None = None  # what the documents tree shows
         self.shown_query: str | None = None  # the query the results on screen were computed for
         self.shown_generation = -1
 
@@ -113,18 +178,39 @@ class SearchPane(Vertical):
     def on_mount(self) -> None:
         self.query_one(ResultDetail).show_note("Opening the corpus…")
 
-    # -- context ----------------------------------------------------------------------------------
+    # -- following the app ----------------------------------------------------------------------
 
-    def context_changed(self, context: Context) -> None:
-        """Called by the app on the event loop whenever corpus, setup or query change."""
-        previous = self._latest
-        self._latest = context
-        if previous is None or previous.workbench is not context.workbench or previous.setup != context.setup:
-            self._load_documents(context)
+    def context_key(self, context: Context) -> Hashable:
+        return (id(context.workbench), context.setup, context.query)
+
+    def refresh_content(self, context: Context) -> None:
+        tree = self._tree
+        # A run listing the documents may have been cancelled by a keystroke: start it again.
+        if tree is None or tree.context.workbench is not context.workbench or tree.context.setup != context.setup:
+            self.start_work("documents", partial(list_documents, context))
         if context.query.strip():
-            self._search(context)
+            self.start_work("search", partial(find, context))
         else:
-            self._show_rows(context, [], HINT)
+            self._show_rows(Found(context, [], HINT))
+
+    def work_done(self, group: str, result: Any) -> None:
+        if group == "search":
+            self._show_rows(result)
+        elif group == "explain":
+            self.query_one(ResultDetail).show_result(result.heading, result.text, result.explanation)
+        elif group == "documents":
+            self._fill_tree(result)
+
+    def work_failed(self, group: str, message: str) -> None:
+        if group == "documents" or self.context is None:
+            return  # the search reports errors of the same setup
+        self._show_rows(Found(self.context, [], message))
+        self.notify(message, severity="error", markup=False)
+
+    def action_cancel_work(self) -> None:
+        # A search waits for the index the app is building, which is what takes long: Escape stops
+        # that too, as the app's own Escape does.
+        self.app.workers.cancel_all()
 
     def show_query(self, text: str) -> str:
         """Put ``text`` in the query box (a question sent from another tab); returns it as the box
@@ -151,50 +237,17 @@ class SearchPane(Vertical):
             self._debounce = None
         self.post_message(self.QueryChanged(text))
 
-    # -- searching --------------------------------------------------------------------------------
+    # -- the results ------------------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="search")
-    def _search(self, context: Context) -> None:
-        worker = get_current_worker()
-        try:
-            retriever = context.workbench.retriever(context.setup,
-                                                    cancellable(no_progress, lambda: worker.is_cancelled))
-            result = retriever.search(context.query)
-            analyzer = analyzer_for(context.setup)
-            rows = [self._row(retriever, analyzer, hit, result.terms) for hit in result.hits]
-        except Cancelled:
-            return
-        except RanklensError as error:
-            self.app.call_from_thread(self._failed, context, str(error))
-            return
-        if not worker.is_cancelled:
-            self.app.call_from_thread(self._show_rows, context, rows, result.note or "No chunk matches.", result.terms)
-
-    @staticmethod
-    def _row(retriever: Retriever, analyzer: Analyzer, hit: Hit, terms: Sequence[str]) -> ResultRow:
-        document = retriever.corpus.document(hit.chunk.doc_id)
-        text = hit.chunk.text[:SNIPPET_CHARS * 4]  # spans past the snippet are never shown
-        return ResultRow(hit, one_line(document.title or document.id, 40),
-                         snippet(text, matched_spans(analyzer, text, terms), SNIPPET_CHARS))
-
-    def _stale(self, context: Context) -> bool:
-        return self._latest is None or context.generation != self._latest.generation
-
-    def _failed(self, context: Context, message: str) -> None:
-        if not self._stale(context):
-            self._show_rows(context, [], message)
-            self.notify(message, severity="error", markup=False)
-
-    def _show_rows(self, context: Context, rows: list[ResultRow], note: str, terms: tuple[str, ...] = ()) -> None:
-        if self._stale(context):
-            return
+    def _show_rows(self, found: Found) -> None:
+        context = found.context
         self.shown_query, self.shown_generation = context.query, context.generation
-        self._rows, self._terms = rows, terms
+        self._shown, self._rows, self._terms = context, found.rows, found.terms
         self._fill_table()
-        if rows:
-            self._explain(context, rows[0].hit, terms)
+        if found.rows:
+            self._explain(found.rows[0].hit)
         else:
-            self.query_one(ResultDetail).show_note(note)
+            self.query_one(ResultDetail).show_note(found.note)
 
     def _fill_table(self) -> None:
         table = self.query_one("#results", KeyTable)
@@ -220,89 +273,55 @@ class SearchPane(Vertical):
 
     @on(DataTable.RowHighlighted, "#results")
     def _result_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if self._latest is not None and 0 <= event.cursor_row < len(self._rows):
-            self._explain(self._latest, self._rows[event.cursor_row].hit, self._terms)
+        if 0 <= event.cursor_row < len(self._rows):
+            self._explain(self._rows[event.cursor_row].hit)
 
     @on(DataTable.RowSelected, "#results")
     def _result_selected(self) -> None:
         self.query_one(ResultDetail).focus()
 
-    @work(thread=True, exclusive=True, group="explain")
-    def _explain(self, context: Context, hit: Hit, terms: tuple[str, ...]) -> None:
-        worker = get_current_worker()
-        try:
-            retriever = context.workbench.retriever(context.setup,
-                                                    cancellable(no_progress, lambda: worker.is_cancelled))
-            explanation = retriever.explain(context.query, hit.index)
-            text = highlighted(hit.chunk.text, matched_spans(analyzer_for(context.setup), hit.chunk.text, terms))
-            document = retriever.corpus.document(hit.chunk.doc_id)
-        except Cancelled:
-            return
-        except RanklensError as error:
-            self.app.call_from_thread(self._failed, context, str(error))
-            return
-        heading = Text(f"#{hit.rank}  score {hit.score:.4f}  ", style="bold")
-        heading.append_text(safe_text(f"{document.title or document.id} · {hit.chunk.id}", keep_newlines=False))
-        if not worker.is_cancelled:
-            self.app.call_from_thread(self._show_explanation, context, heading, text, explanation)
-
-    def _show_explanation(self, context: Context, heading: Text, text: Text, explanation: Explanation) -> None:
-        if not self._stale(context):
-            self.query_one(ResultDetail).show_result(heading, text, explanation)
+    def _explain(self, hit: Hit) -> None:
+        # Against the context the rows were computed for: the hit's position is in its chunking.
+        if self._shown is not None:
+            self.start_work("explain", partial(explain, self._shown, hit, self._terms))
 
     # -- the documents tree -----------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="documents")
-    def _load_documents(self, context: Context) -> None:
-        worker = get_current_worker()
-        try:
-            chunks = context.workbench.retriever(context.setup,
-                                                 cancellable(no_progress, lambda: worker.is_cancelled)).chunks
-        except (Cancelled, RanklensError):
-            return  # the search worker reports errors of the same setup
-        if chunks is self._tree_chunks:
-            return
-        by_document: dict[str, list[int]] = {}
-        for position, chunk in enumerate(chunks):
-            by_document.setdefault(chunk.doc_id, []).append(position)
-        if not worker.is_cancelled:
-            self.app.call_from_thread(self._fill_tree, context, chunks, by_document)
-
-    def _fill_tree(self, context: Context, chunks: list[Chunk], by_document: dict[str, list[int]]) -> None:
-        if self._stale(context):
-            return
-        self._tree_chunks = chunks
+    def _fill_tree(self, documents: Documents) -> None:
+        previous, self._tree = self._tree, documents
+        if previous is not None and previous.chunks is documents.chunks:
+            return  # a new scorer on the same chunks: the tree is right as it is
         tree = self.query_one("#documents", KeyTree)
         tree.clear()
-        corpus = context.corpus
-        for doc_id in list(by_document)[:TREE_DOCUMENTS]:
+        corpus = documents.context.corpus
+        for doc_id in list(documents.by_document)[:TREE_DOCUMENTS]:
             document = corpus.document(doc_id)
             label = safe_text(one_line(document.title or doc_id, 60), keep_newlines=False)
-            label.append(f" ({len(by_document[doc_id])})", style="dim")
+            label.append(f" ({len(documents.by_document[doc_id])})", style="dim")
             # Chunks are added when the document is opened: a big corpus must not build them all.
-            tree.root.add(label, data=DocumentEntry(by_document[doc_id]))
-        hidden = len(by_document) - TREE_DOCUMENTS
+            tree.root.add(label, data=DocumentEntry(documents.by_document[doc_id]))
+        hidden = len(documents.by_document) - TREE_DOCUMENTS
         if hidden > 0:
             tree.root.add_leaf(Text(f"… {hidden:,} more documents: search to reach them", style="dim"))
 
     @on(Tree.NodeExpanded, "#documents")
     def _document_opened(self, event: Tree.NodeExpanded) -> None:
         node, entry = event.node, event.node.data
-        if not isinstance(entry, DocumentEntry) or node.children or self._tree_chunks is None:
+        if not isinstance(entry, DocumentEntry) or node.children or self._tree is None:
             return
         for position in entry.positions:
-            chunk = self._tree_chunks[position]
+            chunk = self._tree.chunks[position]
             node.add_leaf(safe_text(one_line(f"{chunk.index}: {chunk.id}", 60), keep_newlines=False),
                           data=ChunkEntry(position))
 
     @on(Tree.NodeHighlighted, "#documents")
     def _document_highlighted(self, event: Tree.NodeHighlighted) -> None:
         entry = event.node.data
-        if entry is None or self._tree_chunks is None or self._latest is None:
+        if entry is None or self._tree is None:
             return
         position = entry.position if isinstance(entry, ChunkEntry) else entry.positions[0]
-        chunk = self._tree_chunks[position]
-        document = self._latest.corpus.document(chunk.doc_id)
+        chunk = self._tree.chunks[position]
+        document = self._tree.context.corpus.document(chunk.doc_id)
         heading = safe_text(document.title or document.id, style="bold", keep_newlines=False)
         if isinstance(entry, ChunkEntry):
             heading.append(f"  chunk {chunk.index} ({clean(chunk.id, keep_newlines=False)}) highlighted", style="dim")
