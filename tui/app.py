@@ -1,12 +1,13 @@
-"""The ranklens app: five tabs over one corpus, the setup line, the keys that change settings.
+"""The ranklens app: the tabs of the tab table over one corpus, the setup line, the keys that change settings.
 
 The app owns the state: one ``Context`` (corpus, setup, query). Any change
 makes a new context (generation + 1) and hands it to every pane; panes do
-their own work in thread workers and drop results computed for an older
-generation. The engine (numpy, scipy, later scikit-learn) is imported only
-inside workers, so the first screen paints before any of it loads.
+their work through the worker path of their base (tui/panes/base.py), which
+drops results computed for an older generation. The engine (numpy, scipy,
+later scikit-learn) is imported only inside workers, so the first screen
+paints before any of it loads. How the parts fit: docs/architecture.md.
 
-Only the Search tab is composed at start; each other tab's pane is built the
+Only the first tab is composed at start; each other tab's pane is built the
 first time the tab is shown (mounting all five costs about as much as the
 rest of the first paint) and starts from the context current at that moment.
 """
@@ -14,9 +15,9 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
 from functools import partial
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App, ComposeResult
@@ -33,14 +34,12 @@ from ranklens.tui.context import ChangeSetup, Context, UseQuery
 from ranklens.tui.heap import keep_built, release_kept
 from ranklens.tui.help import HelpScreen
 from ranklens.tui.key_map import all_rows, app_rows, own_bindings, rows_for
-from ranklens.tui.palette import RanklensCommands
-from ranklens.tui.panes.chunking import ChunkingPane
-from ranklens.tui.panes.index import IndexPane
-from ranklens.tui.panes.metrics import MetricsPane
-from ranklens.tui.panes.prompt import PromptPane
+from ranklens.tui.palette import PaletteCommand, RanklensCommands
+from ranklens.tui.panes.base import WorkPane
 from ranklens.tui.panes.search import SearchPane
 from ranklens.tui.safe import one_line
 from ranklens.tui.setting_steps import SETTING_STEPS, STEPS_BY_ID
+from ranklens.tui.tabs import TABS, Tab
 from ranklens.tui.widgets.path_prompt import PathPrompt
 from ranklens.tui.widgets.query_box import QueryBox
 from ranklens.tui.widgets.setup_line import SetupLine
@@ -51,27 +50,17 @@ if TYPE_CHECKING:
     from ranklens.engine.setup import Setup
 
 DEFAULT_CORPUS = "studio-alfa"
-TABS = {"search": "Search", "metrics": "Metrics", "chunking": "Chunking", "index": "Index", "prompt": "Prompt"}
-PANES: dict[str, type[Widget]] = {"search": SearchPane, "metrics": MetricsPane, "chunking": ChunkingPane,
-                                  "index": IndexPane, "prompt": PromptPane}
-FIRST_TAB = "search"
+# Read from TABS, for callers written before the tab table; new code reads TABS[tab].pane.
+PANES = {tab.id: tab.pane for tab in TABS.values()}
 PROGRESS_EVERY_S = 0.1  # how often a worker's progress reaches the screen
 MAX_WARNINGS = 3  # corpus warnings shown as notifications; the rest are counted
 NOTIFICATION_CELLS = 400  # a message quoting a 100,000-character line would fill the screen
 
 
-@dataclass(frozen=True)
-class PaletteCommand:
-    name: str
-    run: Callable[[], Any]
-    help: str
-
-
-def _tab_bindings() -> list[Binding]:
-    return [
-        Binding(str(number), f"show_tab('{tab}')", f"{title} tab", show=False, id=f"tab.{tab}")
-        for number, (tab, title) in enumerate(TABS.items(), 1)
-    ]
+def tab_bindings(tabs: Mapping[str, Tab]) -> list[Binding]:
+    """One key per tab, from the tab table."""
+    return [Binding(tab.key, f"show_tab('{tab.id}')", f"{tab.title} tab", show=False, id=f"tab.{tab.id}")
+            for tab in tabs.values()]
 
 
 def _setting_bindings() -> list[Binding]:
@@ -87,7 +76,7 @@ class RanklensApp(App[None]):
     TITLE = "ranklens"
     COMMANDS = App.COMMANDS | {RanklensCommands}
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
-    BINDINGS = [
+    APP_BINDINGS = [
         Binding("slash", "focus_query", "Query", id="app.query"),
         Binding("f1,question_mark", "help", "Help", id="app.help"),
         # the footer shows the palette key on its own, at the right
@@ -95,13 +84,20 @@ class RanklensApp(App[None]):
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("ctrl+q", "quit", "Quit (also while typing)", show=False, priority=True, id="app.quit_anywhere"),
         Binding("escape", "cancel_work", "Cancel running work", show=False, id="app.cancel"),
-        *_tab_bindings(),
-        *_setting_bindings(),
     ]
+    SETTING_BINDINGS = _setting_bindings()
+    # The tab keys are bound per app, from the tab table it is given (see __init__).
+    BINDINGS = [*APP_BINDINGS, *SETTING_BINDINGS]
 
     def __init__(self, corpus: str = DEFAULT_CORPUS, overrides: dict[str, Any] | None = None,
-                 cursor_blink: bool = True) -> None:
+                 cursor_blink: bool = True, tabs: Mapping[str, Tab] = TABS) -> None:
         super().__init__()
+        self.tabs = dict(tabs)
+        self.first_tab = next(iter(self.tabs))
+        self._tab_bindings = tab_bindings(self.tabs)
+        for binding in self._tab_bindings:
+            # Textual binds keys from class attributes only; a table given at run time binds here.
+            self._bindings.key_to_bindings.setdefault(binding.key, []).append(binding)
         self.corpus_spec = corpus
         self.overrides = dict(overrides or {})
         self.cursor_blink = cursor_blink  # read by every text box; snapshot tests turn it off
@@ -113,31 +109,35 @@ class RanklensApp(App[None]):
         self._last_progress = 0.0
         self._tab_focus: dict[str, Widget] = {}
         # The panes built so far, by tab; a pane joins once mounted, so every context reaches it whole.
-        self._built: dict[str, Widget] = {}
-        self._mounts: dict[str, tuple[Widget, AwaitMount]] = {}  # panes being mounted
+        self._built: dict[str, WorkPane] = {}
+        self._mounts: dict[str, tuple[WorkPane, AwaitMount]] = {}  # panes being mounted
+
+    def key_bindings(self) -> list[Binding]:
+        """Every key of the app, in the order the help lists them."""
+        return [*self.APP_BINDINGS, *self._tab_bindings, *self.SETTING_BINDINGS]
 
     # -- layout ------------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        with TabbedContent(initial=FIRST_TAB, id="tabs"):
-            for number, (tab, title) in enumerate(TABS.items(), 1):
-                with TabPane(f"{number} {title}", id=tab):
-                    if tab == FIRST_TAB:
-                        yield PANES[tab](id=f"{tab}-pane")
+        with TabbedContent(initial=self.first_tab, id="tabs"):
+            for tab in self.tabs.values():
+                with TabPane(tab.label, id=tab.id):
+                    if tab.id == self.first_tab:
+                        yield tab.pane(id=f"{tab.id}-pane")
         yield SetupLine(id="setup-line")
         yield Footer()
 
     @property
-    def panes(self) -> list[Widget]:
+    def panes(self) -> list[WorkPane]:
         """The panes built so far, in tab order."""
-        return [self._built[tab] for tab in TABS if tab in self._built]
+        return [self._built[tab] for tab in self.tabs if tab in self._built]
 
-    async def build_tab(self, tab: str) -> Widget:
+    async def build_tab(self, tab: str) -> WorkPane:
         """``tab``'s pane, composed and mounted the first time it is asked for, given the current context."""
         if tab in self._built:
             return self._built[tab]
         if tab not in self._mounts:
-            pane = PANES[tab](id=f"{tab}-pane")
+            pane = self.tabs[tab].pane(id=f"{tab}-pane")
             self._mounts[tab] = (pane, self.query_one("#tabs", TabbedContent).get_pane(tab).mount(pane))
         pane, mounted = self._mounts[tab]
         await mounted  # a second caller during the mount waits for the same one
@@ -145,16 +145,16 @@ class RanklensApp(App[None]):
             self._built[tab] = pane
             del self._mounts[tab]
             if self.context is not None:
-                pane.context_changed(self.context)  # type: ignore[attr-defined]
+                pane.context_changed(self.context)
         return pane
 
     async def build_all_tabs(self) -> None:
         """Every tab's pane: the help screen lists the keys of widgets that must exist."""
-        for tab in TABS:
+        for tab in self.tabs:
             await self.build_tab(tab)
 
     def on_mount(self) -> None:
-        self._built[FIRST_TAB] = self.query_one(PANES[FIRST_TAB])
+        self._built[self.first_tab] = self.query_one(f"#{self.first_tab}-pane", WorkPane)
         self.query_one(QueryBox).focus()
         self.switch_corpus(self.corpus_spec)
 
@@ -232,7 +232,7 @@ class RanklensApp(App[None]):
         self.context = context
         self._refresh_setup_line()
         for pane in self.panes:
-            pane.context_changed(context)  # type: ignore[attr-defined]
+            pane.context_changed(context)
 
     def _change(self, **changes: Any) -> None:
         """A new context with ``changes``, unless nothing changes."""
@@ -366,7 +366,7 @@ class RanklensApp(App[None]):
 
     async def action_help(self) -> None:
         await self.build_all_tabs()
-        self.push_screen(HelpScreen(all_rows(self, TABS)))
+        self.push_screen(HelpScreen(all_rows(self, self.tabs)))
 
     def action_setting(self, step_id: str) -> None:
         if self.context is None:
@@ -402,7 +402,7 @@ class RanklensApp(App[None]):
         active = self._built.get(active_tab)  # None only in the instant its tab is being built
         if active is not None:
             # the pane's own actions (copy, save, ...), not the cursor keys of the widgets inside it
-            rows += rows_for(self, TABS[active_tab], active, own_bindings(active))
+            rows += rows_for(self, self.tabs[active_tab].title, active, own_bindings(active))
         commands = [PaletteCommand(row.description, partial(self.run_action, row.action, row.owner),
                                    f"{row.where} · key {row.keys}") for row in rows]
         commands += [PaletteCommand(f"Setting: {step.description}", partial(self.action_setting, step.id),
@@ -417,9 +417,10 @@ class RanklensApp(App[None]):
 
 
 def make_app(corpus: str = DEFAULT_CORPUS, overrides: dict[str, Any] | None = None,
-             cursor_blink: bool = True) -> RanklensApp:
-    """The app on ``corpus`` with setup ``overrides`` (Setup field -> value), not yet running."""
-    return RanklensApp(corpus, overrides, cursor_blink)
+             cursor_blink: bool = True, tabs: Mapping[str, Tab] = TABS) -> RanklensApp:
+    """The app on ``corpus`` with setup ``overrides`` (Setup field -> value), not yet running;
+    ``tabs`` is the tab table it shows (tests give one with a tab of their own)."""
+    return RanklensApp(corpus, overrides, cursor_blink, tabs)
 
 
 def run_app(corpus_spec: str, overrides: dict[str, Any]) -> None:

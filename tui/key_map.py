@@ -2,12 +2,13 @@
 command palette list what is bound, so nothing is typed twice and nothing goes stale.
 
 Textual's own widget bindings (cursor moves inside an Input, ...) are left out:
-only classes defined under ``tui.`` count, which includes every pane.
+every class but Textual's counts, so a pane lists its keys wherever it is defined.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from textual.binding import Binding
 from textual.dom import DOMNode
@@ -15,6 +16,8 @@ from textual.widgets import TabbedContent, TabPane
 
 if TYPE_CHECKING:
     from textual.app import App
+
+    from ranklens.tui.tabs import Tab
 
 EVERYWHERE = "Everywhere"
 
@@ -28,11 +31,23 @@ class KeyRow:
     owner: DOMNode  # the node the action runs on
 
 
+@runtime_checkable
+class BindsAtRunTime(Protocol):
+    """A node whose bindings are not all in its class: the app binds the keys of its tab table."""
+
+    def key_bindings(self) -> list[Binding]:
+        """Every binding of the node, in the order the help lists them."""
+        ...
+
+
 def own_bindings(node: DOMNode) -> list[Binding]:
-    """The bindings that ranklens classes declare for ``node``, most derived class first."""
+    """The bindings that ranklens classes declare for ``node``, most derived class first; for a node
+    that binds at run time, all of its bindings."""
+    if isinstance(node, BindsAtRunTime):
+        return node.key_bindings()
     found: list[Binding] = []
     for klass in type(node).__mro__:
-        if not klass.__module__.startswith("ranklens.tui."):
+        if klass.__module__.startswith("textual."):
             continue
         found.extend(b for b in klass.__dict__.get("BINDINGS", ()) if isinstance(b, Binding))
     return found
@@ -64,10 +79,10 @@ def tab_rows(app: App, pane: TabPane, where: str) -> list[KeyRow]:
     return rows
 
 
-def all_rows(app: App, titles: Mapping[str, str]) -> list[KeyRow]:
-    """The app's keys, then each tab's in tab order; ``titles`` maps tab ids to titles."""
+def all_rows(app: App, tabs: Mapping[str, Tab]) -> list[KeyRow]:
+    """The app's keys, then each tab's in tab order (every tab's pane must be built)."""
     rows = app_rows(app)
-    tabs = app.query_one(TabbedContent)
-    for tab_id, title in titles.items():
-        rows.extend(tab_rows(app, tabs.get_pane(tab_id), title))
+    tabbed = app.query_one(TabbedContent)
+    for tab in tabs.values():
+        rows.extend(tab_rows(app, tabbed.get_pane(tab.id), tab.title))
     return rows

@@ -1,23 +1,37 @@
-"""The command palette's provider (ctrl+p): every action the app offers, by name.
+"""The command palette (ctrl+p): every action the app offers, by name.
 
 The app builds the list (its key bindings, the active tab's, the settings that
-have no key, the corpora to open); this class only matches and presents it.
+have no key, the corpora to open); the provider here only matches and
+presents it. It knows the app only as an ``OffersCommands``, so this module
+does not import the app that imports it.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
-if TYPE_CHECKING:
-    from ranklens.tui.app import PaletteCommand, RanklensApp
+
+@dataclass(frozen=True)
+class PaletteCommand:
+    name: str
+    run: Callable[[], Any]
+    help: str
+
+
+class OffersCommands(Protocol):
+    def palette_commands(self) -> list[PaletteCommand]:
+        """Every command the palette offers now (they depend on the active tab)."""
+        ...
 
 
 class RanklensCommands(Provider):
     @property
     def _commands(self) -> list[PaletteCommand]:
-        return cast("RanklensApp", self.app).palette_commands()
+        return cast(OffersCommands, self.app).palette_commands()
 
     async def discover(self) -> Hits:
         for command in self._commands:
