@@ -22,6 +22,36 @@ _BATCH = 500  # texts analysed at once: their token strings are the build's tran
 # small batches let the allocator reuse the same memory instead of fragmenting it around new terms
 
 
+class _Pieces:
+    """Arrays appended batch by batch, joined once at the end.
+
+    Small per-batch arrays live on the C heap, which does not shrink after they are
+    freed: every ``_MERGE`` pieces are merged into one large array (mapped memory,
+    returned to the system when freed), so the heap holds a few batches, not the corpus.
+    """
+
+    _MERGE = 64
+
+    def __init__(self, dtype) -> None:
+        self.dtype = dtype
+        self.merged: list[np.ndarray] = []
+        self.recent: list[np.ndarray] = []
+
+    def append(self, piece: np.ndarray) -> None:
+        self.recent.append(piece)
+        if len(self.recent) >= self._MERGE:
+            self.merged.append(np.concatenate(self.recent))
+            self.recent.clear()
+
+    def joined(self) -> np.ndarray:
+        """Everything appended, in order, as one array; the pieces are dropped."""
+        parts, self.merged, self.recent = self.merged + self.recent, [], []
+        if not parts:
+            return np.zeros(0, dtype=self.dtype)
+        out = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        return out
+
+
 @dataclass(frozen=True)
 class QueryTerms:
     """A query after analysis: the distinct in-vocabulary term ids and their counts."""
@@ -60,9 +90,9 @@ class TermIndex:
         lookup = vocab.__getitem__
         total = len(texts)
         lengths = np.zeros(total, dtype=np.int64)
-        row_terms: list[np.ndarray] = []  # per batch: each chunk's distinct term ids, chunk by chunk
-        row_counts: list[np.ndarray] = []
-        row_sizes: list[np.ndarray] = []
+        row_terms = _Pieces(np.int32)  # each chunk's distinct term ids, chunk by chunk
+        row_counts = _Pieces(np.int32)
+        row_sizes = _Pieces(np.int64)
         # Millions of short-lived token lists make the cyclic garbage collector scan over
         # and over (a third of analysis time); they hold no cycles, so pause it.
         collecting = gc.isenabled()
@@ -88,12 +118,11 @@ class TermIndex:
         new_id = np.empty(len(term_list), dtype=np.int32)
         new_id[order] = np.arange(len(term_list), dtype=np.int32)
         indptr = np.zeros(total + 1, dtype=np.int64)
-        if row_sizes:
-            np.cumsum(np.concatenate(row_sizes), out=indptr[1:])
-        indices = np.concatenate(row_terms) if row_terms else np.zeros(0, dtype=np.int32)
-        indices = new_id[indices]  # first-seen ids to sorted-vocabulary ids
-        data = np.concatenate(row_counts) if row_counts else np.zeros(0, dtype=np.int32)
-        del row_terms, row_counts
+        np.cumsum(row_sizes.joined(), out=indptr[1:])
+        # one list at a time, remapped in place: the peak is the postings twice and a half, not four times
+        indices = row_terms.joined()
+        np.take(new_id, indices, out=indices)  # first-seen ids to sorted-vocabulary ids
+        data = row_counts.joined()
         counts = sp.csr_matrix((data, indices, indptr), shape=(total, len(term_list)))
         counts.sort_indices()
         vocabulary = np.array(term_list, dtype=object)[order]
