@@ -1,8 +1,8 @@
 """What the experiments share: stages of progress, the rule for "better", scorer labels."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ranklens.engine.progress import Progress
 

@@ -7,8 +7,8 @@ IVF with 100 cells reproduces seed 004's table.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from ranklens.engine.errors import Cancelled
 from ranklens.engine.experiments.common import stage

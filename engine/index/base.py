@@ -64,11 +64,12 @@ class IndexStats:
 
 
 class VectorIndex(ABC):
-    """An index kind. Subclasses set the class attributes and implement ``build`` and ``search``.
+    """An index kind. Subclasses set ``kind`` and ``description`` and implement the abstract methods.
 
     ``param`` names the one size chosen at build time (``cells`` for IVF,
     None when there is none); ``knob`` the one turned at search time
     (``n_probe``; None for an exact index, which has nothing to trade).
+    A kind is registered in ``engine/index/registry.py`` (see there).
     """
 
     kind: ClassVar[str]  # the registry's name: "ivf"
@@ -93,7 +94,11 @@ class VectorIndex(ABC):
     @abstractmethod
     def build(cls, vectors: np.ndarray, param: int | None = None, *, seed: int = 0,
               progress: Progress = no_progress) -> Self:
-        """Index ``vectors`` (n x d, unit rows); ``param`` None means the kind's default."""
+        """Index ``vectors`` (n x d, unit rows); ``param`` None means the kind's default.
+
+        ``progress`` may raise ``Cancelled``: a build reports between its
+        steps, so that is where it can be stopped.
+        """
 
     @abstractmethod
     def search(self, queries: np.ndarray, k: int, knob: int | None = None) -> Found:
@@ -108,7 +113,8 @@ class VectorIndex(ABC):
 
     @property
     @abstractmethod
-    def stats(self) -> IndexStats: ...
+    def stats(self) -> IndexStats:
+        """How long the build took and how much memory the index holds."""
 
     @property
     def param_value(self) -> int | None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Self
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Self
 
 import numpy as np
 

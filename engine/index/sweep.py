@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import TYPE_CHECKING
 from collections.abc import Hashable
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
