@@ -138,6 +138,12 @@ class TermIndex:
 
     def query(self, text: str) -> QueryTerms:
         terms = tuple(self.analyzer.terms(text))
-        known = [self.term_ids[t] for t in terms if t in self.term_ids]
-        ids, counts = np.unique(np.array(known, dtype=np.int64), return_counts=True)
-        return QueryTerms(text=text, terms=terms, ids=ids, counts=counts.astype(np.float64))
+        lookup = self.term_ids.get
+        seen: dict[int, int] = {}
+        for term in terms:  # a query has a handful of terms: a dict beats np.unique's fixed cost
+            i = lookup(term)
+            if i is not None:
+                seen[i] = seen.get(i, 0) + 1
+        order = sorted(seen)
+        return QueryTerms(text=text, terms=terms, ids=np.array(order, dtype=np.int64),
+                          counts=np.array([seen[i] for i in order], dtype=np.float64))

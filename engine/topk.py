@@ -16,6 +16,7 @@ import numpy as np
 
 _SAMPLE_STEP = 64  # large inputs: a strided sample bounds the k-th score from below
 _SAMPLED_ABOVE = 1 << 16
+_SORTED_BELOW = 1024  # below this, one stable sort costs less than partitioning in several calls
 
 
 def top_k(scores: "np.ndarray | QueryScores | PendingScores", k: int) -> np.ndarray:
@@ -30,8 +31,8 @@ def top_k(scores: "np.ndarray | QueryScores | PendingScores", k: int) -> np.ndar
 
 
 def _top_k_exact(scores: np.ndarray, k: int) -> np.ndarray:
-    if k >= scores.size:
-        return np.argsort(-scores, kind="stable")
+    if k >= scores.size or scores.size < _SORTED_BELOW:
+        return np.argsort(-scores, kind="stable")[:k]
     part = np.argpartition(-scores, k - 1)[:k]
     cutoff = scores[part].min()
     above = np.flatnonzero(scores > cutoff)
@@ -135,6 +136,9 @@ class QueryScores:
         free = np.ones(limit, dtype=bool)
         free[self.ids[:np.searchsorted(self.ids, limit)]] = False
         extra = np.flatnonzero(free)[:k]
+        if m < k and (m == 0 or self.values.min() > self.base):
+            # few touched chunks, all above the rest (the usual rare-term query): no merge needed
+            return np.concatenate((self.ids[np.argsort(-self.values, kind="stable")], extra[:k - m]))
         chunks = np.concatenate((self.ids, extra))
         scores = np.concatenate((self.values, np.full(extra.size, self.base)))
         order = np.argsort(chunks, kind="stable")

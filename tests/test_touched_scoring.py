@@ -148,7 +148,9 @@ def test_touched_top_k_on_a_million_chunks_matches_dense() -> None:
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_maxscore_top_k_equals_ranking_every_chunk(index: TermIndex, variant: str) -> None:
+def test_maxscore_top_k_equals_ranking_every_chunk(index: TermIndex, variant: str,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sparse, "PRUNE_MIN_POSTINGS", 0)  # prune on a corpus this small too
     scorer = BM25Scorer.fit(index, variant)
     assert scorer.upper is not None
     df = index.doc_freq
@@ -176,9 +178,10 @@ def test_maxscore_top_k_equals_ranking_every_chunk(index: TermIndex, variant: st
 
 @pytest.mark.parametrize("make", [lambda i: BM25Scorer.fit(i, "lucene"), lambda i: BM25Scorer.fit(i, "bm25+"),
                                   lambda i: TfidfScorer.fit(i), lambda i: TfidfScorer.fit(i, True)])
-def test_pending_scores_read_like_the_dense_vector(index: TermIndex, make) -> None:
+def test_pending_scores_read_like_the_dense_vector(index: TermIndex, make, monkeypatch: pytest.MonkeyPatch) -> None:
     from ranklens.engine.topk import PendingScores
 
+    monkeypatch.setattr(sparse, "PRUNE_MIN_POSTINGS", 0)
     scorer = make(index)
     df = index.doc_freq
     common, mid = np.argsort(-df)[:4], np.flatnonzero((df >= 3) & (df <= 20))
