@@ -196,3 +196,21 @@ def test_pending_scores_read_like_the_dense_vector(index: TermIndex, make, monke
         assert pending.max(initial=0.0) == max(dense.max(), 0.0)
         assert pending[int(order[-1])] == dense[order[-1]]  # outside the top: scored in full
         assert pending.gold_rank(order[[3, 50]]) == 4 and np.array_equal(np.asarray(pending), dense)
+
+
+@pytest.mark.parametrize("make", [lambda i, d: BM25Scorer.fit(i, "lucene", dtype=d),
+                                  lambda i, d: BM25Scorer.fit(i, "bm25l", dtype=d),
+                                  lambda i, d: TfidfScorer.fit(i, dtype=d)])
+def test_float32_weights_stay_within_their_documented_tolerance(index: TermIndex, make,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sparse, "PRUNE_MIN_POSTINGS", 0)
+    exact, compact = make(index, np.float64), make(index, np.float32)
+    assert compact.columns.data.dtype == np.float32 and compact.columns.data.nbytes * 2 == exact.columns.data.nbytes
+    for query in queries(index):
+        want, got = exact.scores(query), compact.scores(query)
+        assert got.dtype == np.float64
+        # each stored weight is rounded once (relative 2**-24); a score adds one weight per query term
+        bound = query.counts.sum() * 2.0 ** -24 * np.abs(exact.columns[:, query.ids].toarray()).sum(axis=1) + 1e-300
+        assert (np.abs(got - want) <= bound * (1 + 1e-9) + np.abs(want) * 1e-15).all()
+        ids, values = compact.top_k(query, 10)  # pruned or not: the float32 scores' own ranking
+        assert ids.tolist() == np.argsort(-got, kind="stable")[:10].tolist() and np.array_equal(values, got[ids])

@@ -28,7 +28,8 @@ def column_scores(weights: sp.csc_matrix, ids: np.ndarray, query_weights: np.nda
     indptr, indices, data = weights.indptr, weights.indices, weights.data
     for term, weight in zip(ids.tolist(), np.asarray(query_weights).tolist()):  # a loop over query terms only
         lo, hi = indptr[term], indptr[term + 1]
-        scores[indices[lo:hi]] += data[lo:hi] * weight  # a column names each chunk once: no collisions
+        # a column names each chunk once: no collisions; float32 weights are widened before the product
+        scores[indices[lo:hi]] += np.multiply(data[lo:hi], weight, dtype=np.float64)
     return scores
 
 
@@ -52,9 +53,10 @@ def query_scores(weights: sp.csc_matrix, ids: np.ndarray, query_weights: np.ndar
         return QueryScores(n, np.zeros(0), np.zeros(0, dtype=np.int64), 0.0 + base)
     if len(spans) == 1:
         lo, hi, w = spans[0]
-        return QueryScores(n, data[lo:hi] * w + base, indices[lo:hi].astype(np.int64), float(base))
+        return QueryScores(n, np.multiply(data[lo:hi], w, dtype=np.float64) + base, indices[lo:hi].astype(np.int64),
+                           float(base))
     chunks = np.concatenate([indices[lo:hi] for lo, hi, _ in spans])
-    parts = np.concatenate([data[lo:hi] * w for lo, hi, w in spans])
+    parts = np.concatenate([np.multiply(data[lo:hi], w, dtype=np.float64) for lo, hi, w in spans])
     # A stable sort keeps each chunk's contributions in term order; bincount then adds them
     # one by one from 0, the same sums the dense scatter makes (np.add.reduceat would not:
     # it adds long runs pairwise).
@@ -122,7 +124,7 @@ def exact_scores(weights: sp.csc_matrix, ids: np.ndarray, query_weights: np.ndar
     acc = np.zeros(chunks.size)
     for term, weight in zip(np.asarray(ids).tolist(), np.asarray(query_weights).tolist()):
         found, values = _lookup(weights, term, chunks)
-        acc[found] += values * weight
+        acc[found] += np.multiply(values, weight, dtype=np.float64)
     if base:
         acc += base
     return acc
