@@ -43,13 +43,24 @@ def peak_bytes() -> int | None:
     return None if kib is None else kib * 1024
 
 
+_process_peak = 0  # the highest peak RSS seen before a reset: resets must not hide the whole-process peak
+
+
 def reset_peak() -> bool:
     """Restart the peak-RSS counter at the current RSS (Linux >= 4.0); False when unsupported."""
+    global _process_peak
+    _process_peak = max(_process_peak, peak_bytes() or 0)
     try:
         _CLEAR_REFS.write_text("5")
         return True
     except OSError:
         return False
+
+
+def process_peak_bytes() -> int | None:
+    """Peak RSS of this whole process so far (imports, loading, every step), across ``reset_peak``."""
+    peak = peak_bytes()
+    return None if peak is None else max(peak, _process_peak)
 
 
 @dataclass

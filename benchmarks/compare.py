@@ -93,9 +93,13 @@ def run_contenders(label: str, source: dict[str, Any], chunks: int, setup: dict[
 
 
 def run_synthetic_sizes(name: str, sizes: list[int], setup: dict[str, Any], contenders: list[Contender],
-                        options: Options) -> list[tuple[str, list[Outcome]]]:
-    """Every contender on the Zipf corpus of each size: one (size label, outcomes) group per size."""
-    return [(fmt_size(n), run_contenders(f"{name} {fmt_size(n)}", {"synthetic": n, "queries": options.queries},
+                        options: Options, rare: bool = False) -> list[tuple[str, list[Outcome]]]:
+    """Every contender on the Zipf corpus of each size: one (size label, outcomes) group per size.
+
+    ``rare``: also answer the rare-term query mix (``Synthetic.rare_queries``), as many queries.
+    """
+    return [(fmt_size(n), run_contenders(f"{name} {fmt_size(n)}",
+                                         {"synthetic": n, "queries": options.queries, "rare": rare},
                                          n, setup, contenders, options))
             for n in sizes]
 
@@ -118,6 +122,20 @@ SPEED_COLUMNS: list[Column] = [
     ("p50 ms", lambda r: fmt_ms(r["p50_ms"])),
     ("p99 ms", lambda r: fmt_ms(r["p99_ms"])),
     ("peak memory (query batch)", lambda r: fmt_bytes(r["batch_peak_bytes"])),
+]
+PROCESS_COLUMN: Column = ("peak memory (whole process)", lambda r: fmt_bytes(r.get("process_peak_bytes")))
+# the BM25 tables: both query mixes side by side, and the whole worker process' peak
+MIX_COLUMNS: list[Column] = [
+    ("index build", lambda r: fmt_seconds(r["build_s"])),
+    ("peak memory (build)", lambda r: fmt_bytes(r["peak_bytes"])),
+    ("queries/s (batch)", lambda r: fmt_rate(r["queries_per_s"])),  # unnamed mix: the Zipf one, as before
+    ("queries/s rare (batch)", lambda r: fmt_rate(r.get("queries_per_s_rare"))),
+    ("p50 ms", lambda r: fmt_ms(r["p50_ms"])),
+    ("p50 ms rare", lambda r: fmt_ms(r.get("p50_ms_rare"))),
+    ("p99 ms", lambda r: fmt_ms(r["p99_ms"])),
+    ("p99 ms rare", lambda r: fmt_ms(r.get("p99_ms_rare"))),
+    ("peak memory (query batch)", lambda r: fmt_bytes(max(r["batch_peak_bytes"] or 0, r.get("batch_peak_bytes_rare") or 0))),
+    PROCESS_COLUMN,
 ]
 QUALITY_COLUMNS: list[Column] = [
     ("nDCG@10", lambda r: f"{r['ndcg@10']:.4f}"),
@@ -143,9 +161,18 @@ def results_table(title: str, key_name: str, groups: list[tuple[str, list[Outcom
     return table
 
 
-def ratio_table(title: str, key_name: str, groups: list[tuple[str, list[Outcome]]]) -> Table:
+RATIOS: list[tuple[str, str]] = [("build time", "build_s"), ("peak memory", "peak_bytes"), ("queries/s", "queries_per_s"),
+                                 ("p50 latency", "p50_ms")]
+MIX_RATIOS: list[tuple[str, str]] = [
+    ("build time", "build_s"), ("peak memory (build)", "peak_bytes"), ("queries/s", "queries_per_s"),
+    ("queries/s rare", "queries_per_s_rare"), ("p50 latency", "p50_ms"), ("p50 rare", "p50_ms_rare"),
+    ("peak memory (whole process)", "process_peak_bytes")]
+
+
+def ratio_table(title: str, key_name: str, groups: list[tuple[str, list[Outcome]]],
+                ratios: list[tuple[str, str]] = RATIOS) -> Table:
     """ranklens / peer for each peer row: below 1 is better for times and memory, above 1 for queries/s."""
-    table = Table(title, [key_name, "input", "peer", "build time", "peak memory", "queries/s", "p50 latency"])
+    table = Table(title, [key_name, "input", "peer", *(label for label, _ in ratios)])
     for key, outcomes in groups:
         for o in outcomes:
             reference = _reference(outcomes, o.contender.tokens)
@@ -153,10 +180,7 @@ def ratio_table(title: str, key_name: str, groups: list[tuple[str, list[Outcome]
                 continue
             ours, theirs = reference.result, o.result
             table.add(key, TOKEN_LABELS[o.contender.tokens], o.contender.library,
-                      fmt_ratio(ours["build_s"], theirs["build_s"]),
-                      fmt_ratio(ours["peak_bytes"], theirs["peak_bytes"]),
-                      fmt_ratio(ours["queries_per_s"], theirs["queries_per_s"]),
-                      fmt_ratio(ours["p50_ms"], theirs["p50_ms"]))
+                      *(fmt_ratio(ours.get(name), theirs.get(name)) for _, name in ratios))
     table.notes.append("ratio = ranklens / peer on the same input: below 1× is better for build time, "
                        "memory and latency, above 1× is better for queries/s.")
     return table

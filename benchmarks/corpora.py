@@ -28,6 +28,7 @@ MEAN_WORDS = 60
 LENGTH_SIGMA = 0.5  # lognormal spread: most chunks between 25 and 150 words
 MIN_WORDS, MAX_WORDS = 3, 400
 QUERY_WORDS = (2, 8)  # inclusive range of words per query
+RARE_TERMS = 4  # words per rare-term query: the rarest distinct words of one chunk
 GENERATOR_VERSION = 1  # bump when the output of the generator changes: it names the cache files
 _BLOCK = 100_000  # chunks generated per block: bounds the generator's memory
 
@@ -91,9 +92,58 @@ class Synthetic:
         self.ensure()
         return self.queries_path.read_text(encoding="ascii").splitlines()
 
+    def rare_queries(self, texts: list[str], n: int | None = None) -> tuple[list[str], list[int]]:
+        """(query texts, the chunk each was drawn from): the rare-term query mix.
+
+        Each query is the ``RARE_TERMS`` rarest distinct words (highest Zipf
+        rank) of one chunk drawn at random, so its postings are short and the
+        chunk it came from is a natural relevant answer.
+        """
+        n = min(n or self.queries, len(texts))
+        path = CACHE / f"{self.stem}.rare{n}.txt"  # cached: the spelling table costs 20 MB in every worker
+        if not path.exists():
+            rng = np.random.default_rng([self.seed, 2])
+            chunks = rng.choice(len(texts), size=n, replace=False)
+            rank = word_ranks()
+            lines = []
+            for c in chunks.tolist():  # a loop over queries, not over the corpus
+                words = sorted(set(texts[c].split()), key=rank.__getitem__, reverse=True)
+                lines.append(f"{c}\t{' '.join(words[:RARE_TERMS])}\n")
+            CACHE.mkdir(parents=True, exist_ok=True)
+            _write_atomically(path, "".join(lines).encode("ascii"))
+        pairs = [line.split("\t") for line in path.read_text(encoding="ascii").splitlines()]
+        return [q for _, q in pairs], [int(c) for c, _ in pairs]
+
+    def beir_folder(self, questions: int) -> Path:
+        """The corpus as a BEIR folder with ``questions`` rare-term questions, each judged on its own chunk.
+
+        What ``ranklens eval`` reads; written once per (size, seed, questions) under the cache.
+        """
+        folder = CACHE / f"{self.stem}.beir{questions}"
+        if (folder / "qrels" / "test.tsv").exists():
+            return folder
+        texts = self.texts()
+        queries, chunks = self.rare_queries(texts, questions)
+        tmp = folder.with_name(f"{folder.name}.{os.getpid()}.tmp")
+        (tmp / "qrels").mkdir(parents=True, exist_ok=True)
+        with open(tmp / "corpus.jsonl", "w", encoding="ascii") as out:
+            out.writelines(f'{{"_id": "d{i}", "title": "", "text": "{t}"}}\n' for i, t in enumerate(texts))
+        (tmp / "queries.jsonl").write_text("".join(f'{{"_id": "q{i}", "text": "{q}"}}\n' for i, q in enumerate(queries)),
+                                           encoding="ascii")
+        (tmp / "qrels" / "test.tsv").write_text(
+            "query-id\tcorpus-id\tscore\n" + "".join(f"q{i}\td{c}\t1\n" for i, c in enumerate(chunks)), encoding="ascii")
+        tmp.replace(folder)
+        return folder
+
     def ensure(self) -> None:
         if not (self.corpus_path.exists() and self.queries_path.exists()):
             generate(self)
+
+
+def word_ranks() -> dict[str, int]:
+    """Spelling -> Zipf rank (0 = most frequent) of every pseudo-word."""
+    table, lengths = pseudo_words(VOCABULARY)
+    return {table[r, :lengths[r]].tobytes().decode("ascii"): r for r in range(VOCABULARY)}
 
 
 def zipf_cdf(vocabulary: int = VOCABULARY, exponent: float = ZIPF_EXPONENT) -> np.ndarray:

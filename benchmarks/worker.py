@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import subprocess
 import sys
 import tempfile
+import time
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,15 +33,55 @@ class TaskFailed(Exception):
     """A measurement that did not produce a result; the message goes into the table."""
 
 
+@dataclass
+class Finished:
+    """A child process that ran to its end: its output, wall time and peak resident memory."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+    peak_bytes: int | None  # the child's whole-process peak RSS (VmHWM, see benchmarks/peak.py)
+
+
+def run_module(module: str, args: list[str], timeout: float, env: dict[str, str] | None = None) -> Finished:
+    """``python -m module args`` from the repository root, with that process' own peak RSS."""
+    with tempfile.TemporaryDirectory(prefix="ranklens-bench-peak-") as tmp:
+        peak_file = Path(tmp) / "peak"
+        done = run_command([sys.executable, "-m", "benchmarks.peak", str(peak_file), module, *args], timeout, env)
+        done.peak_bytes = int(peak_file.read_text()) if peak_file.exists() else None
+        return done
+
+
+def run_command(command: list[str], timeout: float, env: dict[str, str] | None = None) -> Finished:
+    """Run ``command`` from the repository root (no peak memory: see ``run_module``)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        child = subprocess.Popen(command, cwd=REPO, stdout=out, stderr=err, env=env)
+        while True:
+            pid, status, _ = os.wait4(child.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() - started > timeout:
+                child.kill()
+                os.wait4(child.pid, 0)
+                child.returncode = -9
+                raise TaskFailed(f"did not finish in {timeout:.0f} s")
+            time.sleep(0.05)
+        seconds = time.perf_counter() - started
+        child.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
+        out.seek(0)
+        err.seek(0)
+        return Finished(child.returncode, out.read().decode(errors="replace"), err.read().decode(errors="replace"),
+                        seconds, None)
+
+
 def run_task(module: str, function: str, args: dict[str, Any], timeout: float) -> dict[str, Any]:
     """Run ``module.function(args, arrays)`` in a child process; its result with the arrays merged in."""
     with tempfile.TemporaryDirectory(prefix="ranklens-bench-") as tmp:
         out = Path(tmp)
         command = [sys.executable, "-m", "benchmarks.worker", module, function, json.dumps(args), str(out)]
-        try:
-            done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            raise TaskFailed(f"did not finish in {timeout:.0f} s") from None
+        done = run_command(command, timeout)
         if (out / RESULT).exists():
             result = json.loads((out / RESULT).read_text())
             if "error" in result:
