@@ -114,7 +114,7 @@ class Workbench:
             chunks = self._chunking(chunk_key, setup, progress)
             term_key = (chunk_key, setup.index_title, Analyzer.from_setup(setup).key)
             index = self._term_index(term_key, setup, chunks, progress)
-            scorer = self._scorer(term_key, setup, index, setup.scorer)
+            scorer = self._scorer(term_key, setup, index, setup.scorer, progress)
             if scorer.effective_settings():
                 setup = setup.replace(**scorer.effective_settings())  # describe what ran (clamped LSA dims)
             return Retriever(self.corpus, setup, chunks, index, scorer, index_s=time.perf_counter() - started)
@@ -174,15 +174,22 @@ class Workbench:
         titles = {d.id: d.title for d in self.corpus.documents}
         return [f"{titles[c.doc_id]} {c.text}" if titles[c.doc_id] else c.text for c in chunks]
 
-    def _scorer(self, term_key: tuple, setup: Setup, index: TermIndex, name: str) -> Scorer:
+    def _scorer(self, term_key: tuple, setup: Setup, index: TermIndex, name: str,
+                progress: Progress = no_progress) -> Scorer:
         """The named scorer on ``index``, built once per (index, the settings it reads)."""
         scorer_spec = spec(name)
         key = (term_key, scorer_spec.key(setup))
         if key not in self._scorers:
             def other(part: str, part_setup: Setup) -> Scorer:
-                return self._scorer(term_key, part_setup, index, part)
+                return self._scorer(term_key, part_setup, index, part, progress)
 
-            self._scorers[key] = scorer_spec.builder()(ScorerInputs(index, setup, other))
+            chunks = self._chunkings[term_key[0]]  # term_key: (chunk key, index_title, analysis)
+
+            def texts() -> list[str]:
+                return self.index_texts(chunks, term_key[1])
+
+            cache_dir = self.cache.root if self.cache is not None else None
+            self._scorers[key] = scorer_spec.builder()(ScorerInputs(index, setup, other, texts, cache_dir, progress))
         return self._scorers[key]
 
 

@@ -26,7 +26,9 @@ from ranklens.engine.errors import RanklensError
 LANGUAGES = ("it", "en", "es")
 CHUNKERS = ("words", "sentences")
 BM25_VARIANTS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
-FUSION_METHODS = ("rrf", "sum")
+# rrf: reciprocal rank fusion; sum: the mean of min-max normalised scores; minmax and zscore: a convex
+# combination (fusion_weight on the first scorer) of min-max or z-score normalised scores
+FUSION_METHODS = ("rrf", "sum", "minmax", "zscore")
 SKLEARN_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 MAX_DECIMALS = 12  # a float64 score has no more digits worth printing
 DEFAULT_SIZE = 100  # words per chunk for raw documents when nothing says otherwise

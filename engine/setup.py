@@ -60,9 +60,19 @@ class Setup:
     # fusion
     fuse: tuple[str, ...] = setting(("bm25", "lsa"), "scorers fused by the fusion scorer", choices=fusable_names,
                                     metavar="A,B")
-    fusion_method: str = setting("rrf", "rrf: reciprocal rank fusion; sum: mean of min-max scores",
+    fusion_method: str = setting("rrf", "rrf: reciprocal rank fusion; sum: mean of min-max scores; minmax, "
+                                 "zscore: weighted sum of min-max or z-score normalised scores",
                                  choices=FUSION_METHODS)
     rrf_k: int = setting(60, "RRF's k: 1/(rrf_k + rank)", minimum=1)
+    fusion_weight: float = setting(0.5, "minmax/zscore fusion: the first fused scorer's weight; the others share "
+                                   "the rest", minimum=0, maximum=1,
+                                   step=Step(by=0.1), title="fusion weight")
+    # neural (the neural extra): a bi-encoder for the dense scorer, a cross-encoder reranking the first stage
+    model: str = setting("wordllama", "the dense scorer's model: a local folder, a cached Hugging Face name, or "
+                         "wordllama (ships with the neural extra)", metavar="NAME|PATH", title="dense model")
+    rerank: str | None = setting(None, "a cross-encoder (folder or cached name) that rereads the first stage's top "
+                                 "results", metavar="MODEL", title="reranker")
+    rerank_top: int = setting(5, "first-stage results the reranker rereads", minimum=1, title="reranked results")
     # chunking of raw documents; None keeps the corpus' own chunks
     size: int | None = setting(None, "re-chunk documents: words (or sentences) per chunk", minimum=1,
                                step=Step(ladder=SIZE_LADDER), title="chunk size")

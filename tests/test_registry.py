@@ -21,8 +21,8 @@ def coord():
 
 
 def test_the_registry_lists_the_built_in_scorers_in_order() -> None:
-    assert scorer_names()[:4] == ("tfidf", "bm25", "lsa", "fusion")
-    assert fusable_names() == ("tfidf", "bm25", "lsa")
+    assert scorer_names()[:5] == ("tfidf", "bm25", "lsa", "fusion", "dense")
+    assert fusable_names() == ("tfidf", "bm25", "lsa", "dense")
     assert spec("bm25").describe(Setup()) == "BM25 lucene k1=1.2 b=0.75"
 
 
@@ -45,7 +45,8 @@ def test_the_command_line_offers_it(coord) -> None:
 
 def test_the_tui_scorer_key_cycles_to_it(coord) -> None:
     step = STEPS_BY_ID["scorer"]
-    assert step.change(Setup(scorer="fusion"), {}) == {"scorer": "coord"}
+    assert scorer_names()[-2:] == ("dense", "coord")  # registered last, it comes last
+    assert step.change(Setup(scorer="dense"), {}) == {"scorer": "coord"}
     assert step.change(Setup(scorer="coord"), {}) == {"scorer": "tfidf"}
 
 

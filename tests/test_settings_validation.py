@@ -41,7 +41,7 @@ BAD_OPTIONS = {
     "unknown scorer": (["search", "{c}", "q", "--scorer", "magic"], ["--scorer", "invalid choice: 'magic'"]),
     "unknown variant": (["search", "{c}", "q", "--bm25-variant", "bm26"], ["--bm25-variant", "'bm26'"]),
     "unknown fused scorer": (["search", "{c}", "q", "--scorer", "fusion", "--fuse", "bm25,magic"],
-                             ["fuse takes tfidf, bm25, lsa (got 'magic')"]),
+                             ["fuse takes tfidf, bm25, lsa, dense (got 'magic')"]),
     "unknown stop words": (["search", "{c}", "q", "--stopwords", "klingon"], ["--stopwords: 'klingon' is neither"]),
     "unknown stemmer": (["search", "{c}", "q", "--stem", "klingon"], ["--stem", "invalid choice: 'klingon'"]),
     "dims 0": (["search", "{c}", "q", "--scorer", "lsa", "--dims", "0"], ["--dims must be at least 1 (got 0)"]),
@@ -67,7 +67,7 @@ BAD_TOML = {
     "negative k1": ("k1 = -1.0\n", "k1 must be a finite number >= 0 (got -1.0)"),
     "b above 1": ("b = 2\n", "b must be between 0 and 1 (got 2.0)"),
     "dims 0": ("dims = 0\n", "dims must be at least 1 (got 0)"),
-    "unknown scorer": ('scorer = "magic"\n', "unknown scorer 'magic' (choose from tfidf, bm25, lsa, fusion)"),
+    "unknown scorer": ('scorer = "magic"\n', "unknown scorer 'magic' (choose from tfidf, bm25, lsa, fusion, dense)"),
     "unknown stop words": ('stopwords = "klingon"\n', "stopwords 'klingon' is neither none, a language"),
 }
 

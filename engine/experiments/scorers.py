@@ -8,8 +8,8 @@ score tell the questions the corpus answers from those it does not?
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from ranklens.engine.errors import Cancelled, RanklensError
 from ranklens.engine.experiments.common import Checkpoint, no_checkpoint, scorer_label, stage
@@ -77,7 +77,8 @@ def compare_scorers(workbench: Workbench, setup: Setup, scorers: Sequence[str] |
     ``complete`` False. ``checkpoint`` runs between scorers, once what the
     previous one built is cached.
     """
-    names = tuple(scorer_names() if scorers is None else scorers)
+    names = tuple(scorers if scorers is not None else
+                  (n for n in scorer_names() if spec(n).compared or n == setup.scorer))
     corpus = workbench.corpus
     answerable = corpus.answerable
     if not answerable:

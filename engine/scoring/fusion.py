@@ -1,9 +1,13 @@
-"""Fusing rankings: reciprocal rank fusion and a weighted sum of normalised scores.
+"""Fusing rankings: reciprocal rank fusion and weighted sums of normalised scores.
 
 RRF (Cormack et al., 2009): score(d) = Σ_s 1 / (rrf_k + rank_s(d)), over each
 scorer's top ``depth`` chunks (a chunk outside a scorer's top adds nothing).
-The weighted sum min-max normalises each scorer's scores to [0, 1] first,
-since BM25, cosines and LSA live on different scales.
+The sums normalise each scorer's scores first, since BM25, cosines and LSA
+live on different scales: ``sum`` is the mean of min-max normalised scores;
+``minmax`` and ``zscore`` are convex combinations (Bruch et al., 2023),
+w·norm(s_1) + Σ_{i>1} (1−w)/(n−1)·norm(s_i), with min-max ((s − lo)/(hi − lo), lo
+and hi counting 0 as ``sum`` does, so unmatched chunks of a sparse scorer stay at 0)
+or z-score ((s − mean)/std) normalisation over all chunks; w is ``fusion_weight``.
 """
 from __future__ import annotations
 
@@ -42,11 +46,46 @@ def weighted_sum(score_lists: Sequence[np.ndarray], weights: Sequence[float] | N
     return sum(w * minmax(s) for w, s in zip(weights, score_lists))
 
 
+def zscore(scores: np.ndarray) -> np.ndarray:
+    """(s − mean) / std over all chunks; all zeros when every chunk scores the same."""
+    std = float(scores.std())
+    return (scores - scores.mean()) / std if std > 0 else np.zeros_like(scores, dtype=float)
+
+
+def convex_weights(parts: int, weight: float) -> list[float]:
+    """``weight`` for the first scorer, the rest shared equally by the others (they sum to 1)."""
+    if parts < 2:
+        return [1.0] * parts
+    return [weight] + [(1.0 - weight) / (parts - 1)] * (parts - 1)
+
+
+NORMALISERS = {"minmax": minmax, "zscore": zscore}
+
+
+def convex(score_lists: Sequence[np.ndarray], weight: float = 0.5, norm: str = "minmax") -> np.ndarray:
+    """Σ_i w_i · norm(s_i), with ``convex_weights``: ``weight`` on the first list."""
+    normalise = NORMALISERS[norm]
+    fused = np.zeros(np.asarray(score_lists[0]).size)
+    for w, s in zip(convex_weights(len(score_lists), weight), score_lists):
+        fused += w * normalise(np.asarray(s, dtype=float))
+    return fused
+
+
+def fuse_lists(lists: Sequence[np.ndarray], method: str, rrf_k: int = 60, weight: float = 0.5) -> np.ndarray:
+    """The fused scores of ``lists`` (one score array per scorer, same chunks) by ``method``."""
+    if method == "rrf":
+        return rrf(lists, rrf_k)
+    if method == "sum":
+        return weighted_sum(lists)
+    return convex(lists, weight, method)
+
+
 @dataclass(frozen=True)
 class FusionScorer:
     parts: tuple[Scorer, ...]
     method: str = "rrf"
     rrf_k: int = 60
+    weight: float = 0.5  # minmax and zscore: the first part's weight
 
     name = "fusion"
 
@@ -61,7 +100,7 @@ class FusionScorer:
         return [p.scores(query) for p in self.parts]
 
     def fuse(self, lists: list[np.ndarray]) -> np.ndarray:
-        return rrf(lists, self.rrf_k) if self.method == "rrf" else weighted_sum(lists)
+        return fuse_lists(lists, self.method, self.rrf_k, self.weight)
 
     def scores(self, query: QueryTerms) -> np.ndarray:
         return self.fuse(self.component_scores(query))
@@ -78,13 +117,20 @@ class FusionScorer:
                 share = 1.0 / (self.rrf_k + rank) if rank <= RRF_DEPTH and scores[doc] != 0 else 0.0
                 notes.append(f"{part.name}: rank {rank}, score {scores[doc]:.4f} → 1/({self.rrf_k}+{rank}) = {share:.5f}")
             else:
-                notes.append(f"{part.name}: score {scores[doc]:.4f} → normalised {minmax(scores)[doc]:.4f}")
-        formula = (f"Σ over scorers of 1/({self.rrf_k} + rank)" if self.method == "rrf"
-                   else "mean of min-max normalised scores")
+                normalise = zscore if self.method == "zscore" else minmax
+                notes.append(f"{part.name}: score {scores[doc]:.4f} → normalised "
+                             f"{normalise(np.asarray(scores, dtype=float))[doc]:.4f}")
+        weights = " + ".join(f"{w:g}·{p.name}" for w, p in zip(convex_weights(len(self.parts), self.weight),
+                                                                self.parts))
+        formula = {"rrf": f"Σ over scorers of 1/({self.rrf_k} + rank)",
+                   "sum": "mean of min-max normalised scores",
+                   "minmax": f"{weights}, each min-max normalised",
+                   "zscore": f"{weights}, each z-score normalised"}[self.method]
         return Explanation(scorer=f"fusion {self.method}", score=float(self.fuse(lists)[doc]),
                            formula=formula, terms=[], notes=notes)
 
 
 def build(inputs: ScorerInputs) -> FusionScorer:
     s = inputs.setup
-    return FusionScorer(tuple(inputs.scorer(part, s) for part in s.fuse), s.fusion_method, s.rrf_k)
+    return FusionScorer(tuple(inputs.scorer(part, s) for part in s.fuse), s.fusion_method, s.rrf_k,
+                        s.fusion_weight)

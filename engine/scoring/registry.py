@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterator
-
 from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
+
+from ranklens.engine.progress import Progress, no_progress
 
 if TYPE_CHECKING:
     from ranklens.engine.scoring.base import Scorer
@@ -30,6 +32,11 @@ class ScorerInputs:
     setup: Setup
     # another scorer over the same index, through the workbench's cache: (name, setup) -> scorer
     scorer: Callable[[str, Setup], Scorer]
+    # the chunks' texts as indexed, made when first asked for (a neural scorer encodes them;
+    # term scorers read ``index`` and never pay for the list)
+    texts: Callable[[], Sequence[str]] = tuple
+    cache_dir: Path | None = None  # where built vectors may be kept between runs (None: nowhere)
+    progress: Progress = no_progress  # long builds (encoding chunks) report here and may be cancelled
 
 
 @dataclass(frozen=True)
@@ -44,6 +51,9 @@ class ScorerSpec:
     fusable: bool = True  # may be one of fusion's parts
     ranks_all: bool = False  # ranks every chunk (a cosine may be 0 or below): no "score > 0" cut
     parts: Callable[[Setup], tuple[str, ...]] | None = None  # scorers it is built from (fusion's)
+    # measured when every scorer is compared; False for one that loads a model (an optional extra,
+    # seconds to minutes of encoding): compared only when it is the setup's own scorer
+    compared: bool = True
 
     def describe(self, setup: Setup) -> str:
         head = self.summary(setup) if self.summary else self.label
@@ -109,7 +119,13 @@ def _bm25_details(setup: Setup) -> str:
 
 
 def _fusion_details(setup: Setup) -> str:
-    return f"rrf_k={setup.rrf_k}" if setup.fusion_method == "rrf" else ""
+    if setup.fusion_method == "rrf":
+        return f"rrf_k={setup.rrf_k}"
+    return f"w={setup.fusion_weight:g}" if setup.fusion_method in ("minmax", "zscore") else ""
+
+
+def _model_label(setup: Setup) -> str:
+    return Path(setup.model.rstrip("/\\")).name or setup.model
 
 
 register(ScorerSpec(
@@ -122,6 +138,10 @@ register(ScorerSpec(
     "lsa", "LSA", "ranklens.engine.scoring.lsa:build", settings=("dims",), ranks_all=True,
     summary=lambda s: f"LSA {s.dims} dims"))
 register(ScorerSpec(
-    "fusion", "fusion", "ranklens.engine.scoring.fusion:build", settings=("fuse", "fusion_method", "rrf_k"),
+    "fusion", "fusion", "ranklens.engine.scoring.fusion:build",
+    settings=("fuse", "fusion_method", "rrf_k", "fusion_weight"),
     fusable=False, parts=lambda s: s.fuse,
     summary=lambda s: f"fusion {s.fusion_method} of {'+'.join(s.fuse)}", details=_fusion_details))
+register(ScorerSpec(
+    "dense", "dense", "ranklens.engine.scoring.dense:build", settings=("model",), ranks_all=True, compared=False,
+    summary=lambda s: f"dense {_model_label(s)}"))
