@@ -62,3 +62,22 @@ def test_command_line_default_scores_by_hand(capsys: pytest.CaptureFixture[str],
     assert [r["id"] for r in results] == ["d1", "d2"]
     assert [r["score"] for r in results] == pytest.approx([lucene_by_hand(2, 3, 2), lucene_by_hand(1, 2, 2)],
                                                          abs=1e-12)
+
+
+@pytest.mark.parametrize("variant", ["bm25l", "bm25+"])
+def test_default_delta_is_0_5_in_the_engine_and_on_the_command_line(capsys: pytest.CaptureFixture[str],
+                                                                    fruit: Path, variant: str) -> None:
+    import bm25s
+
+    reference = bm25s.BM25(method=variant, k1=1.2, b=0.75, delta=0.5, dtype="float64")
+    reference.index([r["text"].split() for r in RECORDS], show_progress=False)
+    expected = reference.get_scores(["apple"])
+    corpus = load_corpus(fruit)
+    retriever = Workbench(corpus).retriever(setup_for(corpus, {"bm25_variant": variant}))
+    assert np.abs(retriever.scores(retriever.query("apple")) - expected).max() < 1e-12
+    run = run_cli(capsys, "search", str(fruit), "apple", "--bm25-variant", variant, "--json")
+    assert run.status == 0, run.err
+    by_id = {r["_id"]: score for r, score in zip(RECORDS, expected)}
+    assert {r["id"]: r["score"] for r in run.json["results"]} == pytest.approx(
+        {r["id"]: by_id[r["id"]] for r in run.json["results"]}, abs=1e-12)
+    assert [r["id"] for r in run.json["results"]][:2] == ["d1", "d2"]

@@ -1,4 +1,5 @@
-"""Fusing rankings: reciprocal rank fusion with its published k = 60, added up by hand.
+"""Fusing rankings, added up by hand: reciprocal rank fusion with its published k = 60, and the mean
+of min-max normalised scores.
 
 RRF (Cormack et al., 2009): a chunk's fused score is the sum over scorers of 1 / (60 + its rank),
 counting only scorers that rank it. The examples are small enough to write every fraction out.
@@ -12,7 +13,7 @@ import pytest
 
 from ranklens.engine.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
-from ranklens.engine.scoring.fusion import rrf
+from ranklens.engine.scoring.fusion import minmax, rrf, weighted_sum
 from tests.support.cli import run_cli
 from tests.support.files import beir_folder
 
@@ -49,3 +50,24 @@ def test_fused_search_on_the_command_line_by_hand(capsys: pytest.CaptureFixture[
     results = run.json["results"]
     assert [r["id"] for r in results] == ["a", "b"]
     assert [r["score"] for r in results] == pytest.approx(BY_HAND, abs=1e-15)
+
+
+def test_weighted_sum_by_hand() -> None:
+    first = np.array([3.0, 2.0, 1.0, 0.0])  # min-max: 1, 2/3, 1/3, 0
+    second = np.array([1.0, 3.0, 2.0, 0.0])  # min-max: 1/3, 1, 2/3, 0
+    assert weighted_sum([first, second]) == pytest.approx([2 / 3, 5 / 6, 1 / 2, 0.0], abs=1e-15)
+    # LSA's cosines go below 0: the lowest score, not 0, maps to 0
+    assert minmax(np.array([-1.0, 1.0, 0.5])) == pytest.approx([0.0, 1.0, 0.75], abs=1e-15)
+    assert weighted_sum([first, second], [0.25, 0.75]) == pytest.approx(
+        [0.25 + 0.75 / 3, 0.25 * 2 / 3 + 0.75, 0.25 / 3 + 0.5, 0.0], abs=1e-15)
+
+
+def test_fused_sum_on_the_command_line_by_hand(capsys: pytest.CaptureFixture[str], fruit: Path) -> None:
+    # b against a: BM25 (lucene, equal lengths) (1/2.2)/(2/3.2) = 8/11; TF-IDF cosine 1/√2 (apple and
+    # pear weigh alike); the mean of the two min-max scores
+    run = run_cli(capsys, "search", str(fruit), "apple", "--scorer", "fusion", "--fuse", "bm25,tfidf",
+                  "--fusion-method", "sum", "--json")
+    assert run.status == 0, run.err
+    assert [r["id"] for r in run.json["results"]] == ["a", "b"]
+    assert [r["score"] for r in run.json["results"]] == pytest.approx([1.0, (8 / 11 + 1 / np.sqrt(2)) / 2],
+                                                                     abs=1e-12)
