@@ -12,8 +12,8 @@ import re
 import sys
 import time
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
 from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from ranklens.engine.chunking import check_window, contains_answer, sentence_windows, word_windows
 from ranklens.cli.options import COMMAND_LINE
@@ -135,6 +135,8 @@ def run_search(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     retriever = _retriever(args, overrides)
     _note_k(retriever, overrides)
     query = valid_unicode(args.query)
+    if retriever.setup.rerank:
+        return _search_reranked(args, retriever, query)
     result = retriever.search(query)
     if args.json:
         data = result.to_dict(retriever.corpus)
@@ -171,9 +173,91 @@ def _print_explanation(explanation) -> None:
         _say(f"       {'total':<16} {'':>48} {explanation.total:>8.4f}")
 
 
+def _search_reranked(args: argparse.Namespace, retriever: Retriever, query: str) -> int:
+    from ranklens.engine.rerank import rerank_search
+
+    result = rerank_search(retriever, query)
+    if args.json:
+        data = result.to_dict(retriever.corpus)
+        if args.explain:
+            for row, hit in zip(data["results"], result.hits):
+                row["explain"] = retriever.explain(query, hit.index).to_dict()
+        return _print_json(data)
+    d = retriever.setup.decimals
+    _say(f"{_header(retriever)} · reranked by {result.reranker} (top {result.top})")
+    if not result.hits:
+        _say(f"no results: {result.first.note}")
+        return 0
+    ids = [terminal_text(h.chunk.id) for h in result.hits]
+    id_width = max(map(len, ids))
+    _say(f"{'first→re':>8}  {'first':>{d + 3}}  {'rerank':>{d + 4}}  chunk")
+    for hit, chunk_id in zip(result.hits, ids):
+        rerank = "" if hit.rerank_score is None else f"{hit.rerank_score:.{d}f}"
+        _say(f"{hit.first_rank:>3} → {hit.rank:<2}  {hit.first_score:.{d}f}  {rerank:>{d + 4}}  "
+             f"{chunk_id:<{id_width}}  {terminal_text(hit.chunk.text)}")
+        if args.explain:
+            _print_explanation(retriever.explain(query, hit.index))
+    if result.first.unknown:
+        _say(f"(not in the corpus: {', '.join(terminal_text(t) for t in result.first.unknown)})")
+    return 0
+
+
+def _eval_reranked(args: argparse.Namespace, retriever: Retriever) -> int:
+    from ranklens.engine.rerank import evaluate_reranked
+
+    with _TerminalProgress() as progress:
+        report = evaluate_reranked(retriever, progress=progress)
+    if args.json:
+        return _print_json(report.to_dict())
+    first, reranked = report.first.evaluation, report.reranked
+    n = len(first.per_question)
+    _say(f"{_header(retriever)} · reranked by {report.reranker} (top {report.top})")
+    _say(f"{n} questions with an answer; rank in the first stage → after reranking")
+    for a, b in zip(first.per_question, reranked.per_question):
+        _say(f"rank {'-' if a.rank is None else a.rank:>3} → {'-' if b.rank is None else b.rank:<3}  "
+             f"{terminal_text(a.text)}")
+    _say()
+    _say(f"{'':<12} {'hit@1':>9} {'hit@3':>9} {'MRR':>6} {'nDCG@10':>8} {'recall@10':>10}")
+    for label, m in (("first stage", first.metrics), ("reranked", reranked.metrics)):
+        _say(f"{label:<12} {_count(m['hit@1'], n):>9} {_count(m['hit@3'], n):>9} {m['mrr']:>6.3f} "
+             f"{m['ndcg@10']:>8.3f} {m['recall@10']:>10.3f}")
+    t = report.timing
+    _say(f"\nindex {report.first.timing['index_s']:.3f} s · first stage "
+         f"{report.first.timing['queries_per_s']:,.0f} queries/s · reranking {t['rerank_s']:.2f} s "
+         f"({t['pairs_per_s']:,.0f} pairs/s)")
+    return 0
+
+
+def _eval_weight_sweep(args: argparse.Namespace, retriever: Retriever) -> int:
+    from ranklens.engine.experiments.weights import weight_sweep
+
+    with _TerminalProgress() as progress:
+        sweep = weight_sweep(retriever, folds=args.folds, progress=progress)
+    for note in sweep.notes:
+        _tell("note", note)
+    if args.json:
+        return _print_json({"corpus": retriever.corpus.name, "scorer": retriever.setup.describe(),
+                            "weight_sweep": sweep.to_dict()})
+    _say(f"{_header(retriever)} · weight sweep ({sweep.method}) of {sweep.parts[0]} against "
+         f"{'+'.join(sweep.parts[1:])}, {sweep.questions} questions")
+    _say(f"{'weight':>7} {'nDCG@10':>8}")
+    for w, ndcg in zip(sweep.weights, sweep.ndcg):
+        _say(f"{'★' if w == sweep.best_weight else ' '}{w:>6.2f} {ndcg:>8.3f}")
+    _say(f"best weight {sweep.best_weight:g}: nDCG@10 {sweep.best_ndcg:.3f} on all questions (chosen on them: "
+         f"optimistic)")
+    chosen = ", ".join(f"{f.weight:g}" for f in sweep.folds)
+    _say(f"{len(sweep.folds)}-fold cross-validation: nDCG@10 {sweep.cv_ndcg:.3f} on held-out questions "
+         f"(weights chosen per fold: {chosen})")
+    return 0
+
+
 def run_eval(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     retriever = _retriever(args, overrides)
     _note_k(retriever, overrides)
+    if getattr(args, "weight_sweep", False):
+        return _eval_weight_sweep(args, retriever)
+    if retriever.setup.rerank:
+        return _eval_reranked(args, retriever)
     report = retriever.evaluate()
     if args.json:
         return _print_json(report.to_dict())

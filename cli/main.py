@@ -10,8 +10,8 @@ import argparse
 import difflib
 import os
 import sys
-from typing import NoReturn
 from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 # the options read engine.setup, plain Python (no numpy): cheap enough to import before the TUI paints
 from ranklens.cli.options import UsageError, add_setup_options, int_at_least, option_of, setup_overrides
@@ -59,6 +59,11 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate = sub.add_parser("eval", help="hit@k, MRR, nDCG, recall on the corpus' questions")
     evaluate.add_argument("corpus")
     evaluate.add_argument("--json", action="store_true")
+    evaluate.add_argument("--weight-sweep", action="store_true",
+                          help="fusion: nDCG@10 at each weight of the first fused scorer, the best one, and its "
+                               "k-fold cross-validated value")
+    evaluate.add_argument("--folds", type=int_at_least("--folds", 2), default=5,
+                          help="folds of the weight sweep's cross-validation (default 5)")
     add_setup_options(evaluate)
 
     threshold = sub.add_parser("threshold", help="can a score threshold tell answerable questions apart?")
