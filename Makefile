@@ -6,8 +6,11 @@ BIN := $(VENV)/bin
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_TEST := $(VENV)/.installed-test
 STAMP_BENCH := $(VENV)/.installed-bench
+STAMP_NEURAL := $(VENV)/.installed-neural
+# The CPU build: sentence-transformers asks for any torch, and an unpinned one is a CUDA build of several GB.
+TORCH_VERSION ?= 2.13.0
 
-.PHONY: run test bench clean
+.PHONY: run test test-neural bench mutants clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,8 +34,23 @@ run: $(STAMP_RUN)
 test: $(STAMP_TEST)
 	$(BIN)/python -m pytest -q -n 4 $(PYTEST_ARGS)
 
+$(STAMP_NEURAL): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet "torch==$(TORCH_VERSION)"
+	$(BIN)/python -m pip install --quiet -e ".[test,neural]"
+	touch $@ $(STAMP_TEST) $(STAMP_RUN)
+
+# The neural extra's tests (tiny models built in the tests, never a download); `make test` skips them
+# without the extra.
+test-neural: $(STAMP_NEURAL)
+	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q -n 2 $(wildcard tests/test_neural_*.py) $(PYTEST_ARGS)
+
 bench: $(STAMP_BENCH)
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
+
+# Curated one-line mutations of engine/, each against the tests that should catch it, on a
+# temporary copy of the tree (never the tree itself); lists the survivors. Before a release, not in CI.
+mutants: $(STAMP_TEST)
+	$(BIN)/python tools/mutants.py $(MUTANTS_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,289 @@
+"""Curated one-line mutations of the engine, each run against the tests that should notice it.
+
+    python tools/mutants.py                  # every mutant, on a copy of the working tree
+    python tools/mutants.py --ref HEAD       # on a copy of a commit instead
+    python tools/mutants.py --only rrf-k,recall-denominator --list
+
+Each mutant is one exact text replacement in one engine file. The repository is copied to a
+temporary folder first and only the copy is ever mutated, so the working tree is never touched
+(Ctrl-C included); the copy is imported through a folder of links named like the installed
+``ranklens.*`` packages, put first on PYTHONPATH. The tests a mutant should fail run in the copy
+with ``-x``: a failure kills the mutant, a pass means it survived. A mutant whose line is no longer
+in the file is reported as stale, so the list is kept in step with the code.
+
+Exit status: 0 when every mutant was killed, 1 when some survived or went stale, 2 when the
+unmutated tests already fail (nothing could be concluded). Not part of ``make test``: run it
+before a release (``make mutants``); it takes a few minutes.
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+SCORING = ("tests/test_parity.py", "tests/test_bm25_defaults.py", "tests/test_fusion.py",
+           "tests/test_reference_numbers.py", "tests/test_query_edge_cases.py")
+METRICS = ("tests/test_metrics.py", "tests/test_reference_numbers.py")
+CHUNKING = ("tests/test_chunking.py", "tests/test_reference_numbers.py")
+PROMPT = ("tests/test_prompt.py", "tests/test_reference_numbers.py")
+LOADERS = ("tests/test_loaders.py", "tests/test_corpus_errors.py")
+CLI = ("tests/test_bm25_defaults.py", "tests/test_fusion.py", "tests/test_reference_numbers.py")
+ANALYSIS = ("tests/test_analysis.py", "tests/test_parity.py")
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    path: str  # relative to the repository
+    find: str  # must occur exactly once in the file
+    replace: str
+    tests: tuple[str, ...]
+    why: str  # the mistake it stands for
+
+
+MUTANTS = [
+    # -- the five of issue 14, and BM25's default k1 -----------------------------------------------
+    Mutant("tfidf-query-sublinear", "engine/scoring/tfidf.py",
+           "weights = tf_weight(query.counts, self.sublinear_tf)", "weights = tf_weight(query.counts, False)",
+           SCORING, "TF-IDF ignores sublinear_tf on the query side"),
+    Mutant("qrels-lowest-grade", "engine/loaders.py",
+           "grades[doc_id] = max(score, grades.get(doc_id, 0))", "grades[doc_id] = min(score, grades.get(doc_id, score))",
+           LOADERS, "duplicate qrels rows keep the lowest grade"),
+    Mutant("recall-denominator", "engine/metrics.py",
+           "recall = np.count_nonzero(hit[:RECALL_K]) / rel.size",
+           "recall = np.count_nonzero(hit[:RECALL_K]) / min(rel.size, RECALL_K)",
+           METRICS, "recall@10 divides by min(|relevant|, 10)"),
+    Mutant("rrf-k", "engine/setup.py", 'rrf_k: int = setting(60,', 'rrf_k: int = setting(10,',
+           SCORING, "RRF's default k is 10 instead of 60"),
+    Mutant("rrf-function-k", "engine/scoring/fusion.py", "rrf_k: int = 60, depth", "rrf_k: int = 10, depth",
+           SCORING, "rrf()'s own default k is 10"),
+    Mutant("prompt-combining-marks", "engine/prompt.py", 'in ("Cf", "Mn"):', 'in ("Cf",):',
+           PROMPT, "a combining mark inside a context tag hides it"),
+    Mutant("bm25-default-k1", "engine/setup.py", "k1: float = setting(1.2,", "k1: float = setting(1.5,",
+           CLI, "BM25's default k1 moves from 1.2"),
+    # -- scoring -------------------------------------------------------------------------------------
+    Mutant("tfidf-smooth-idf", "engine/scoring/tfidf.py",
+           "idf = np.log((1.0 + n) / (1.0 + index.doc_freq)) + 1.0", "idf = np.log((1.0 + n) / (1.0 + index.doc_freq))",
+           SCORING, "TF-IDF idf loses scikit-learn's +1"),
+    Mutant("tfidf-sublinear-log", "engine/scoring/tfidf.py",
+           "return 1.0 + np.log(counts) if sublinear else counts", "return np.log1p(counts) if sublinear else counts",
+           SCORING, "sublinear tf is ln(1 + tf) instead of 1 + ln(tf)"),
+    Mutant("bm25-lucene-idf", "engine/scoring/bm25.py",
+           "return np.log1p((n - df + 0.5) / (df + 0.5))", "return np.log1p((n - df + 0.5) / (df + 1.0))",
+           SCORING, "lucene idf with df + 1 in the denominator"),
+    Mutant("bm25-lucene-tf", "engine/scoring/bm25.py",
+           "return _ratio(tf, tf + k1 * norm)", "return _ratio(tf * (k1 + 1), tf + k1 * norm)",
+           SCORING, "lucene tf saturation gains Robertson's (k1 + 1) factor"),
+    Mutant("bm25-default-b", "engine/setup.py", "b: float = setting(0.75,", "b: float = setting(0.7,",
+           CLI, "BM25's default b moves from 0.75"),
+    # -- fusion --------------------------------------------------------------------------------------
+    Mutant("rrf-zeros-ranked", "engine/scoring/fusion.py", "top = top[scores[top] != 0]", "top = top",
+           SCORING, "RRF counts chunks a scorer gave 0 (no shared term)"),
+    Mutant("rrf-rank-from-zero", "engine/scoring/fusion.py",
+           "fused[top] += 1.0 / (rrf_k + np.arange(1, top.size + 1))", "fused[top] += 1.0 / (rrf_k + np.arange(top.size))",
+           SCORING, "RRF ranks start at 0"),
+    # -- metrics -------------------------------------------------------------------------------------
+    Mutant("ndcg-discount", "engine/metrics.py", "return 1.0 / np.log2(np.arange(2, k + 2))",
+           "return 1.0 / np.log2(np.arange(2, k + 2) + 1)", METRICS, "nDCG discount log2(rank + 2)"),
+    Mutant("hit-at-3", "engine/metrics.py", '"hit@3": float(np.mean(found & (ranks <= 3))),',
+           '"hit@3": float(np.mean(found & (ranks < 3))),', METRICS, "hit@3 counts ranks 1-2"),
+    Mutant("gold-rank-ties", "engine/metrics.py",
+           "return int(np.count_nonzero(s > best) + np.count_nonzero(s[:g] == best) + 1)",
+           "return int(np.count_nonzero(s > best) + 1)", METRICS, "ties no longer go to the lower index"),
+    Mutant("threshold-side", "engine/metrics.py",
+           'rejected = np.searchsorted(u, candidates, side="left")', 'rejected = np.searchsorted(u, candidates, side="right")',
+           METRICS, "an unanswerable question scoring exactly t counts as rejected"),
+    # -- chunking ------------------------------------------------------------------------------------
+    Mutant("chunk-step", "engine/chunking.py",
+           "starts = range(0, max(words.count - overlap, 1), size - overlap)",
+           "starts = range(0, max(words.count - overlap, 1), max(size - overlap - 1, 1))",
+           CHUNKING, "windows advance one word too few"),
+    Mutant("chunk-last-window", "engine/chunking.py",
+           "starts = range(0, max(words.count - overlap, 1), size - overlap)",
+           "starts = range(0, max(words.count, 1), size - overlap)",
+           CHUNKING, "a last window lying wholly inside the previous one"),
+    Mutant("answer-white-space", "engine/chunking.py",
+           "return bool(wanted) and wanted in normalise_space(text)", "return bool(wanted) and wanted in text",
+           CHUNKING, "an answer split across a line break is not found"),
+    # -- prompt --------------------------------------------------------------------------------------
+    Mutant("prompt-closing-bracket", "engine/prompt.py",
+           "replace[source[m.end() - 1]] = _CLOSE", "pass",
+           PROMPT, "only the opening bracket of a smuggled tag is neutralised"),
+    Mutant("prompt-slash-lookahead", "engine/prompt.py",
+           r'context(?=[\s/>]|$)', r'context(?=[\s>]|$)', PROMPT, "<context/> is no longer read as a tag"),
+    # -- added while reading the first run's results: the less obvious corners ------------------------
+    Mutant("fusion-sum-minmax", "engine/scoring/fusion.py",
+           "return (scores - lo) / (hi - lo) if hi > lo else np.zeros_like(scores)",
+           "return scores / hi if hi > lo else np.zeros_like(scores)",
+           SCORING, "the weighted sum scales by the maximum only, not min-max"),
+    Mutant("fusion-sum-weights", "engine/scoring/fusion.py",
+           "weights = weights or [1.0 / len(score_lists)] * len(score_lists)",
+           "weights = weights or [1.0] * len(score_lists)", SCORING, "the weighted sum adds instead of averaging"),
+    Mutant("bm25-default-delta", "engine/setup.py", "delta: float = setting(0.5,", "delta: float = setting(0.4,",
+           CLI, "BM25L/BM25+ default delta moves from 0.5"),
+    Mutant("lsa-seed", "engine/scoring/lsa.py", "TruncatedSVD(n_components=used, random_state=0)",
+           "TruncatedSVD(n_components=used, random_state=1)", SCORING, "LSA's SVD seed is not the lesson's"),
+    Mutant("stopwords-case", "engine/analysis.py", "stop = frozenset(w.lower() for w in stop)", "stop = stop",
+           ANALYSIS, "a capitalised stop word in a list no longer stops its lowercased token"),
+    Mutant("stopwords-accents", "engine/analysis.py", "stop = frozenset(fold_accents(w) for w in stop)",
+           "stop = stop", ANALYSIS, "an accented stop word no longer stops its folded token"),
+    Mutant("topk-tie-choice", "engine/topk.py", "at = np.flatnonzero(scores == cutoff)[: k - above.size]",
+           "at = np.flatnonzero(scores == cutoff)[::-1][: k - above.size]",
+           METRICS + SCORING, "chunks tied at the cut-off are chosen from the highest index"),
+    Mutant("eval-rank-cut", "engine/metrics.py",
+           '"rank": r.rank if r.rank is not None and (self.k is None or r.rank <= self.k) else None,',
+           '"rank": r.rank if r.rank is not None and (self.k is None or r.rank < self.k) else None,',
+           METRICS, "eval's per-question rank drops the k-th place"),
+    Mutant("ndcg-ideal-order", "engine/metrics.py", "ideal = np.sort(grades)[::-1][:NDCG_K]",
+           "ideal = np.sort(grades)[:NDCG_K]", METRICS, "the ideal DCG takes the lowest grades first"),
+    Mutant("answer-empty", "engine/chunking.py", "return bool(wanted) and wanted in normalise_space(text)",
+           "return wanted in normalise_space(text)", CHUNKING, "an empty answer is found in every chunk"),
+    Mutant("sentence-overlap", "engine/chunking.py", "start = max(end - overlap, first + 1)",
+           "start = max(end - overlap + 1, first + 1)", CHUNKING, "sentence windows repeat one sentence too few"),
+    Mutant("qrels-zero-grade", "engine/loaders.py",
+           "if score <= 0:  # a judgment of non-relevance", "if score < 0:  # a judgment of non-relevance",
+           LOADERS, "a qrels row graded 0 is recorded as a judgment"),
+]
+
+
+def package_dirs(repo: Path) -> dict[str, str]:
+    """The installed package names and the folders they come from (pyproject's package-dir)."""
+    with open(repo / "pyproject.toml", "rb") as f:
+        return tomllib.load(f)["tool"]["setuptools"]["package-dir"]
+
+
+def copy_repository(ref: str | None, into: Path) -> Path:
+    """The repository at ``ref`` (a commit) or as it stands (tracked and untracked, not ignored)."""
+    copy = into / "repo"
+    copy.mkdir()
+    if ref:
+        archive = subprocess.run(["git", "archive", "--format=tar", ref], cwd=REPO, check=True,
+                                 capture_output=True).stdout
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(copy, filter="data")
+        return copy
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO,
+                            check=True, capture_output=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        source = REPO / name
+        if source.is_file():  # a tracked file deleted in the working tree is skipped
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, copy / name)
+    return copy
+
+
+def import_links(copy: Path, into: Path) -> Path:
+    """A folder where ``ranklens.engine`` and the others resolve to the copy, not the installed tree."""
+    links = into / "links"
+    for package, folder in package_dirs(copy).items():
+        link = links.joinpath(*package.split("."))
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(copy / folder, target_is_directory=True)
+    return links
+
+
+def run_tests(copy: Path, env: dict[str, str], tests: tuple[str, ...], workers: int,
+              timeout: float) -> tuple[str, str]:
+    """("pass" | "fail" | "timeout" | "error", the first failed test or the output's last lines)."""
+    command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *tests]
+    if workers > 1:
+        command[4:4] = ["-n", str(workers)]
+    try:
+        done = subprocess.run(command, cwd=copy, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "timeout", ""
+    tail = "\n".join(done.stdout.strip().splitlines()[-15:])
+    first = re.search(r"^FAILED (\S+)", done.stdout, re.M)
+    if first:
+        tail = first.group(1)  # the test that killed it
+    # with xdist, -x stops the session as "interrupted" (status 2) after the first failure
+    failed = done.returncode == 1 or (done.returncode == 2 and re.search(r"\b\d+ failed\b", done.stdout))
+    return ("pass" if done.returncode == 0 else "fail" if failed else "error"), tail
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--ref", help="mutate a copy of this commit instead of the working tree")
+    parser.add_argument("--only", help="comma-separated mutant names")
+    parser.add_argument("--list", action="store_true", help="list the mutants and exit")
+    parser.add_argument("-n", "--workers", type=int, default=2, help="pytest-xdist workers per run (default 2)")
+    parser.add_argument("--timeout", type=float, default=600, help="seconds per test run (default 600)")
+    args = parser.parse_args(argv)
+    mutants = MUTANTS
+    if args.only:
+        wanted = set(args.only.split(","))
+        unknown = wanted - {m.name for m in MUTANTS}
+        if unknown:
+            parser.error(f"unknown mutant(s): {', '.join(sorted(unknown))}")
+        mutants = [m for m in MUTANTS if m.name in wanted]
+    if args.list:
+        for m in mutants:
+            print(f"{m.name:24} {m.path:28} {m.why}")
+        return 0
+
+    with tempfile.TemporaryDirectory(prefix="ranklens-mutants-") as temp:
+        copy = copy_repository(args.ref, Path(temp))
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(import_links(copy, Path(temp))),
+                                                                          os.environ.get("PYTHONPATH")]))}
+        tests = tuple(dict.fromkeys(t for m in mutants for t in m.tests if (copy / t).exists()))
+        print(f"baseline: {len(tests)} test files on the unmutated copy …", flush=True)
+        outcome, tail = run_tests(copy, env, tests, args.workers, args.timeout)
+        if outcome != "pass":
+            print(f"the unmutated tests do not pass ({outcome}); no mutant can be judged:\n{tail}")
+            return 2
+        survivors, stale = [], []
+        for m in mutants:
+            target = copy / m.path
+            original = target.read_text(encoding="utf-8") if target.exists() else ""
+            if original.count(m.find) != 1:
+                stale.append(m)
+                print(f"{m.name:24} stale: the line is not (exactly once) in {m.path}", flush=True)
+                continue
+            started = time.monotonic()
+            try:
+                target.write_text(original.replace(m.find, m.replace), encoding="utf-8")
+                outcome, tail = run_tests(copy, env, tuple(t for t in m.tests if (copy / t).exists()),
+                                          args.workers, args.timeout)
+            finally:
+                target.write_text(original, encoding="utf-8")
+            verdict = {"fail": "killed", "timeout": "killed (timeout)", "pass": "SURVIVED"}.get(outcome, "error")
+            print(f"{m.name:24} {verdict:16} {time.monotonic() - started:5.0f} s  {m.why}", flush=True)
+            if outcome == "fail":
+                print(f"{'':24} by {tail}", flush=True)
+            if outcome == "pass":
+                survivors.append(m)
+            elif outcome == "error":
+                print(tail)
+                stale.append(m)
+    print(f"\n{len(mutants) - len(survivors) - len(stale)} of {len(mutants)} mutants killed")
+    for m in survivors:
+        print(f"survived: {m.name} ({m.path}): {m.why}")
+    for m in stale:
+        print(f"not judged: {m.name} ({m.path}): update its line")
+    return 1 if survivors or stale else 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # a kill cleans up as Ctrl-C does: the copy is removed, the child stopped
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("\ninterrupted: the temporary copy is removed, the working tree was never touched", file=sys.stderr)
+        sys.exit(130)
