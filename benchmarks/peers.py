@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
-from typing import Any, Protocol, Sequence
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -141,7 +142,8 @@ class Bm25sEngine:
         if language:
             import Stemmer
 
-            self.tokenize_options.update(stopwords=language, stemmer=Stemmer.Stemmer(_STEMMER_NAMES[language]).stemWords)
+            stem = Stemmer.Stemmer(_STEMMER_NAMES[language]).stemWords
+            self.tokenize_options.update(stopwords=language, stemmer=stem)
 
     def prepare(self, corpus: Corpus, queries: Sequence[str]) -> None:
         if self.pretokenized:

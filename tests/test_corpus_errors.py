@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 
@@ -124,7 +124,8 @@ def test_real_permissions(capsys, tmp_path: Path) -> None:
 def run_process(*argv: str) -> subprocess.CompletedProcess[bytes]:
     """``ranklens *argv`` as its own process: a run that blocks fails the test instead of hanging it."""
     try:
-        return subprocess.run([sys.executable, "-m", "ranklens.cli.main", *argv], cwd=ROOT, capture_output=True, timeout=60)
+        return subprocess.run([sys.executable, "-m", "ranklens.cli.main", *argv], cwd=ROOT, capture_output=True,
+                              timeout=60)
     except subprocess.TimeoutExpired:
         pytest.fail(f"ranklens {' '.join(argv)} did not finish")
 

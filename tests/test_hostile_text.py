@@ -89,7 +89,8 @@ def test_chunk_output_of_a_hostile_file(capsys, tmp_path: Path) -> None:
 def test_a_real_terminal_gets_no_escape_bytes(hostile: Path) -> None:
     for argv in (["search", str(hostile), HOSTILE_QUERY, "-k", "20"], ["prompt", str(hostile), HOSTILE_QUERY],
                  ["eval", str(hostile)]):
-        result = subprocess.run([sys.executable, "-m", "ranklens.cli.main", *argv], cwd=ROOT, capture_output=True, timeout=120)
+        result = subprocess.run([sys.executable, "-m", "ranklens.cli.main", *argv], cwd=ROOT, capture_output=True,
+                                timeout=120)
         assert result.returncode == 0, result.stderr
         for stream in (result.stdout, result.stderr):
             assert b"\x1b" not in stream and b"\x07" not in stream

@@ -1,7 +1,6 @@
 """Loading corpora: the bundled ones, BEIR folders, text folders, and every kind of bad input."""
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -22,7 +21,10 @@ GOLD = [
 ]
 
 
-def make_beir(folder: Path, qrels: str = "query-id\tcorpus-id\tscore\nq1\td1\t2\nq1\td2\t1\nq1\t3\t0\nq2\tnope\t0\n") -> Path:
+QRELS = "query-id\tcorpus-id\tscore\nq1\td1\t2\nq1\td2\t1\nq1\t3\t0\nq2\tnope\t0\n"
+
+
+def make_beir(folder: Path, qrels: str = QRELS) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     write_jsonl(folder / "corpus.jsonl", [
         {"_id": "d1", "title": "One", "text": "the first text"},

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -59,7 +59,7 @@ ANALYZER_SETUPS = [
 ]
 
 
-@lru_cache(maxsize=None)
+@cache
 def analyzer(i: int) -> Analyzer:
     return Analyzer.from_setup(ANALYZER_SETUPS[i])
 

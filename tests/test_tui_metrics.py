@@ -71,7 +71,8 @@ async def test_tfidf_row_shows_the_seed_numbers() -> None:
         assert "0.786" in screen_text(app)
 
 
-@pytest.mark.parametrize(("dims", "hit1", "hit3", "mrr"), [(4, "4/15", "11/15", "0.521"), (8, "10/15", "13/15", "0.750")])
+@pytest.mark.parametrize(("dims", "hit1", "hit3", "mrr"),
+                         [(4, "4/15", "11/15", "0.521"), (8, "10/15", "13/15", "0.750")])
 async def test_lsa_row_follows_the_setup_dims(dims: int, hit1: str, hit3: str, mrr: str) -> None:
     """Seed 004's LSA table: the Metrics tab reproduces it as the app's `d`/`D` keys change dims."""
     app = PaneHarness(MetricsPane, overrides={"dims": dims})

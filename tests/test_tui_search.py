@@ -4,7 +4,7 @@ from __future__ import annotations
 import io
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 from rich.console import Console

@@ -1,9 +1,10 @@
 """Helpers for the app's tests: waiting for the app to settle, typing a query, reading the screen."""
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from textual import events
 from textual.app import App
@@ -15,10 +16,8 @@ from ranklens.tui.panes.search import DEBOUNCE_S, SearchPane
 
 async def _workers_done(pilot: Pilot) -> None:
     """Wait for the workers running now; a worker cancelled by a newer one is not an error."""
-    try:
+    with contextlib.suppress(WorkerCancelled):
         await pilot.app.workers.wait_for_complete()
-    except WorkerCancelled:
-        pass
 
 
 def _query_sent(app: App) -> bool:

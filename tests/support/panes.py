@@ -1,7 +1,8 @@
 """A minimal app around one pane (it plays the app's part: contexts in, messages out), and test helpers."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from textual.app import App, ComposeResult
 from textual.message import Message
