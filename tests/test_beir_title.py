@@ -75,3 +75,56 @@ def test_text_folders_and_bundled_corpora_keep_titles_out(tmp_path: Path) -> Non
     # The lesson's numbers come from passage text alone: its corpora say so in their ranklens.toml.
     for name in ("studio-alfa", "battery", "bateria"):
         assert load_corpus(name).settings["index_title"] is False
+
+
+CRANFIELD = Path(__file__).resolve().parents[2] / "shared" / "data" / "cranfield"
+
+
+@pytest.mark.skipif(not CRANFIELD.is_dir(), reason=f"Cranfield collection not found: looked for {CRANFIELD}")
+def test_cranfield_with_titles_scores_as_bm25s_run_the_usual_way(tmp_path: Path) -> None:
+    # bm25s the usual way: title + " " + text, bm25s.tokenize's defaults, lucene k1 1.2 b 0.75.
+    # ranklens gets the same tokens through bm25s' English stop list; everything else is its default.
+    import json
+    import math
+
+    import bm25s
+    from bm25s.stopwords import STOPWORDS_EN
+
+    from ranklens.engine.retriever import Workbench, setup_for
+
+    stop = tmp_path / "bm25s-en.txt"
+    stop.write_text("\n".join(STOPWORDS_EN) + "\n", encoding="utf-8")
+    corpus = load_corpus(CRANFIELD)
+    assert corpus.settings["index_title"] is True
+
+    def ranklens_ndcg(*overrides: dict) -> float:
+        setup = setup_for(corpus, {"scorer": "bm25", "stopwords": str(stop)}, *overrides)
+        return Workbench(corpus).retriever(setup).evaluate(latency_sample=1).metrics["ndcg@10"]
+
+    docs = [json.loads(line) for line in (CRANFIELD / "corpus.jsonl").open(encoding="utf-8")]
+    ids = [str(d["_id"]) for d in docs]
+    qrels: dict[str, dict[str, int]] = {}
+    for line in (CRANFIELD / "qrels" / "test.tsv").read_text(encoding="utf-8").splitlines()[1:]:
+        query, doc, grade = line.split("\t")
+        if int(grade) > 0:
+            qrels.setdefault(query, {})[doc] = max(int(grade), qrels.get(query, {}).get(doc, 0))
+    questions = [q for q in corpus.questions if q.id in qrels]
+
+    def bm25s_ndcg(with_title: bool) -> float:
+        texts = [f"{d.get('title', '')} {d['text']}" if with_title else d["text"] for d in docs]
+        model = bm25s.BM25(k1=1.2, b=0.75, method="lucene")
+        model.index(bm25s.tokenize(texts, show_progress=False), show_progress=False)
+        found, _ = model.retrieve(bm25s.tokenize([q.text for q in questions], show_progress=False), k=10,
+                                  show_progress=False)
+        total = 0.0
+        for question, row in zip(questions, found):
+            grades = qrels[question.id]
+            dcg = sum(grades.get(ids[j], 0) / math.log2(rank + 2) for rank, j in enumerate(row))
+            ideal = sorted(grades.values(), reverse=True)[:10]
+            total += dcg / sum(g / math.log2(rank + 2) for rank, g in enumerate(ideal))
+        return total / len(questions)
+
+    with_titles, without = ranklens_ndcg(), ranklens_ndcg({"index_title": False})
+    assert with_titles == pytest.approx(bm25s_ndcg(True), abs=1e-3)  # a tie or two may order differently
+    assert without == pytest.approx(bm25s_ndcg(False), abs=1e-3)
+    assert with_titles > without + 0.005  # titles are what published BEIR baselines index
