@@ -12,7 +12,7 @@ from textual.widgets import TabbedContent
 
 from ranklens.corpora import bundled_path
 from tests.support.app import open_path, opened, screen_text, search, settle
-from ranklens.tui.app import PANES, TABS, make_app
+from ranklens.tui.app import TABS, make_app
 from ranklens.tui.context import ChangeSetup, UseQuery
 from ranklens.tui.help import HelpScreen
 from ranklens.tui.key_map import all_rows
@@ -163,7 +163,7 @@ async def test_palette_lists_actions_and_runs_them() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
         names = [command.name for command in app.palette_commands()]
-        assert "Next scorer (TF-IDF, BM25, LSA, fusion)" in names
+        assert "Next scorer" in names
         assert "Open corpus battery" in names and "Open corpus from a path…" in names
         assert any(name.startswith("Setting: Chunk size") for name in names)
         await pilot.press("ctrl+p")
@@ -181,10 +181,11 @@ async def test_palette_switches_corpus_and_rechunks() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
         commands = {command.name: command for command in app.palette_commands()}
-        commands["Setting: Chunk size - 10 words (re-chunks documents)"].run()
+        # from the corpus' own passages, re-chunking starts at the default 100/20 and steps down the ladder
+        commands["Setting: Chunk size: smaller"].run()
         await settle(pilot)
-        assert app.context.setup.size == 90
-        assert "chunks words 90/0" in setup_line(app)
+        assert (app.context.setup.size, app.context.setup.overlap) == (80, 20)
+        assert "chunks words 80/20" in setup_line(app)
         commands["Open corpus battery"].run()
         await settle(pilot)
         assert app.context.corpus.name == "battery"
@@ -229,7 +230,7 @@ async def test_tabs_are_built_when_first_shown_and_get_every_context_from_then_o
     """Only the Search tab is composed at start; a tab shown later starts from the context current
     then, and from then on gets every context, in order, like the Search tab."""
     seen: dict[str, list[int]] = {}
-    for pane_class in PANES.values():
+    for pane_class in (tab.pane for tab in TABS.values()):
         def record(pane, context, original=pane_class.context_changed):  # noqa: ANN001, ANN202
             seen.setdefault(pane.id, []).append(context.generation)
             original(pane, context)

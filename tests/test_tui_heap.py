@@ -6,7 +6,7 @@ import gc
 from ranklens.engine.progress import no_progress
 from tests.support.app import opened, until
 from ranklens.tui.app import make_app
-from ranklens.tui.widgets.work_pane import stage
+from ranklens.tui.panes.base import stage
 
 
 def test_each_stage_freezes_what_the_earlier_ones_built() -> None:

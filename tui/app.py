@@ -50,8 +50,6 @@ if TYPE_CHECKING:
     from ranklens.engine.setup import Setup
 
 DEFAULT_CORPUS = "studio-alfa"
-# Read from TABS, for callers written before the tab table; new code reads TABS[tab].pane.
-PANES = {tab.id: tab.pane for tab in TABS.values()}
 PROGRESS_EVERY_S = 0.1  # how often a worker's progress reaches the screen
 MAX_WARNINGS = 3  # corpus warnings shown as notifications; the rest are counted
 NOTIFICATION_CELLS = 400  # a message quoting a 100,000-character line would fill the screen

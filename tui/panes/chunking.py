@@ -32,7 +32,7 @@ from ranklens.tui.metric_text import hits
 from ranklens.tui.safe import clean, one_line, safe_text
 from ranklens.tui.widgets.input import TextBox
 from ranklens.tui.widgets.lists import KeyScroll, KeyTable
-from ranklens.tui.widgets.work_pane import WorkPane
+from ranklens.tui.panes.base import WorkPane
 from ranklens.tui.widgets.work_status import WorkStatus
 
 SIZE_STEP = 10

@@ -26,7 +26,7 @@ from ranklens.tui.context import Context
 from ranklens.tui.widgets.chart import Chart
 from ranklens.tui.widgets.input import TextBox
 from ranklens.tui.widgets.lists import KeyTable
-from ranklens.tui.widgets.work_pane import WorkPane, stage
+from ranklens.tui.panes.base import WorkPane, stage
 from ranklens.tui.widgets.work_status import WorkStatus
 
 if TYPE_CHECKING:  # numpy comes with these; the first paint must not wait for it

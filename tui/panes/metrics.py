@@ -24,7 +24,7 @@ from ranklens.tui.metric_text import metric_columns, metric_text
 from ranklens.tui.safe import clean, one_line, safe_text
 from ranklens.tui.widgets.chart import Chart
 from ranklens.tui.widgets.lists import KeyTable
-from ranklens.tui.widgets.work_pane import WorkPane
+from ranklens.tui.panes.base import WorkPane
 from ranklens.tui.widgets.work_status import WorkStatus
 
 if TYPE_CHECKING:  # numpy comes with the engine's results; the first paint must not wait for it
