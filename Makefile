@@ -40,9 +40,10 @@ $(STAMP_NEURAL): pyproject.toml | $(BIN)/python
 	touch $@ $(STAMP_TEST) $(STAMP_RUN)
 
 # The neural extra's tests (tiny models built in the tests, never a download); `make test` skips them
-# without the extra.
+# without the extra. One torch thread per worker: two workers on two cores, each spinning two threads,
+# run several times slower.
 test-neural: $(STAMP_NEURAL)
-	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q -n 2 $(wildcard tests/test_neural_*.py) $(PYTEST_ARGS)
+	HF_HUB_OFFLINE=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -n 2 $(wildcard tests/test_neural_*.py) $(PYTEST_ARGS)
 
 bench: $(STAMP_BENCH)
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)

@@ -2,6 +2,7 @@
 
     python -m benchmarks.bench_dense                    # 2,000 chunks of 100 words
     python -m benchmarks.bench_dense --chunks 500 --words 60 --out dense.md
+    python -m benchmarks.bench_dense --threads 1       # torch on one thread (a machine shared with other work)
 
 Rows: the tiny models the tests build (a model2vec static model, a one-layer
 random BERT bi-encoder and cross-encoder), the wordllama static model shipped
@@ -77,7 +78,8 @@ def reranker_row(label: str, name: str, texts: list[str]) -> list[str]:
         model.scores(query, pairs[start:start + 5])
     seconds = time.perf_counter() - started
     per_question_ms = seconds / max(1, len(pairs) // 5) * 1000
-    return [label, "-", f"{len(pairs) / seconds:,.0f} pairs/s", f"{per_question_ms:.1f} (top 5)", f"load {load_s:.2f} s"]
+    rate = f"{len(pairs) / seconds:,.0f} pairs/s"
+    return [label, "-", rate, f"{per_question_ms:.1f} (top 5)", f"load {load_s:.2f} s"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,12 +87,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chunks", type=int, default=2000)
     parser.add_argument("--words", type=int, default=100)
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--threads", type=int, help="torch's intra-op threads (default: torch's own choice)")
     args = parser.parse_args(argv)
     try:
         from tests.support import tiny_models
     except ImportError as error:  # the extra (torch, transformers...) is what tiny_models needs
         print(f"bench_dense: needs the neural extra: pip install 'ranklens[neural]' ({error})", file=sys.stderr)
         return 2
+    import torch
+
+    if args.threads:
+        # torch spins its threads: on cores other processes also use, one thread can be 10x faster than two
+        torch.set_num_threads(args.threads)
     texts = sample_texts(args.chunks, args.words)
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
@@ -103,8 +111,8 @@ def main(argv: list[str] | None = None) -> int:
             reranker_row(LESSON_RERANKER, LESSON_RERANKER, texts),
         ]
     head = ["model", "dims", "chunks/s (encoding)", "ms per query", "notes"]
-    lines = [f"Encoding on {platform.processor() or platform.machine()}, {os.cpu_count()} cores: "
-             f"{args.chunks:,} chunks of {args.words} words.", "",
+    lines = [f"Encoding on {platform.processor() or platform.machine()}, {os.cpu_count()} cores, torch on "
+             f"{torch.get_num_threads()} thread(s): {args.chunks:,} chunks of {args.words} words.", "",
              "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     text = "\n".join(lines)

@@ -371,6 +371,12 @@ def _vectors(args: argparse.Namespace, overrides: dict[str, Any]) -> VectorSet:
         return synthetic_vectors()
     workbench, setup = _workbench(args, overrides)
     with _TerminalProgress() as progress:
+        if setup.scorer == "dense":  # the neural encoder's chunk vectors, queried by the corpus' questions
+            from ranklens.engine.index.vectors import encoder_set
+
+            retriever = workbench.retriever(setup, progress)
+            return encoder_set(retriever.scorer, [q.text for q in retriever.corpus.questions],
+                               f"{retriever.corpus.name} {retriever.setup.describe().split(' · ')[0]}")
         vectors = lsa_vectors(workbench, setup, progress)
     return vectors
 

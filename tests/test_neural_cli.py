@@ -86,3 +86,17 @@ def test_a_broken_model_folder_is_one_line(capsys, tmp_path: Path) -> None:
                  "cannot load model")
     assert_error(run_cli(capsys, "eval", "studio-alfa", "--scorer", "dense", "--model", "ranklens-tests/uncached"),
                  "not in the local model cache", "hf download ranklens-tests/uncached")
+
+
+def test_ann_over_the_dense_vectors(capsys, model: Path) -> None:
+    from ranklens.engine.index.exact import exact_topk
+
+    run = run_cli(capsys, "ann", "studio-alfa", "--scorer", "dense", "--model", str(model), "--index", "exact,ivf",
+                  "--json")
+    assert run.status == 0, run.err
+    assert run.json["source"].startswith("studio-alfa dense tiny-e5") and run.json["vectors"] == 18
+    corpus = load_corpus("studio-alfa")
+    scorer = Workbench(corpus).retriever(setup_for(corpus, {"scorer": "dense", "model": str(model)})).scorer
+    queries = scorer.encode([q.text for q in corpus.questions])
+    assert run.json["queries"] == len(queries) and exact_topk(scorer.vectors, queries, 10).shape == (len(queries), 10)
+    assert [sweep["rows"][-1]["recall@10"] for sweep in run.json["indexes"]] == [1.0, 1.0]

@@ -9,11 +9,13 @@ from __future__ import annotations
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.index.base import VectorIndex
 from ranklens.engine.index.exact import ExactIndex
+from ranklens.engine.index.hnsw import HNSWIndex
 from ranklens.engine.index.ivf import IVFIndex
 
 INDEX_KINDS: dict[str, type[VectorIndex]] = {
     ExactIndex.kind: ExactIndex,
     IVFIndex.kind: IVFIndex,
+    HNSWIndex.kind: HNSWIndex,  # usearch, imported when one is built (the hnsw extra)
 }
 
 
