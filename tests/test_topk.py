@@ -21,7 +21,7 @@ def test_top_k_is_the_stable_sort_with_ties(n: int, k: int, levels: int, seed: i
     assert top_k(scores, k).tolist() == stable_top(scores, k)
 
 
-@pytest.mark.parametrize("k", [1, 10, 100, 1000])
+@pytest.mark.parametrize("k", [1, 10, 100, 1000, 3000])  # 3000 of 70,000: too many for the sampled bound
 def test_top_k_on_large_inputs_with_ties(k: int) -> None:
     rng = np.random.default_rng(k)
     for n in (5_000, 70_000, 200_000):
