@@ -76,7 +76,7 @@ class _TerminalProgress:
         sys.stderr.flush()
         self.width = len(line)
 
-    def __enter__(self) -> "_TerminalProgress":
+    def __enter__(self) -> _TerminalProgress:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -308,10 +308,11 @@ def run_chunk(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
         raise SettingError(error.setting, error.message, COMMAND_LINE) from None
     text = _read_text(args.file)
     windows = (sentence_windows if args.sentences else word_windows)(text, args.size, args.overlap)
-    chunks = [{"index": i, "start_word": w.start_word, "text": text[w.start_char:w.end_char]}
-              for i, w in enumerate(windows)]
+    texts = [text[w.start_char:w.end_char] for w in windows]
+    chunks = [{"index": i, "start_word": w.start_word, "text": piece}
+              for i, (w, piece) in enumerate(zip(windows, texts))]
     find = None if args.find is None else valid_unicode(args.find)
-    found = None if find is None else any(contains_answer(c["text"], find) for c in chunks)
+    found = None if find is None else any(contains_answer(piece, find) for piece in texts)
     # The last window always ends on the last word; counting with text.split() would make a
     # string per word (gigabytes for a 200 MB file).
     words = windows[-1].end_word if windows else 0
@@ -323,8 +324,8 @@ def run_chunk(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     if found is not None:
         line += f", answer sentence whole in one chunk: {found}"
     _say(line)
-    for c in chunks:
-        _say(f"[{c['index']}] word {c['start_word']}: {terminal_text(c['text'])}")
+    for i, (w, piece) in enumerate(zip(windows, texts)):
+        _say(f"[{i}] word {w.start_word}: {terminal_text(piece)}")
     return 0
 
 
@@ -335,13 +336,13 @@ def _read_text(name: str) -> str:
         with open(name, "rb") as handle:
             return handle.read().decode("utf-8", errors="replace")
     except FileNotFoundError:
-        raise RanklensError(f"file not found: {name}")
+        raise RanklensError(f"file not found: {name}") from None
     except IsADirectoryError:
-        raise RanklensError(f"{name} is a folder, not a text file")
+        raise RanklensError(f"{name} is a folder, not a text file") from None
     except OSError as error:
-        raise RanklensError(f"cannot read {name}: {error.strerror or error}")
+        raise RanklensError(f"cannot read {name}: {error.strerror or error}") from None
     except ValueError as error:  # a NUL character in the name
-        raise RanklensError(f"cannot read {name}: {error}")
+        raise RanklensError(f"cannot read {name}: {error}") from None
 
 
 # The command line's names for the index settings, said where a message names one.
@@ -501,6 +502,11 @@ def run_sweep_chunks(args: argparse.Namespace, overrides: dict[str, Any]) -> int
 def run_prompt(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     retriever = _retriever(args, overrides)
     _note_k(retriever, overrides)
+    if retriever.setup.rerank:  # the context is what the reranker put on top
+        from ranklens.engine.rerank import rerank_prompt
+
+        _say(rerank_prompt(retriever, valid_unicode(args.query)))
+        return 0
     _say(retriever.prompt(valid_unicode(args.query)))
     return 0
 
