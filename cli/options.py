@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import math
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ranklens.engine.settings import LANGUAGES, Setting
 from ranklens.engine.setup import setup_settings

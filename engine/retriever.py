@@ -228,10 +228,9 @@ class Retriever:
         query = self.query(text)
         unknown = tuple(t for t in dict.fromkeys(query.terms) if t not in self.index.term_ids)
         describe = self.setup.describe()
-        needs_terms = spec(self.setup.scorer).needs_terms(self.setup)  # a neural encoder reads the text itself
-        if query.empty and (needs_terms or not text.strip()):
+        if query.empty:
             return SearchResult(text, describe, [], (), (), note="no query terms after analysis")
-        if not query.matched and needs_terms:
+        if not query.matched:
             return SearchResult(text, describe, [], query.terms, unknown,
                                 note="none of the query's terms occurs in the corpus")
         # scored as far as the top k needs: touched chunks only, long low-weight postings skipped

@@ -19,7 +19,8 @@ import math
 import types
 import typing
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence, Union
+from typing import Any, Union
+from collections.abc import Callable, Sequence
 
 from ranklens.engine.errors import RanklensError
 
@@ -40,7 +41,7 @@ OVERLAP_LADDER = (0, 2, 4, 5, 8, 10, 15, 20, 25, 30, 40, 50, 75, 100, 150, 200, 
 # The lesson's LSA table runs 4/8/12/16 dimensions; past those, sizes a real corpus would use.
 DIMS_LADDER = (2, 4, 8, 12, 16, 24, 32, 50, 64, 100, 128, 200, 256, 300, 400, 512)
 
-Choices = Union[tuple[str, ...], Callable[[], tuple[str, ...]]]
+Choices = tuple[str, ...] | Callable[[], tuple[str, ...]]
 
 
 class SettingError(RanklensError):
@@ -141,7 +142,7 @@ def check_value(spec: Setting, value: Any) -> Any:
     allowed = spec.allowed()
     if allowed is not None and value not in allowed:
         raise SettingError(spec.name, f"unknown {spec.name} {value!r} (choose from {', '.join(allowed)})")
-    if spec.kind in (int, float):
+    if isinstance(value, (int, float)):
         _check_range(spec, value)
     return value
 

@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from ranklens.engine.scoring.registry import fusable_names, scorer_names, spec
 from ranklens.engine.settings import (

@@ -63,7 +63,8 @@ def test_only_the_ranklens_namespace_is_installed(tmp_path: Path) -> None:
     # From a folder outside the repository, as a pip user runs it: the folders are not packages of their own.
     code = (
         "import importlib.util as u\n"
-        "assert all(u.find_spec(name) is None for name in ('engine', 'tui', 'cli', 'corpora')), 'a bare folder imports'\n"
+        "bare = [name for name in ('engine', 'tui', 'cli', 'corpora') if u.find_spec(name) is not None]\n"
+        "assert not bare, f'a bare folder imports: {bare}'\n"
         "import ranklens.engine, ranklens.tui, ranklens.cli.main, ranklens.corpora\n"
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60)

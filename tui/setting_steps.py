@@ -13,7 +13,8 @@ documents (100/20), and for a corpus' own passages a re-chunking starts there.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
+from collections.abc import Callable, Mapping
 
 from ranklens.engine.settings import DEFAULT_OVERLAP, DEFAULT_SIZE, LANGUAGES, Setting, next_value
 from ranklens.engine.setup import Setup, setup_settings

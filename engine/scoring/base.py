@@ -7,7 +7,8 @@ LSA are cosines.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Sequence
 
 if TYPE_CHECKING:
     import numpy as np
