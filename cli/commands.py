@@ -502,6 +502,11 @@ def run_sweep_chunks(args: argparse.Namespace, overrides: dict[str, Any]) -> int
 def run_prompt(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     retriever = _retriever(args, overrides)
     _note_k(retriever, overrides)
+    if retriever.setup.rerank:  # the context is what the reranker put on top
+        from ranklens.engine.rerank import rerank_prompt
+
+        _say(rerank_prompt(retriever, valid_unicode(args.query)))
+        return 0
     _say(retriever.prompt(valid_unicode(args.query)))
     return 0
 

@@ -100,6 +100,16 @@ def rerank_search(retriever: Retriever, text: str, k: int | None = None, top: in
     return RerankedSearch(cut, reranker.name, top, hits, rerank_s)
 
 
+def rerank_prompt(retriever: Retriever, text: str, k: int | None = None, reranker: Reranker | None = None) -> str:
+    """The prompt a model would get, its context the reranked top k (``Retriever.prompt`` after reranking)."""
+    from ranklens.engine.prompt import build_prompt
+
+    result = rerank_search(retriever, text, k, reranker=reranker)
+    corpus = retriever.corpus
+    return build_prompt(text, [(corpus.document(h.chunk.doc_id).title or h.chunk.doc_id, h.chunk.text)
+                               for h in result.hits])
+
+
 @dataclass(frozen=True)
 class RerankEval:
     """The first stage and the reranked ranking on the same questions."""

@@ -228,9 +228,10 @@ class Retriever:
         query = self.query(text)
         unknown = tuple(t for t in dict.fromkeys(query.terms) if t not in self.index.term_ids)
         describe = self.setup.describe()
-        if query.empty:
+        needs_terms = spec(self.setup.scorer).needs_terms(self.setup)  # a neural encoder reads the text itself
+        if query.empty and (needs_terms or not text.strip()):
             return SearchResult(text, describe, [], (), (), note="no query terms after analysis")
-        if not query.matched:
+        if not query.matched and needs_terms:
             return SearchResult(text, describe, [], query.terms, unknown,
                                 note="none of the query's terms occurs in the corpus")
         # scored as far as the top k needs: touched chunks only, long low-weight postings skipped

@@ -214,3 +214,19 @@ def test_an_uncached_hub_name_offline_says_how_to_download_it() -> None:
         load_encoder("ranklens-tests/no-such-model")
     message = str(error.value)
     assert "not in the local model cache" in message and "hf download ranklens-tests/no-such-model" in message
+
+
+def test_a_query_without_a_corpus_term_still_ranks_by_its_text(models, studio_alfa) -> None:
+    query = "quokka zyzzyva"  # no term of the corpus: term scorers have nothing to go on
+    corpus = studio_alfa.corpus
+    bm25 = studio_alfa.retriever(setup_for(corpus, {"scorer": "bm25"})).search(query)
+    assert not bm25.hits and bm25.note == "none of the query's terms occurs in the corpus"
+    retriever = dense(studio_alfa, models["prompted"])
+    result = retriever.search(query, k=3)
+    scores = retriever.scores(retriever.query(query))
+    assert [h.index for h in result.hits] == np.argsort(-scores, kind="stable")[:3].tolist()
+    fused = studio_alfa.retriever(setup_for(corpus, {"scorer": "fusion", "fuse": "bm25,dense",
+                                                     "model": str(models["prompted"])}))
+    assert len(fused.search(query, k=3).hits) == 3  # dense's ranking alone, through RRF
+    blank = retriever.search("   ")
+    assert not blank.hits and blank.note == "no query terms after analysis"

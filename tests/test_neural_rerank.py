@@ -113,3 +113,14 @@ def test_rerank_on_the_command_line(capsys, reranker, oracle) -> None:
     assert set(data["rerank"]) >= {"metrics", "per_question", "reranker", "rerank_top", "timing"}
     assert_error(run_cli(capsys, "search", "studio-alfa", QUERY, "--rerank", str(reranker), "--rerank-top", "0"),
                  "--rerank-top")
+
+
+def test_the_prompt_takes_the_reranked_top(capsys, studio_alfa, reranker) -> None:
+    from ranklens.engine.prompt import build_prompt
+
+    retriever = studio_alfa.retriever(setup_for(studio_alfa.corpus, {"scorer": "tfidf", "rerank": str(reranker)}))
+    hits = rerank_search(retriever, QUERY, k=2).hits
+    expected = build_prompt(QUERY, [(retriever.corpus.document(h.chunk.doc_id).title or h.chunk.doc_id, h.chunk.text)
+                                    for h in hits])
+    run = run_cli(capsys, "prompt", "studio-alfa", QUERY, "-k", "2", "--rerank", str(reranker))
+    assert run.status == 0 and run.out == expected + "\n"

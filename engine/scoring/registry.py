@@ -55,6 +55,8 @@ class ScorerSpec:
     # measured when every scorer is compared; False for one that loads a model (an optional extra,
     # seconds to minutes of encoding): compared only when it is the setup's own scorer
     compared: bool = True
+    # scores the query's raw text (a neural encoder), so a query with no term known to the corpus still ranks
+    reads_text: bool = False
 
     def describe(self, setup: Setup) -> str:
         head = self.summary(setup) if self.summary else self.label
@@ -69,6 +71,12 @@ class ScorerSpec:
         own = tuple(getattr(setup, name) for name in self.settings)
         parts = tuple(spec(p).key(setup) for p in self.parts(setup)) if self.parts else ()
         return (self.name, own, parts)
+
+    def needs_terms(self, setup: Setup) -> bool:
+        """Whether a query needs a term the corpus knows to score anything (false when any part reads text)."""
+        if self.reads_text:
+            return False
+        return all(spec(p).needs_terms(setup) for p in self.parts(setup)) if self.parts else True
 
     def builder(self) -> Callable[[ScorerInputs], Scorer]:
         module, function = self.build.split(":")
@@ -145,4 +153,5 @@ register(ScorerSpec(
     summary=lambda s: f"fusion {s.fusion_method} of {'+'.join(s.fuse)}", details=_fusion_details))
 register(ScorerSpec(
     "dense", "dense", "ranklens.engine.scoring.dense:build", settings=("model",), ranks_all=True, compared=False,
+    reads_text=True,
     summary=lambda s: f"dense {_model_label(s)}"))
