@@ -135,7 +135,7 @@ async def test_help_lists_every_binding_from_the_bindings() -> None:
             if step.key is not None:
                 assert step.description in listed
         assert {"Help", "Quit", "Palette", "Search tab", "Prompt tab", "Copy prompt", "Save prompt",
-                "Leave the query box"} <= listed
+                "Leave the box: keys act on the tab again"} <= listed
         await pilot.press("escape")
         await pilot.press("escape", "question_mark")
         await pilot.pause()

@@ -25,7 +25,7 @@ async def test_the_synthetic_set_gives_the_seed_numbers() -> None:
     app = PaneHarness(IndexPane)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        await pilot.press("g")
+        await pilot.press("x")
         app.query_one("#ivf-probes").value = "1, 100"
         await pilot.press("r")
         await settle(pilot)
@@ -98,7 +98,7 @@ async def test_switching_source_clears_the_table_and_the_boxes() -> None:
         await pilot.press("r")
         await settle(pilot)
         assert table_rows(app)
-        await pilot.press("g")
+        await pilot.press("x")
         await pilot.pause()
         assert table_rows(app) == []
         assert app.query_one("#ivf-cells").value == "" and app.query_one("#ivf-probes").value == ""

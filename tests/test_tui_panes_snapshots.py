@@ -46,7 +46,7 @@ def test_index_tab(snap_compare, size: tuple[int, int]) -> None:
     async def run_before(pilot) -> None:
         await settle(pilot)
         pilot.app.query_one(IndexPane).show_timings = False
-        await pilot.press("g", "r")
+        await pilot.press("x", "r")
         await settle(pilot)
 
     assert snap_compare(PaneHarness(IndexPane), terminal_size=size, run_before=run_before)

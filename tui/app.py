@@ -24,7 +24,9 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.events import DescendantFocus
 from textual.notifications import SeverityLevel
+from textual.screen import Screen
 from textual.widget import AwaitMount, Widget
+from textual.dom import DOMNode
 from textual.widgets import Footer, Input, TabbedContent, TabPane, Tabs
 from textual.worker import get_current_worker
 
@@ -56,9 +58,20 @@ NOTIFICATION_CELLS = 400  # a message quoting a 100,000-character line would fil
 
 
 def tab_bindings(tabs: Mapping[str, Tab]) -> list[Binding]:
-    """One key per tab, from the tab table."""
-    return [Binding(tab.key, f"show_tab('{tab.id}')", f"{tab.title} tab", show=False, id=f"tab.{tab.id}")
-            for tab in tabs.values()]
+    """Two keys per tab, from the tab table: its key (a digit) and alt with it, which a text box cannot
+    type (many terminals send Escape then the digit as alt+digit, too). The footer shows the first
+    tab's pair for all of them: "1-5 tabs" where digits work, "alt+1-5 tabs" while typing."""
+    listed = list(tabs.values())
+    span = f"{listed[0].key}-{listed[-1].key}" if len(listed) > 1 else listed[0].key
+    bindings = []
+    for n, tab in enumerate(listed):
+        bindings.append(Binding(f"{tab.key},alt+{tab.key}", f"show_tab('{tab.id}')", "tabs",
+                                show=n == 0, key_display=span, tooltip=f"{tab.title} tab", id=f"tab.{tab.id}"))
+        # Priority: a text box would type the digit of alt+digit. Enabled only while typing (see check_action).
+        bindings.append(Binding(f"alt+{tab.key}", f"jump_tab('{tab.id}')", "tabs",
+                                show=n == 0, key_display=f"alt+{span}", tooltip=f"{tab.title} tab (while typing)",
+                                priority=True, id=f"tab.{tab.id}.typing"))
+    return bindings
 
 
 def _setting_bindings() -> list[Binding]:
@@ -69,20 +82,38 @@ def _setting_bindings() -> list[Binding]:
     ]
 
 
+class MainScreen(Screen[None]):
+    """The app's screen. No auto-focus: Textual's picks the first focusable widget in the DOM, which may
+    sit in a hidden tab, and focusing it switches tabs (after a dialog closes, say). The app places the
+    focus itself (``_focus_in_tab``)."""
+
+    AUTO_FOCUS = ""
+
+
 class RanklensApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "ranklens"
     COMMANDS = App.COMMANDS | {RanklensCommands}
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    # Footer labels are short (description); the help and the palette say more (tooltip).
     APP_BINDINGS = [
-        Binding("slash", "focus_query", "Query", id="app.query"),
-        Binding("f1,question_mark", "help", "Help", id="app.help"),
+        Binding("slash", "focus_query", "query", tooltip="Go to the query box", show=False, id="app.query"),
+        Binding("question_mark,f1", "help", "help", tooltip="Help", id="app.help"),
+        Binding("f1", "help_while_typing", "help", tooltip="Help (while typing)", id="app.help_typing"),
         # the footer shows the palette key on its own, at the right
         Binding("ctrl+p", "command_palette", "Palette", show=False, priority=True, id="app.palette"),
-        Binding("q", "quit", "Quit", id="app.quit"),
-        Binding("ctrl+q", "quit", "Quit (also while typing)", show=False, priority=True, id="app.quit_anywhere"),
-        Binding("escape", "cancel_work", "Cancel running work", show=False, id="app.cancel"),
+        Binding("ctrl+o", "open_path", "open", tooltip="Open a corpus from a path", show=False, id="app.open"),
+        Binding("q", "quit", "quit", tooltip="Quit", id="app.quit"),
+        Binding("ctrl+q", "quit_anywhere", "quit", tooltip="Quit (also while typing)", show=False, priority=True,
+                id="app.quit_anywhere"),
+        Binding("escape", "cancel_work", "cancel", tooltip="Cancel running work", show=False, id="app.cancel"),
+        # Textual's own focus keys, listed in the help: they move between the boxes of a tab.
+        Binding("tab", "focus_next", "Next box", show=False, id="app.focus_next"),
+        Binding("shift+tab", "focus_previous", "Previous box", show=False, id="app.focus_previous"),
     ]
+    # Actions whose keys type into a text box: the footer hides them while one has the focus.
+    HIDDEN_WHILE_TYPING = frozenset({"show_tab", "focus_query", "help", "quit", "setting"})
+    SHOWN_WHILE_TYPING = frozenset({"jump_tab", "help_while_typing"})
     SETTING_BINDINGS = _setting_bindings()
     # The tab keys are bound per app, from the tab table it is given (see __init__).
     BINDINGS = [*APP_BINDINGS, *SETTING_BINDINGS]
@@ -93,9 +124,14 @@ class RanklensApp(App[None]):
         self.tabs = dict(tabs)
         self.first_tab = next(iter(self.tabs))
         self._tab_bindings = tab_bindings(self.tabs)
-        for binding in self._tab_bindings:
-            # Textual binds keys from class attributes only; a table given at run time binds here.
-            self._bindings.key_to_bindings.setdefault(binding.key, []).append(binding)
+        # Textual binds keys from class attributes only; a table given at run time binds here, first,
+        # so that the footer shows the tab keys before the others.
+        keys = self._bindings.key_to_bindings
+        tab_keys: dict[str, list[Binding]] = {}
+        for binding in Binding.make_bindings(self._tab_bindings):
+            tab_keys.setdefault(binding.key, []).append(binding)
+        self._bindings.key_to_bindings = {**tab_keys, **{key: found for key, found in keys.items()
+                                                         if key not in tab_keys}}
         self.corpus_spec = corpus
         self.overrides = dict(overrides or {})
         self.cursor_blink = cursor_blink  # read by every text box; snapshot tests turn it off
@@ -109,10 +145,16 @@ class RanklensApp(App[None]):
         # The panes built so far, by tab; a pane joins once mounted, so every context reaches it whole.
         self._built: dict[str, WorkPane] = {}
         self._mounts: dict[str, tuple[WorkPane, AwaitMount]] = {}  # panes being mounted
+        self._running_command = False  # a palette command runs: keys are not being typed (see typing)
+        self._labels_typing: bool | None = None  # what the tab labels show now (see _sync_typing)
+
+    def get_default_screen(self) -> Screen[None]:
+        return MainScreen(id="_default")
 
     def key_bindings(self) -> list[Binding]:
-        """Every key of the app, in the order the help lists them."""
-        return [*self.APP_BINDINGS, *self._tab_bindings, *self.SETTING_BINDINGS]
+        """Every key of the app, in the order the help lists them (alt+digit once, with its digit)."""
+        tabs = [binding for binding in self._tab_bindings if not binding.priority]
+        return [*self.APP_BINDINGS, *tabs, *self.SETTING_BINDINGS]
 
     # -- layout ------------------------------------------------------------------------------------
 
@@ -153,6 +195,8 @@ class RanklensApp(App[None]):
 
     def on_mount(self) -> None:
         self._built[self.first_tab] = self.query_one(f"#{self.first_tab}-pane", WorkPane)
+        # The tab bar is no focus stop: nothing shows it has the focus, and keys switch tabs anyway.
+        self.query_one("#tabs", TabbedContent).query_one(Tabs).can_focus = False
         self.query_one(QueryBox).focus()
         self.switch_corpus(self.corpus_spec)
 
@@ -332,6 +376,9 @@ class RanklensApp(App[None]):
             # tab, and focusing it switches back: let go first, _focus_in_tab picks in the new tab.
             self.set_focus(None)
             tabs.active = tab
+            # Now, not after the next refresh: a key pressed right after the tab's key ("3 f") must
+            # reach the new tab.
+            self._focus_in_tab(tab)
 
     async def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id is None:
@@ -342,6 +389,7 @@ class RanklensApp(App[None]):
             self.call_after_refresh(self._focus_in_tab, event.pane.id)
 
     def on_descendant_focus(self, event: DescendantFocus) -> None:
+        self.call_after_refresh(self._sync_typing)
         for ancestor in event.widget.ancestors:
             if isinstance(ancestor, TabPane) and ancestor.id is not None:
                 self._tab_focus[ancestor.id] = event.widget
@@ -379,7 +427,54 @@ class RanklensApp(App[None]):
         if action == "cancel_work":
             # Escape is free for the panes and dialogs unless there is work to cancel.
             return any(worker.is_running for worker in self.workers)
+        if action in self.HIDDEN_WHILE_TYPING:
+            return not self.typing
+        if action in self.SHOWN_WHILE_TYPING:
+            return self.typing
         return True
+
+    @property
+    def typing(self) -> bool:
+        """Whether keys type into a text box now (a palette command is not typed: it runs as if a key)."""
+        return isinstance(self.focused, Input) and not self._running_command
+
+    async def run_command(self, action: str, owner: DOMNode) -> None:
+        """Run a palette command's action, whatever has the focus once the palette closes."""
+        self._running_command = True
+        try:
+            await self.run_action(action, owner)
+        finally:
+            self._running_command = False
+
+    async def action_jump_tab(self, tab: str) -> None:
+        await self.action_show_tab(tab)
+
+    async def action_help_while_typing(self) -> None:
+        await self.action_help()
+
+    async def action_quit_anywhere(self) -> None:
+        await self.action_quit()
+
+    def action_help_quit(self) -> None:
+        """ctrl+c quits in many programs: say which key does here, in plain words (Textual's says it in markup)."""
+        self.notify("Press ctrl+q to quit (or q when not typing)", title="Do you want to quit?")
+
+    # -- the tab bar follows the focus --------------------------------------------------------------
+
+    def _sync_typing(self) -> None:
+        """The tab bar names the keys that switch tabs from where the focus is: digits, or alt+digits."""
+        if not self.is_mounted or not self.query("#tabs"):
+            return
+        typing = self.typing
+        if typing == self._labels_typing:
+            return
+        self._labels_typing = typing
+        tabbed = self.query_one("#tabs", TabbedContent)
+        for tab in self.tabs.values():
+            tabbed.get_tab(tab.id).label = f"alt+{tab.key} {tab.title}" if typing else tab.label
+
+    def on_descendant_blur(self) -> None:
+        self.call_after_refresh(self._sync_typing)
 
     def action_open_path(self) -> None:
         def chosen(path: str | None) -> None:
@@ -396,12 +491,14 @@ class RanklensApp(App[None]):
         from ranklens.corpora import bundled_corpora
 
         active_tab = str(self.query_one("#tabs", TabbedContent).active)
-        rows = [row for row in app_rows(self) if row.action != "command_palette"]
+        rows = [row for row in app_rows(self) if row.action not in ("command_palette", "help_while_typing")]
         active = self._built.get(active_tab)  # None only in the instant its tab is being built
         if active is not None:
             # the pane's own actions (copy, save, ...), not the cursor keys of the widgets inside it
-            rows += rows_for(self, self.tabs[active_tab].title, active, own_bindings(active))
-        commands = [PaletteCommand(row.description, partial(self.run_action, row.action, row.owner),
+            # ("app." actions: the app's keys a pane shows in its footer, already listed)
+            rows += rows_for(self, self.tabs[active_tab].title, active,
+                             [b for b in own_bindings(active) if not b.action.startswith("app.")])
+        commands = [PaletteCommand(row.description, partial(self.run_command, row.action, row.owner),
                                    f"{row.where} · key {row.keys}") for row in rows]
         commands += [PaletteCommand(f"Setting: {step.description}", partial(self.action_setting, step.id),
                                     "no key: palette only")

@@ -56,10 +56,11 @@ def own_bindings(node: DOMNode) -> list[Binding]:
 def rows_for(app: App, where: str, node: DOMNode, bindings: Iterable[Binding]) -> list[KeyRow]:
     rows = []
     for binding in bindings:
-        if not binding.description:
+        description = binding.tooltip or binding.description  # the footer's label is the short one
+        if not description:
             continue
-        keys = ", ".join(app.get_key_display(single) for single in Binding.make_bindings([binding]))
-        rows.append(KeyRow(where, keys, binding.description, binding.action, node))
+        keys = ", ".join(app.get_key_display(single.with_key(single.key)) for single in Binding.make_bindings([binding]))
+        rows.append(KeyRow(where, keys, description, binding.action, node))
     return rows
 
 
@@ -71,11 +72,17 @@ def tab_rows(app: App, pane: TabPane, where: str) -> list[KeyRow]:
     """The keys of a tab: its widgets' bindings, one row per (class, binding)."""
     rows: list[KeyRow] = []
     seen: set[type] = set()
+    listed: set[tuple[str, str]] = set()  # a key that does the same in several widgets is listed once
     for widget in pane.walk_children(with_self=False):
         if type(widget) in seen:
             continue
         seen.add(type(widget))
-        rows.extend(rows_for(app, where, widget, own_bindings(widget)))
+        # "app." actions: the app's own keys, which a pane shows in its footer; listed under Everywhere
+        own = [b for b in own_bindings(widget) if not b.action.startswith("app.")]
+        for row in rows_for(app, where, widget, own):
+            if (row.keys, row.description) not in listed:
+                listed.add((row.keys, row.description))
+                rows.append(row)
     return rows
 
 
@@ -86,3 +93,25 @@ def all_rows(app: App, tabs: Mapping[str, Tab]) -> list[KeyRow]:
     for tab in tabs.values():
         rows.extend(tab_rows(app, tabbed.get_pane(tab.id), tab.title))
     return rows
+
+
+_NON_TYPING_KEYS = {"escape", "enter", "tab", "backspace", "delete", "insert", "up", "down", "left", "right",
+                    "home", "end", "pageup", "pagedown"}
+
+
+def types_in_a_box(key: str) -> bool:
+    """Whether ``key`` types a character into a text box instead of reaching a binding ("a", "slash")."""
+    if key == "plus":
+        return True
+    if "+" in key or key in _NON_TYPING_KEYS:
+        return False
+    return not (key.startswith("f") and key[1:].isdigit())
+
+
+def typing_actions(bindings: Iterable[Binding]) -> frozenset[str]:
+    """Names of the actions whose every key types into a text box: while a box has the focus they cannot
+    be pressed, so the footer leaves them out."""
+    keys: dict[str, list[str]] = {}
+    for binding in Binding.make_bindings(bindings):
+        keys.setdefault(binding.action.partition("(")[0].rpartition(".")[2], []).append(binding.key)
+    return frozenset(action for action, found in keys.items() if all(types_in_a_box(key) for key in found))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from textual import events
@@ -29,6 +30,7 @@ from ranklens.engine.errors import Cancelled, RanklensError
 from ranklens.engine.progress import Progress, cancellable, no_progress
 from ranklens.tui.context import Context
 from ranklens.tui.heap import keep_built
+from ranklens.tui.key_map import typing_actions
 from ranklens.tui.widgets.work_status import WorkStatus
 
 
@@ -46,7 +48,7 @@ class WorkPane(Vertical):
     WorkPane .-framed { border: round $panel; border-title-color: $text-muted; }
     WorkPane .-framed:focus { border: round $accent; border-title-color: $accent; border-title-style: bold; }
     """
-    BINDINGS = [Binding("escape", "cancel_work", "Cancel work", id="work.cancel")]
+    BINDINGS = [Binding("escape", "cancel_work", "cancel", tooltip="Cancel work", id="work.cancel")]
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -134,6 +136,9 @@ class WorkPane(Vertical):
         # With nothing to cancel, Escape falls through to the app's own binding.
         if action == "cancel_work":
             return self.is_working()
+        # While a text box of the tab has the focus, its letter keys type: the footer leaves them out.
+        if getattr(self.app, "typing", False) and action in _typing_actions(type(self)):
+            return False
         return True
 
     def action_cancel_work(self) -> None:
@@ -169,6 +174,12 @@ class WorkPane(Vertical):
         if self._colours is None or self._colours[0] != self.app.theme:
             self._colours = (self.app.theme, self.app.get_css_variables())
         return self._colours[1].get(name, name)
+
+
+@cache
+def _typing_actions(pane: type[WorkPane]) -> frozenset[str]:
+    return typing_actions(b for klass in pane.__mro__ for b in klass.__dict__.get("BINDINGS", ())
+                          if isinstance(b, Binding))
 
 
 def stage(progress: Progress, index: int, count: int, name: str) -> Progress:

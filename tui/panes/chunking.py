@@ -84,17 +84,18 @@ def run_sweep(context: Context, chunker: str, progress: Progress) -> ChunkSweep:
     return chunk_sweep(context.workbench, context.setup, sweep_windows(chunker=chunker), progress, keep_built)
 
 
-class FindBox(TextBox):
-    BINDINGS = [Binding("escape", "leave", "Leave the box", id="chunking.leave_find")]
+SIZE_KEYS = Binding.Group("size")
+OVERLAP_KEYS = Binding.Group("overlap")
 
-    def action_leave(self) -> None:
-        self.screen.focus_next()
+
+class FindBox(TextBox):
+    """The sentence to find; Escape (TextBox's) hands the keys back to the tab."""
 
 
 class SweepTable(KeyTable):
     """The sweep grid; Enter is described because it changes the whole app."""
 
-    BINDINGS = [Binding("enter", "select_cursor", "Use in app", id="chunking.apply_cell")]
+    BINDINGS = [Binding("enter", "select_cursor", "use", tooltip="Use in app", id="chunking.apply_cell")]
 
 
 class ChunkingPane(WorkPane):
@@ -109,17 +110,20 @@ class ChunkingPane(WorkPane):
     ChunkingPane #chunk-sweep { height: auto; max-height: 7; display: none; }
     ChunkingPane.-swept #chunk-sweep { display: block; }
     """
+    # Footer labels are short; the help and the palette read the tooltips. Shown: what fits in 80 columns.
     BINDINGS = [
-        Binding("z", "size(-1)", f"Chunk size -{SIZE_STEP}", id="chunking.size_down"),
-        Binding("Z", "size(1)", f"Chunk size +{SIZE_STEP}", id="chunking.size_up"),
-        Binding("o", "overlap(-1)", f"Overlap -{OVERLAP_STEP}", id="chunking.overlap_down"),
-        Binding("O", "overlap(1)", f"Overlap +{OVERLAP_STEP}", id="chunking.overlap_up"),
-        Binding("c", "chunker", "Words / sentences", id="chunking.chunker"),
-        Binding("p", "passages", "First n passages / all", id="chunking.passages"),
-        Binding("f", "find", "Find a sentence", id="chunking.find"),
-        Binding("n", "next_answer", "Fill in an answer", id="chunking.next_answer"),
-        Binding("r", "sweep", "Sweep sizes", id="chunking.sweep"),
-        Binding("u", "use", "Use in app", id="chunking.use"),
+        Binding("z", "size(-1)", "size", tooltip=f"Chunk size -{SIZE_STEP}", group=SIZE_KEYS, id="chunking.size_down"),
+        Binding("Z", "size(1)", "size", tooltip=f"Chunk size +{SIZE_STEP}", group=SIZE_KEYS, id="chunking.size_up"),
+        Binding("o", "overlap(-1)", "overlap", tooltip=f"Overlap -{OVERLAP_STEP}", group=OVERLAP_KEYS,
+                id="chunking.overlap_down"),
+        Binding("O", "overlap(1)", "overlap", tooltip=f"Overlap +{OVERLAP_STEP}", group=OVERLAP_KEYS,
+                id="chunking.overlap_up"),
+        Binding("c", "chunker", "chunker", tooltip="Words / sentences", show=False, id="chunking.chunker"),
+        Binding("p", "passages", "passages", tooltip="First n passages / all", show=False, id="chunking.passages"),
+        Binding("f", "find", "find", tooltip="Find a sentence", id="chunking.find"),
+        Binding("n", "next_answer", "answer", tooltip="Fill in an answer", show=False, id="chunking.next_answer"),
+        Binding("r", "sweep", "sweep", tooltip="Sweep sizes", id="chunking.sweep"),
+        Binding("u", "use", "use", tooltip="Use in app", show=False, id="chunking.use"),
     ]
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:

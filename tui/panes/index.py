@@ -88,8 +88,8 @@ class IndexPane(WorkPane):
     IndexPane #ivf-notes { height: auto; color: $text-muted; }
     """
     BINDINGS = [
-        Binding("r", "run", "Run IVF sweep", id="index.run"),
-        Binding("g", "source", "Corpus/synthetic", id="index.source"),
+        Binding("r", "run", "run", tooltip="Run IVF sweep", id="index.run"),
+        Binding("x", "source", "vectors", tooltip="Corpus/synthetic vectors", id="index.source"),
     ]
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
@@ -164,7 +164,7 @@ class IndexPane(WorkPane):
         name = "corpus LSA" if self.source == "corpus" else "synthetic"
         self.query_one("#ivf-source", Static).update(Content.assemble(("vectors: ", "$text-muted"), (name, "bold")))
         if self.result is None:
-            self.query_one(WorkStatus).show(f"r runs the IVF sweep on the {name} vectors · g switches to the "
+            self.query_one(WorkStatus).show(f"r runs the IVF sweep on the {name} vectors · x switches to the "
                                             f"{'synthetic' if self.source == 'corpus' else 'corpus LSA'} set · "
                                             "blank boxes: defaults")
 

@@ -51,7 +51,7 @@ def measure(context: Context, progress: Progress) -> ScorerComparison:
 class QuestionTable(KeyTable):
     """The per-question table; Enter is described because it leaves the tab."""
 
-    BINDINGS = [Binding("enter", "select_cursor", "Search it", id="metrics.use")]
+    BINDINGS = [Binding("enter", "select_cursor", "search it", tooltip="Search it", id="metrics.use")]
 
 
 class MetricsPane(WorkPane):
@@ -63,7 +63,7 @@ class MetricsPane(WorkPane):
     MetricsPane.-no-questions #metrics-scorers, MetricsPane.-no-questions #metrics-questions,
     MetricsPane.-no-questions #metrics-threshold { display: none; }
     """
-    BINDINGS = [Binding("r", "rerun", "Re-evaluate", id="metrics.rerun")]
+    BINDINGS = [Binding("r", "rerun", "re-run", tooltip="Re-evaluate", id="metrics.rerun")]
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)

@@ -46,8 +46,8 @@ def build_prompt(context: Context, progress: Progress) -> Built:
 class PromptPane(WorkPane):
     DEFAULT_CSS = "PromptPane { padding: 0; }"  # its boxes are framed to the edge
     BINDINGS = [
-        Binding("c", "copy", "Copy prompt", id="prompt.copy"),
-        Binding("ctrl+s", "save", "Save prompt", id="prompt.save"),
+        Binding("c", "copy", "copy", tooltip="Copy prompt", id="prompt.copy"),
+        Binding("ctrl+s", "save", "save", tooltip="Save prompt", id="prompt.save"),
     ]
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:

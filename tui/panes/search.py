@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.timer import Timer
@@ -140,6 +141,11 @@ def list_documents(context: Context, progress: Progress) -> Documents:
 
 class SearchPane(WorkPane):
     DEFAULT_CSS = "SearchPane { padding: 0; }"  # its boxes are framed to the edge
+    # The app's keys that matter most here, shown in this tab's footer (the help lists them under Everywhere).
+    BINDINGS = [
+        Binding("slash", "app.focus_query", "query", id="search.query"),
+        Binding("s", "app.setting('scorer')", "scorer", id="search.scorer"),
+    ]
 
     class QueryChanged(Message):
         """The query box settled on a new text (after the debounce, or at once on Enter)."""

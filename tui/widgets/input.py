@@ -9,8 +9,10 @@ Snapshot tests turn the blink off so that screens compare equal.
 from __future__ import annotations
 
 from textual import events
-from textual.binding import BindingsMap
-from textual.widgets import Input
+from textual.binding import Binding, BindingsMap
+from textual.screen import ModalScreen
+from textual.widget import Widget
+from textual.widgets import Input, TabPane
 
 from ranklens.tui.safe import clean
 
@@ -19,6 +21,9 @@ _EDITING_KEYS = BindingsMap(Input.BINDINGS)
 
 
 class TextBox(Input):
+    BINDINGS = [Binding("escape", "leave", "leave", tooltip="Leave the box: keys act on the tab again",
+                        id="box.leave")]
+
     def on_mount(self) -> None:
         self.cursor_blink = getattr(self.app, "cursor_blink", True)
 
@@ -39,3 +44,27 @@ class TextBox(Input):
             event.stop()
             event.prevent_default()
             await self.run_action(bindings[0].action)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # In a dialog, Escape belongs to the dialog (it cancels it).
+        return action != "leave" or self._scope() is not None
+
+    def _scope(self) -> Widget | None:
+        """Where Escape hands the keys: the box's tab, else its screen; None in a dialog."""
+        tab = next((a for a in self.ancestors if isinstance(a, TabPane)), None)
+        if tab is not None:
+            return tab
+        return None if isinstance(self.screen, ModalScreen) else self.screen
+
+    def action_leave(self) -> None:
+        """Hand the keys back to the tab: focus the next widget of the tab that is not a text box."""
+        scope = self._scope()
+        chain = self.screen.focus_chain
+        if scope is None or self not in chain:
+            return
+        here = chain.index(self)
+        for widget in chain[here + 1:] + chain[:here]:
+            if scope in widget.ancestors and not isinstance(widget, Input):
+                widget.focus()
+                return
+        self.screen.set_focus(None)

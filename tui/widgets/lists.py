@@ -19,7 +19,18 @@ def _vim_moves(down: str, up: str, where: str) -> list[Binding]:
 
 
 class KeyTree(Tree):
-    BINDINGS = _vim_moves("cursor_down", "cursor_up", "tree")
+    BINDINGS = [
+        *_vim_moves("cursor_down", "cursor_up", "tree"),
+        # Textual's, described for the help: a tree's keys are not obvious.
+        Binding("enter", "select_cursor", "Open or close a document", show=False, id="tree.select"),
+        Binding("space", "toggle_node", "Open or close a document", show=False, id="tree.toggle"),
+        Binding("shift+left", "cursor_parent", "Up to the document", show=False, id="tree.parent"),
+    ]
+
+    def on_focus(self) -> None:
+        # Textual's tree starts without a cursor line: the first Enter would do nothing.
+        if self.cursor_line < 0 and self.root.children:
+            self.cursor_line = 0
 
 
 class KeyTable(DataTable):

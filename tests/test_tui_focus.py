@@ -1,0 +1,166 @@
+"""Where the keys go: text boxes hand keys back on Escape, tabs switch from anywhere, every focus stop is
+visible, the footer and the tab bar show the keys that work where the focus is (issue 10)."""
+from __future__ import annotations
+
+from textual.widgets import Input, TabbedContent, Tree
+
+from ranklens.tui.app import make_app
+from ranklens.tui.help import HelpScreen
+from ranklens.tui.panes.chunking import ChunkingPane
+from ranklens.tui.panes.search import SearchPane
+from ranklens.tui.widgets.input import TextBox
+from ranklens.tui.widgets.query_box import QueryBox
+from tests.support.app import opened, screen_text, settle
+
+SIZE = (80, 24)
+
+
+def footer(app) -> str:  # noqa: ANN001
+    return screen_text(app).splitlines()[-1]
+
+
+def tab_bar(app) -> str:  # noqa: ANN001
+    return screen_text(app).splitlines()[0]
+
+
+async def test_escape_leaves_the_index_boxes_and_a_digit_then_switches_tab() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        tabs = app.query_one(TabbedContent)
+        for box_id, typed in (("#ivf-cells", "12"), ("#ivf-probes", "1,3,50")):
+            await pilot.press("escape", "4")
+            await settle(pilot)
+            app.query_one(box_id, TextBox).focus()
+            await pilot.pause()
+            await pilot.press(*typed)
+            await pilot.press("escape")
+            await pilot.pause()
+            assert not isinstance(app.focused, Input)
+            await pilot.press("3")
+            await pilot.pause()
+            assert tabs.active == "chunking"
+            assert app.query_one(box_id, TextBox).value == typed
+
+
+async def test_alt_digits_switch_tabs_while_typing() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        tabs = app.query_one(TabbedContent)
+        await pilot.press("a", "b", "alt+2")
+        await pilot.pause()
+        assert tabs.active == "metrics"
+        assert app.query_one(QueryBox).value == "ab"
+        await pilot.press("alt+1")
+        await pilot.pause()
+        assert tabs.active == "search"
+
+
+async def test_escape_from_the_find_box_keeps_the_focus_in_the_tab() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("escape", "3")
+        await settle(pilot)
+        await pilot.press("f", "x", "escape")
+        await pilot.pause()
+        pane = app.query_one(ChunkingPane)
+        assert app.focused is not None and pane in app.focused.ancestors
+        assert not isinstance(app.focused, Input)
+        await pilot.press("r")  # the tab's keys work at once
+        await pilot.pause()
+        assert pane.is_working() or pane.sweep is not None
+
+
+async def test_every_focus_stop_wears_a_frame() -> None:
+    """Tab never lands on a widget that cannot show it has the focus (the tab bar was one)."""
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("escape")
+        for tab in "12345":
+            await pilot.press(tab)
+            await settle(pilot)
+            for _ in range(6):
+                await pilot.press("tab")
+                await pilot.pause()
+                focused = app.focused
+                assert focused is not None
+                assert focused.styles.border_top[0] not in ("", "none", "hidden"), f"{focused!r} on tab {tab}"
+
+
+async def test_ctrl_c_says_how_to_quit_in_plain_text() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("escape", "ctrl+c")
+        await pilot.pause()
+        messages = [n.message for n in app._notifications]
+        assert messages and "ctrl+q" in messages[-1] and "[" not in messages[-1]
+
+
+async def test_the_documents_tree_has_a_cursor_when_first_focused() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        tree = app.query_one("#documents", Tree)
+        tree.focus()
+        await pilot.pause()
+        assert tree.cursor_node is not None
+        await pilot.press("enter")
+        await pilot.pause()
+        assert tree.root.children[0].is_expanded
+
+
+async def test_help_lists_each_key_once_with_tab_and_the_tree_keys() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await opened(pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        rows = [(row.where, row.keys, row.description) for row in app.screen._rows]
+        assert len(rows) == len(set(rows))
+        search_keys = [(keys, what) for where, keys, what in rows if where == "Search"]
+        assert len([k for k, _ in search_keys if k == "j"]) == 1
+        keys = {keys for _, keys, _ in rows}
+        assert {"tab", "shift+tab"} <= keys
+        assert any(where == "Search" and "document" in what.lower() for where, _, what in rows)
+
+
+async def test_footer_and_tab_bar_show_the_keys_that_work_where_the_focus_is() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        # typing in the query box: digits type, alt+digits switch
+        assert "alt+1" in tab_bar(app) and "/ " not in footer(app)
+        assert "alt+1" in footer(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert tab_bar(app).lstrip().startswith("1 Search")
+        line = footer(app)
+        for key in ("/", "s", "1-5", "?", "q"):
+            assert f"{key} " in line, line
+        await pilot.press("3")
+        await settle(pilot)
+        line = footer(app)
+        for word in ("size", "sweep", "Quit"):  # the Chunking footer is not cut at 80 columns
+            assert word.lower() in line.lower(), line
+
+
+async def test_search_keeps_the_query_box_focused_at_start() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        assert isinstance(app.focused, QueryBox)
+        assert app.query_one(SearchPane) in app.focused.ancestors
+
+
+async def test_a_key_right_after_a_tab_key_reaches_the_new_tab() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("escape", "3", "f")  # no pause between the keys, as a user types them
+        await pilot.pause()
+        assert app.focused is app.query_one("#chunk-find", TextBox)
