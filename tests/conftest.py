@@ -9,3 +9,5 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     import os
 
     os.environ["RANKLENS_CACHE_DIR"] = str(tmp_path_factory.mktemp("ranklens-cache"))
+    # workspaces (judgments, saved runs) default to the XDG data folder: never the user's in tests
+    os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("ranklens-data"))

@@ -1,0 +1,406 @@
+"""A corpus' workspace: the user's own questions, judgments and saved runs, as plain files.
+
+Where: ``--workspace DIR`` when the user names one (a folder they can keep in git, even
+inside the corpus folder if they point there), else ``$XDG_DATA_HOME/ranklens/workspaces/KEY``
+(``~/.local/share/...`` without XDG_DATA_HOME), KEY being a bundled corpus' name or a
+folder's name plus a hash of its absolute path. Nothing is created until something is
+written, and nothing is ever written into the corpus folder by default.
+
+```
+queries.jsonl      the user's questions: {"_id", "text", optional "answer"} (BEIR's format)
+judgments.jsonl    the judgment log, append-only: one JSON object per judgment or undo
+qrels              the log replayed, as TREC qrels (qid 0 id grade): rewritten after each change
+runs/NAME.run      a saved TREC run
+runs/NAME.json     its sidecar: setup, corpus identity, depth, date, headline measures
+.lock              taken (fcntl.flock) by every writer
+```
+
+Concurrency: every write holds an exclusive ``flock`` on ``.lock``, appends whole lines
+to the log (or replaces a file by an atomic rename), so two ranklens on one workspace
+interleave their judgments and lose none. Readers take no lock: a log line still being
+written (no newline yet) is ignored. Undo appends a reversal to the log (the judgment's
+previous grade, or its absence); nothing is ever rewritten in place. Ids in the judgments
+are chunk ids (or document ids) as ``Retriever.relevant`` reads them; a grade <= 0 judges
+a chunk not relevant, which also overrides the corpus' own qrels for that pair.
+"""
+from __future__ import annotations
+
+import dataclasses
+import fcntl
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ranklens.engine.corpus import Corpus, Question
+from ranklens.engine.errors import RanklensError
+from ranklens.engine.trec import Run, atomic_write, qrels_text, read_run, write_run
+
+MAX_GRADE = 3  # the TUI's keys grade 0..3; imported qrels may hold higher grades
+_RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+_KEY_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def data_home() -> Path:
+    """The user's data folder: $XDG_DATA_HOME, else ~/.local/share."""
+    xdg = os.environ.get("XDG_DATA_HOME")
+    return Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".local" / "share"
+
+
+def corpus_key(corpus: Corpus) -> str:
+    """A folder name per corpus: a bundled name as it is, a path as its name plus a hash of where it is."""
+    from ranklens.corpora import bundled_path
+
+    bundled = bundled_path(corpus.name)
+    source = Path(corpus.source).resolve() if corpus.source else None
+    if bundled is not None and source is not None and Path(bundled).resolve() == source:
+        return corpus.name
+    name = _KEY_SAFE.sub("_", corpus.name).strip("._") or "corpus"
+    digest = hashlib.sha256(str(source or corpus.name).encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    return f"{name[:60]}-{digest}"
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """One line of the log: ``grade`` given to ``id`` for ``question``; None means unjudged again."""
+
+    line: int  # 1-based line of the log
+    op: str  # "judge" or "undo"
+    question: str
+    id: str
+    grade: int | None
+    previous: int | None  # the grade before this line (None: unjudged)
+    undoes: int | None = None  # for an undo: the line it takes back
+
+
+@dataclass
+class SavedRun:
+    """A run of the workspace with its sidecar (``meta``: setup, corpus, k, created, measures)."""
+
+    name: str
+    run: Run
+    meta: dict[str, Any]
+    path: Path
+
+
+class Workspace:
+    """The files of one corpus' workspace; see the module docstring for the layout and the locking."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+
+    def __repr__(self) -> str:
+        return f"Workspace({str(self.root)!r})"
+
+    @classmethod
+    def for_corpus(cls, corpus: Corpus, folder: str | os.PathLike[str] | None = None) -> Workspace:
+        """``folder`` when given, else the corpus' folder under the user's data folder."""
+        if folder is not None:
+            return cls(folder)
+        return cls(data_home() / "ranklens" / "workspaces" / corpus_key(corpus))
+
+    # -- files -------------------------------------------------------------------------------
+
+    @property
+    def queries_path(self) -> Path:
+        return self.root / "queries.jsonl"
+
+    @property
+    def log_path(self) -> Path:
+        return self.root / "judgments.jsonl"
+
+    @property
+    def qrels_path(self) -> Path:
+        return self.root / "qrels"
+
+    @property
+    def runs_dir(self) -> Path:
+        return self.root / "runs"
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the workspace's write lock (created with the folder on first use)."""
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as error:
+            raise RanklensError(f"cannot write the workspace {self.root}: {error.strerror or error}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+
+    def _next_line(self, path: Path) -> int:
+        """The number the next appended line of ``path`` gets; call it holding the lock.
+
+        A last line without its newline, under the lock, is what a writer that crashed
+        mid-line left: it is cut off so the next line does not join it.
+        """
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return 1
+        except OSError as error:
+            raise RanklensError(f"cannot read {path}: {error.strerror or error}") from None
+        whole = data.rfind(b"\n") + 1
+        if whole < len(data):
+            os.truncate(path, whole)
+        return data.count(b"\n") + 1
+
+    def _append(self, path: Path, lines: Sequence[str]) -> None:
+        # one write of whole lines, under the lock: a reader sees each line whole or not at all
+        self._next_line(path)
+        try:
+            with open(path, "a", encoding="utf-8") as handle:
+                handle.write("".join(lines))
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as error:
+            raise RanklensError(f"cannot write {path}: {error.strerror or error}") from None
+
+    def _jsonl(self, path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+        if not path.is_file():
+            return
+        try:
+            text = path.read_bytes().decode("utf-8", errors="replace")
+        except OSError as error:
+            raise RanklensError(f"cannot read {path}: {error.strerror or error}") from None
+        lines = text.split("\n")
+        complete = lines[:-1]  # the last piece has no newline: empty, or a line still being written
+        for lineno, line in enumerate(complete, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise RanklensError(f"{path}:{lineno}: not valid JSON ({error.msg})") from None
+            if not isinstance(record, dict):
+                raise RanklensError(f"{path}:{lineno}: expected a JSON object")
+            yield lineno, record
+
+    # -- questions ---------------------------------------------------------------------------
+
+    def questions(self) -> list[Question]:
+        """The workspace's own questions, in file order, without judgments."""
+        questions: dict[str, Question] = {}
+        for lineno, record in self._jsonl(self.queries_path):
+            qid, text = record.get("_id"), record.get("text")
+            if not isinstance(qid, (str, int)) or not isinstance(text, str):
+                raise RanklensError(f"{self.queries_path}:{lineno}: a question needs a string \"_id\" and \"text\"")
+            answer = record.get("answer")
+            questions[str(qid)] = Question(str(qid), text, answer=answer if isinstance(answer, str) and answer
+                                           else None)
+        return list(questions.values())
+
+    def add_questions(self, questions: Sequence[Question], taken: Sequence[str] = ()) -> list[Question]:
+        """Append questions; one without an id (``""``) gets ``w1``, ``w2``… avoiding ``taken`` ids.
+
+        A question whose id is already in the workspace replaces it (its line is appended;
+        the last line of an id wins). Returns the questions as stored.
+        """
+        with self.locked():
+            existing = {q.id for q in self.questions()}
+            used = existing | set(taken)
+            stored, lines = [], []
+            counter = 1
+            for question in questions:
+                qid = question.id
+                if not qid:
+                    while f"w{counter}" in used:
+                        counter += 1
+                    qid = f"w{counter}"
+                used.add(qid)
+                record: dict[str, Any] = {"_id": qid, "text": question.text}
+                if question.answer:
+                    record["answer"] = question.answer
+                lines.append(json.dumps(record, ensure_ascii=False) + "\n")
+                stored.append(Question(qid, question.text, answer=question.answer))
+            self._append(self.queries_path, lines)
+        return stored
+
+    # -- judgments ---------------------------------------------------------------------------
+
+    def log(self) -> list[Judgment]:
+        """Every line of the judgment log, in order."""
+        entries = []
+        for lineno, record in self._jsonl(self.log_path):
+            try:
+                entries.append(Judgment(lineno, str(record["op"]), str(record["question"]), str(record["id"]),
+                                        _grade(record.get("grade")), _grade(record.get("previous")),
+                                        record.get("undoes")))
+            except (KeyError, TypeError, ValueError):
+                raise RanklensError(f"{self.log_path}:{lineno}: not a judgment (op, question, id, grade)") from None
+        return entries
+
+    def judgments(self) -> dict[str, dict[str, int]]:
+        """The log replayed: question id -> {id: grade}, in the order questions were first judged."""
+        return _replay(self.log())
+
+    def judge(self, question: str, ident: str, grade: int | None) -> Judgment:
+        """Grade ``ident`` for ``question`` (None: take the judgment back); appended to the log."""
+        return self.judge_many([(question, ident, grade)])[-1]
+
+    def judge_many(self, rows: Sequence[tuple[str, str, int | None]]) -> list[Judgment]:
+        """Several judgments under one lock, in order (an import); the qrels file is rewritten once."""
+        with self.locked():
+            entries = self.log()
+            state = _replay(entries)
+            line = self._next_line(self.log_path) - 1
+            lines, made = [], []
+            for question, ident, grade in rows:
+                previous = state.get(question, {}).get(ident)
+                line += 1
+                made.append(Judgment(line, "judge", question, ident, grade, previous))
+                lines.append(_log_line("judge", question, ident, grade, previous))
+                _set(state, question, ident, grade)
+            self._append(self.log_path, lines)
+            atomic_write(self.qrels_path, qrels_text(state))
+        return made
+
+    def undo(self) -> Judgment | None:
+        """Take back the latest judgment not yet undone, by appending its reversal; None when none is left."""
+        with self.locked():
+            entries = self.log()
+            undone = {e.undoes for e in entries if e.op == "undo"}
+            target = next((e for e in reversed(entries) if e.op == "judge" and e.line not in undone), None)
+            if target is None:
+                return None
+            state = _replay(entries)
+            current = state.get(target.question, {}).get(target.id)
+            reversal = Judgment(self._next_line(self.log_path), "undo", target.question, target.id, target.previous, current,
+                                target.line)
+            self._append(self.log_path, [_log_line("undo", target.question, target.id, target.previous, current,
+                                                   undoes=target.line)])
+            _set(state, target.question, target.id, target.previous)
+            atomic_write(self.qrels_path, qrels_text(state))
+        return reversal
+
+    # -- the corpus with the workspace -------------------------------------------------------
+
+    def apply(self, corpus: Corpus) -> tuple[Corpus, list[str]]:
+        """The corpus with the workspace's questions added and its judgments over the corpus' own.
+
+        A workspace question with a corpus question's id replaces its text. A judgment with
+        grade <= 0 removes that id from the question's relevant ones. Returns warnings
+        (judgments naming questions or ids the corpus does not have, counted).
+        """
+        own = self.questions()
+        judgments = self.judgments()
+        if not own and not judgments:
+            return corpus, []
+        by_id: dict[str, Question] = {q.id: q for q in corpus.questions}
+        for question in own:
+            base = by_id.get(question.id)
+            by_id[question.id] = Question(question.id, question.text,
+                                          dict(base.relevant) if base else {},
+                                          question.answer or (base.answer if base else None))
+        known = {d.id for d in corpus.documents} | {c.id for c in corpus.chunks}
+        unknown_questions = unknown_ids = 0
+        for qid, grades in judgments.items():
+            question = by_id.get(qid)
+            if question is None:
+                unknown_questions += len(grades)
+                continue
+            relevant = dict(question.relevant)
+            for ident, grade in grades.items():
+                if ident not in known and ident.rpartition("#")[0] not in known:
+                    unknown_ids += 1
+                if grade > 0:
+                    relevant[ident] = grade
+                else:
+                    relevant.pop(ident, None)
+            by_id[qid] = dataclasses.replace(question, relevant=relevant)
+        warnings = []
+        if unknown_questions:
+            warnings.append(f"{self.log_path}: {unknown_questions} judgment(s) of questions that are neither the "
+                            "corpus' nor the workspace's (ignored)")
+        if unknown_ids:
+            warnings.append(f"{self.log_path}: {unknown_ids} judgment(s) name ids that are not chunks or "
+                            "documents of the corpus")
+        return dataclasses.replace(corpus, questions=tuple(by_id.values())), warnings
+
+    # -- runs --------------------------------------------------------------------------------
+
+    def run_path(self, name: str) -> Path:
+        if not _RUN_NAME.match(name):
+            raise RanklensError(f"run name {name!r}: use letters, digits, '.', '_' and '-' (at most 100)")
+        return self.runs_dir / f"{name}.run"
+
+    def save_run(self, name: str, run: Run, meta: Mapping[str, Any]) -> SavedRun:
+        """Write ``runs/NAME.run`` and its sidecar ``runs/NAME.json`` (replacing a run of that name)."""
+        path = self.run_path(name)
+        with self.locked():
+            self.runs_dir.mkdir(exist_ok=True)
+            write_run(path, run, name)
+            # the sidecar last: a run is listed once both files are whole
+            atomic_write(path.with_suffix(".json"), json.dumps(dict(meta), ensure_ascii=False, indent=2) + "\n")
+        return SavedRun(name, run, dict(meta), path)
+
+    def run_names(self) -> list[str]:
+        """Saved runs (those with a sidecar), by name."""
+        if not self.runs_dir.is_dir():
+            return []
+        return sorted(p.stem for p in self.runs_dir.glob("*.run") if p.with_suffix(".json").is_file())
+
+    def has_run(self, name: str) -> bool:
+        return bool(_RUN_NAME.match(name)) and name in self.run_names()
+
+    def load_run(self, name: str) -> SavedRun:
+        path = self.run_path(name)
+        if not path.is_file():
+            raise RanklensError(f"no saved run {name!r} in {self.root}")
+        return SavedRun(name, read_run(path), read_sidecar(path.with_suffix(".json")) or {}, path)
+
+
+def read_sidecar(path: Path) -> dict[str, Any] | None:
+    """A run's JSON sidecar, None when there is none."""
+    if not path.is_file():
+        return None
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise RanklensError(f"{path}: not a readable run sidecar ({error})") from None
+    if not isinstance(meta, dict):
+        raise RanklensError(f"{path}: not a run sidecar (expected a JSON object)")
+    return meta
+
+
+def _grade(value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(value)
+    return value
+
+
+def _log_line(op: str, question: str, ident: str, grade: int | None, previous: int | None,
+              undoes: int | None = None) -> str:
+    record: dict[str, Any] = {"op": op, "question": question, "id": ident, "grade": grade, "previous": previous}
+    if undoes is not None:
+        record["undoes"] = undoes
+    record["at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return json.dumps(record, ensure_ascii=False) + "\n"
+
+
+def _set(state: dict[str, dict[str, int]], question: str, ident: str, grade: int | None) -> None:
+    if grade is None:
+        state.get(question, {}).pop(ident, None)
+        if question in state and not state[question]:
+            del state[question]
+    else:
+        state.setdefault(question, {})[ident] = grade
+
+
+def _replay(entries: Sequence[Judgment]) -> dict[str, dict[str, int]]:
+    state: dict[str, dict[str, int]] = {}
+    for entry in entries:
+        _set(state, entry.question, entry.id, entry.grade)
+    return state
