@@ -34,7 +34,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 from typing import Any
 
@@ -275,8 +275,8 @@ class Workspace:
                 return None
             state = _replay(entries)
             current = state.get(target.question, {}).get(target.id)
-            reversal = Judgment(self._next_line(self.log_path), "undo", target.question, target.id, target.previous, current,
-                                target.line)
+            reversal = Judgment(self._next_line(self.log_path), "undo", target.question, target.id,
+                                target.previous, current, target.line)
             self._append(self.log_path, [_log_line("undo", target.question, target.id, target.previous, current,
                                                    undoes=target.line)])
             _set(state, target.question, target.id, target.previous)
@@ -305,11 +305,11 @@ class Workspace:
         known = {d.id for d in corpus.documents} | {c.id for c in corpus.chunks}
         unknown_questions = unknown_ids = 0
         for qid, grades in judgments.items():
-            question = by_id.get(qid)
-            if question is None:
+            judged = by_id.get(qid)
+            if judged is None:
                 unknown_questions += len(grades)
                 continue
-            relevant = dict(question.relevant)
+            relevant = dict(judged.relevant)
             for ident, grade in grades.items():
                 if ident not in known and ident.rpartition("#")[0] not in known:
                     unknown_ids += 1
@@ -317,7 +317,7 @@ class Workspace:
                     relevant[ident] = grade
                 else:
                     relevant.pop(ident, None)
-            by_id[qid] = dataclasses.replace(question, relevant=relevant)
+            by_id[qid] = dataclasses.replace(judged, relevant=relevant)
         warnings = []
         if unknown_questions:
             warnings.append(f"{self.log_path}: {unknown_questions} judgment(s) of questions that are neither the "
@@ -386,7 +386,7 @@ def _log_line(op: str, question: str, ident: str, grade: int | None, previous: i
     record: dict[str, Any] = {"op": op, "question": question, "id": ident, "grade": grade, "previous": previous}
     if undoes is not None:
         record["undoes"] = undoes
-    record["at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    record["at"] = datetime.now(UTC).isoformat(timespec="seconds")
     return json.dumps(record, ensure_ascii=False) + "\n"
 
 

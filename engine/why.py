@@ -1,0 +1,134 @@
+"""Why does a chunk rank where it does? Its full rank, score and explanation against the top result's.
+
+For a query and one chunk (typically a relevant one outside the top k), ``why`` reports:
+
+- its rank among all chunks (never cut at k; ties ordered as search orders them) and score;
+- both explanations (``Retriever.explain``: term by term for TF-IDF and BM25);
+- ``missing``: the query's terms (after analysis, in the corpus) that the chunk does not contain;
+- ``weaker``: terms both contain where the chunk's contribution is below the top result's;
+- ``lost``: what analysis did to the query's words before any matching: stop words removed,
+  words the token pattern drops (too short), words stemmed to another term, and terms that
+  occur in no chunk of the corpus (not in the vocabulary).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ranklens.engine.errors import RanklensError
+from ranklens.engine.metrics import gold_rank
+from ranklens.engine.scoring.explain import Explanation
+
+if TYPE_CHECKING:
+    from ranklens.engine.corpus import Chunk
+    from ranklens.engine.retriever import Retriever
+
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class Lost:
+    """A query word analysis changed or dropped: ``reason`` is "stop word", "too short", "stemmed" or
+    "not in the vocabulary"; ``term`` is what it became (stemmed) or the term looked up."""
+
+    word: str
+    reason: str
+    term: str = ""
+
+
+@dataclass(frozen=True)
+class Weaker:
+    term: str
+    chunk: float  # the term's contribution to the chunk's score
+    top: float  # its contribution to the top result's score
+
+
+@dataclass(frozen=True)
+class WhyReport:
+    query: str
+    chunk: Chunk
+    rank: int  # 1-based, among all chunks
+    score: float
+    explanation: Explanation
+    top: Chunk
+    top_score: float
+    top_explanation: Explanation
+    k: int
+    missing: list[str]  # query terms the chunk lacks
+    missing_in_top: list[str]  # of those, the ones the top result has
+    weaker: list[Weaker]
+    lost: list[Lost]
+
+    @property
+    def in_top_k(self) -> bool:
+        return self.rank <= self.k
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "k": self.k,
+            "chunk": {"id": self.chunk.id, "rank": self.rank, "score": self.score, "in_top_k": self.in_top_k,
+                      "text": self.chunk.text, "explain": self.explanation.to_dict()},
+            "top": {"id": self.top.id, "rank": 1, "score": self.top_score, "text": self.top.text,
+                    "explain": self.top_explanation.to_dict()},
+            "missing": self.missing,
+            "missing_in_top": self.missing_in_top,
+            "weaker": [{"term": w.term, "chunk": w.chunk, "top": w.top} for w in self.weaker],
+            "lost": [{"word": lost.word, "reason": lost.reason, "term": lost.term} for lost in self.lost],
+        }
+
+
+def why(retriever: Retriever, query: str, chunk_id: str) -> WhyReport:
+    """Where ``chunk_id`` ranks for ``query`` under the retriever's setup, and what separates it from the top."""
+    position = {c.id: i for i, c in enumerate(retriever.chunks)}.get(chunk_id)
+    if position is None:
+        close = [c.id for c in retriever.chunks if c.id.startswith(chunk_id)][:3]
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        raise RanklensError(f"no chunk {chunk_id!r} in {retriever.corpus.name} under this chunking{hint}")
+    terms = retriever.query(query)
+    scores = np.asarray(retriever.scores(terms), dtype=np.float64)
+    rank = gold_rank(scores, np.array([position]))
+    assert rank is not None
+    top_hits = retriever.search(query, 1).hits
+    top = top_hits[0].index if top_hits else int(np.argmax(scores))
+    explanation = retriever.explain(query, position)
+    top_explanation = retriever.explain(query, top)
+
+    index = retriever.index
+    row = index.counts[position]
+    in_chunk = set(row.indices[row.data > 0].tolist())
+    top_row = index.counts[top]
+    in_top = set(top_row.indices[top_row.data > 0].tolist())
+    missing = [str(index.vocabulary[t]) for t in terms.ids.tolist() if t not in in_chunk]
+    missing_in_top = [str(index.vocabulary[t]) for t in terms.ids.tolist() if t not in in_chunk and t in in_top]
+    top_parts = {t.term: t.contribution for t in top_explanation.terms}
+    weaker = [Weaker(t.term, t.contribution, top_parts[t.term]) for t in explanation.terms
+              if t.term in top_parts and t.tf > 0 and t.contribution < top_parts[t.term]]
+    return WhyReport(query, retriever.chunks[position], rank, float(scores[position]), explanation,
+                     retriever.chunks[top], float(scores[top]), top_explanation, retriever.setup.k,
+                     missing, missing_in_top, weaker, lost_words(retriever, query))
+
+
+def lost_words(retriever: Retriever, query: str) -> list[Lost]:
+    """What analysis did to each distinct word of ``query`` that does not reach the index as itself."""
+    analyzer = retriever.index.analyzer
+    normalised = analyzer.normalise(query)
+    tokens = analyzer.tokens(query)
+    token_set = set(tokens)
+    lost: list[Lost] = []
+    for word in dict.fromkeys(_WORD.findall(normalised)):
+        if word not in token_set:
+            lost.append(Lost(word, "too short" if len(word) < 2 else "not a token"))
+    for token in dict.fromkeys(tokens):
+        if token in analyzer.stopwords:
+            lost.append(Lost(token, "stop word"))
+            continue
+        term = analyzer.terms_of_tokens([token])[0]
+        if term != token:
+            lost.append(Lost(token, "stemmed", term))
+        if term not in retriever.index.term_ids:
+            lost.append(Lost(token, "not in the vocabulary", term))
+    return lost
