@@ -17,7 +17,9 @@ from typing import NoReturn
 from ranklens.cli.options import UsageError, add_setup_options, int_at_least, option_of, setup_overrides
 
 COMMANDS = ("corpora", "search", "eval", "threshold", "chunk", "ivf", "prompt", "index", "compare-scorers", "sweep",
-            "ann")
+            "ann", "run", "runs", "compare", "why", "judgments")
+# the relevance workflow's commands live in cli/relevance.py (parsers and run_<command>)
+RELEVANCE_COMMANDS = ("run", "runs", "compare", "why", "judgments")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -123,6 +125,10 @@ def build_parser() -> argparse.ArgumentParser:
     index = sub.add_parser("index", help="analyse a corpus now and keep its term index for next time")
     index.add_argument("corpus")
     add_setup_options(index)
+
+    from ranklens.cli.relevance import add_parsers as add_relevance_parsers  # plain argparse: cheap
+
+    add_relevance_parsers(sub)
     return parser
 
 
@@ -209,7 +215,10 @@ def terminal_text(text: str, keep_newlines: bool = False) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ranklens.cli import commands as cli_commands
+    if args.command in RELEVANCE_COMMANDS:
+        from ranklens.cli import relevance as cli_commands
+    else:
+        from ranklens.cli import commands as cli_commands  # type: ignore[no-redef]
 
     return getattr(cli_commands, f"run_{args.command}")(args, setup_overrides(args) if args.command not in (
         "corpora", "chunk") else {})

@@ -1,0 +1,522 @@
+"""The relevance workflow on the command line: run, runs, compare, why, judgments.
+
+A user's own questions, judgments and saved runs live in the corpus' workspace
+(``engine/workspace.py``); every command here reads the corpus with its workspace applied,
+so judgments made in the TUI or imported here count at once. Parsers are declared in
+``add_parsers`` (called by ``cli/main.py``); engine modules are imported inside the commands.
+"""
+from __future__ import annotations
+
+import argparse
+import shlex
+from datetime import datetime, UTC
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ranklens.cli.options import COMMAND_LINE, UsageError, add_setup_options, int_at_least, setup_overrides
+
+if TYPE_CHECKING:
+    from ranklens.engine.compare import Comparison, RunSide
+    from ranklens.engine.corpus import Corpus
+    from ranklens.engine.retriever import Workbench
+    from ranklens.engine.setup import Setup
+    from ranklens.engine.workspace import Workspace
+
+MOVED_SHOWN = 10  # questions listed under "moved most" in the text output
+
+
+def add_parsers(sub: Any) -> None:
+    """The relevance commands' parsers, added to ``ranklens``'s subcommands."""
+    run = sub.add_parser("run", help="a TREC run of every question, saved in the workspace or written to a file")
+    run.add_argument("corpus")
+    target = run.add_mutually_exclusive_group(required=True)
+    target.add_argument("--save", metavar="NAME", help="save as runs/NAME.run (+ NAME.json) in the workspace")
+    target.add_argument("--output", metavar="FILE", help="write the run to FILE and its sidecar beside it")
+    _workspace_option(run)
+    run.add_argument("--json", action="store_true")
+    add_setup_options(run)
+
+    runs = sub.add_parser("runs", help="the workspace's saved runs, their setups and headline measures")
+    runs.add_argument("corpus")
+    _workspace_option(runs)
+    runs.add_argument("--json", action="store_true")
+
+    compare = sub.add_parser("compare", help="two runs (saved, TREC files or inline setups): measures, paired "
+                                             "tests, the questions that moved")
+    compare.add_argument("corpus")
+    compare.add_argument("a", help="a saved run's name, a TREC run file, or a setup such as \"bm25 --k1 0.9\"")
+    compare.add_argument("b", help="the same, compared against A (Δ = B - A)")
+    compare.add_argument("--metrics", metavar="NAMES",
+                         help="ir_measures-style names (default \"nDCG@10 MRR@10 P@5 R@100 MAP\")")
+    compare.add_argument("--permutations", type=int_at_least("--permutations", 1000), default=10_000,
+                         help="random sign flips of the randomization test (default 10000)")
+    compare.add_argument("--seed", type=int_at_least("--seed", 0), default=42,
+                         help="seed of the randomization test and the bootstrap (default 42)")
+    _workspace_option(compare)
+    compare.add_argument("--json", action="store_true")
+
+    why = sub.add_parser("why", help="why a chunk ranks where it does, against the top result")
+    why.add_argument("corpus")
+    why.add_argument("query")
+    why.add_argument("chunk_id", metavar="CHUNK_ID")
+    why.add_argument("--json", action="store_true")
+    add_setup_options(why)
+
+    judgments = sub.add_parser("judgments", help="the workspace's questions and judgments: import, export, "
+                                                 "judge, undo")
+    judgments.add_argument("corpus")
+    judgments.add_argument("--import-qrels", metavar="FILE", help="add judgments from TREC qrels or a BEIR qrels TSV")
+    judgments.add_argument("--import-queries", metavar="FILE",
+                           help="add questions from a queries.jsonl ({\"_id\", \"text\"}) or a TSV (id<TAB>text)")
+    judgments.add_argument("--export-qrels", metavar="FILE", help="write every judgment (corpus' and workspace's) "
+                                                                  "as TREC qrels")
+    judgments.add_argument("--export-queries", metavar="FILE", help="write every question as queries.jsonl")
+    judgments.add_argument("--judge", nargs=3, metavar=("QUESTION", "ID", "GRADE"),
+                           help="grade a chunk or document for a question (0 not relevant … 3 perfect)")
+    judgments.add_argument("--undo", action="store_true", help="take back the latest judgment")
+    _workspace_option(judgments)
+    judgments.add_argument("--json", action="store_true")
+
+
+def _workspace_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--workspace", metavar="DIR",
+                        help="the workspace folder (default: the corpus' folder under $XDG_DATA_HOME/ranklens)")
+
+
+# -- shared -----------------------------------------------------------------------------------
+
+
+def _load(args: argparse.Namespace) -> tuple[Corpus, Workspace, Workbench]:
+    """The corpus with its workspace applied (warnings told), its workspace and a workbench on it."""
+    from ranklens.cli.commands import _TerminalProgress, _tell
+    from ranklens.engine.cache import IndexCache
+    from ranklens.engine.loaders import load_corpus
+    from ranklens.engine.retriever import Workbench
+    from ranklens.engine.workspace import Workspace
+
+    with _TerminalProgress() as progress:
+        corpus = load_corpus(args.corpus, progress)
+    workspace = Workspace.for_corpus(corpus, getattr(args, "workspace", None))
+    corpus, warnings = workspace.apply(corpus)
+    for warning in [*corpus.warnings, *warnings]:
+        _tell("warning", warning)
+    return corpus, workspace, Workbench(corpus, IndexCache())
+
+
+def _run_setup(corpus: Corpus, overrides: dict[str, Any], source: str = COMMAND_LINE) -> Setup:
+    """A run's setup: the corpus' and the given settings, k (the run's depth) 100 unless given."""
+    from ranklens.engine.retriever import setup_for
+    from ranklens.engine.runs import DEFAULT_DEPTH
+
+    return setup_for(corpus, {"k": DEFAULT_DEPTH}, overrides, source=source)
+
+
+def _judged_setup(setup: Setup) -> Setup:
+    """The setup with a cheap scorer: resolving judgments needs the chunking only, never a model."""
+    return setup.replace(scorer="bm25", rerank=None)
+
+
+def _resolved(workbench: Workbench, setup: Setup, corpus: Corpus) -> dict[str, dict[str, int]]:
+    from ranklens.engine.runs import resolved_qrels
+
+    return resolved_qrels(workbench.retriever(_judged_setup(setup)), corpus.questions)
+
+
+def _headline(run_ids: dict[str, list[str]], qrels: dict[str, dict[str, int]]) -> dict[str, float]:
+    from ranklens.engine.measures import DEFAULT_MEASURES, measure_run
+
+    measured = measure_run(run_ids, qrels, DEFAULT_MEASURES)
+    return measured.means if measured.questions else {}
+
+
+def _sidecar_path(path: Path) -> Path:
+    return path.with_suffix(".json") if path.suffix != ".json" else path.with_name(path.name + ".sidecar.json")
+
+
+# -- run --------------------------------------------------------------------------------------
+
+
+def run_run(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
+    import json
+
+    from ranklens.cli.commands import _TerminalProgress, _print_json, _say, _tell
+    from ranklens.engine.runs import corpus_identity, make_run
+    from ranklens.engine.trec import atomic_write, write_run
+
+    corpus, workspace, workbench = _load(args)
+    setup = _run_setup(corpus, overrides)
+    if not corpus.questions:
+        raise UsageError(f"ranklens: {corpus.name} has no questions to run (add some to the workspace: "
+                         "ranklens judgments --import-queries FILE)")
+    name = args.save or Path(args.output).stem
+    with _TerminalProgress() as progress:
+        retriever = workbench.retriever(setup, progress)
+        run = make_run(retriever, corpus.questions, setup.k, name, progress)
+    for note in retriever.notes:
+        _tell("note", note)
+    qrels = _resolved(workbench, retriever.setup, corpus)
+    headline = _headline(run.ids(), qrels)
+    meta: dict[str, Any] = {
+        "name": name,
+        "corpus": corpus_identity(corpus),
+        "setup": retriever.setup.to_dict(),
+        "describe": retriever.setup.describe(),
+        "k": retriever.setup.k,
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "questions": len(run.rankings),
+        "judged": len(qrels),
+        "metrics": headline,
+    }
+    if args.save:
+        path = workspace.save_run(args.save, run, meta).path
+    else:
+        path = Path(args.output)
+        write_run(path, run, name)
+        atomic_write(_sidecar_path(path), json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
+    if args.json:
+        return _print_json({**meta, "path": str(path), "sidecar": str(_sidecar_path(path))})
+    measures = "  ".join(f"{k} {v:.3f}" for k, v in headline.items()) or "no judged questions"
+    _say(f"# {corpus.name} · {retriever.setup.describe()}")
+    _say(f"run {name}: {len(run.rankings)} questions, up to {setup.k} chunks each · {measures}")
+    _say(f"written to {path} (setup in {_sidecar_path(path).name})")
+    return 0
+
+
+# -- runs -------------------------------------------------------------------------------------
+
+
+def run_runs(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
+    from ranklens.cli.commands import _print_json, _say
+    from ranklens.engine.runs import corpus_identity
+
+    corpus, workspace, _ = _load(args)
+    fingerprint = corpus_identity(corpus)["fingerprint"]
+    rows = []
+    for name in workspace.run_names():
+        meta = workspace.load_run(name).meta
+        rows.append({"name": name, "created": meta.get("created"), "k": meta.get("k"),
+                     "describe": meta.get("describe"), "setup": meta.get("setup"),
+                     "questions": meta.get("questions"), "metrics": meta.get("metrics", {}),
+                     "same_corpus": (meta.get("corpus") or {}).get("fingerprint") == fingerprint})
+    if args.json:
+        return _print_json({"workspace": str(workspace.root), "runs": rows})
+    _say(f"# {corpus.name} · workspace {workspace.root}")
+    if not rows:
+        _say("no saved runs (ranklens run CORPUS --save NAME saves one)")
+        return 0
+    names = sorted({k for row in rows for k in row["metrics"]}, key=lambda k: list(rows[0]["metrics"]).index(k)
+                   if k in rows[0]["metrics"] else 99)
+    width = max(len(row["name"]) for row in rows)
+    _say(f"{'run':<{width}}  {'created':<25} " + " ".join(f"{n:>8}" for n in names) + "  setup")
+    for row in rows:
+        values = " ".join(f"{row['metrics'][n]:>8.3f}" if n in row["metrics"] else f"{'':>8}" for n in names)
+        other = "" if row["same_corpus"] else "  (made on another version of the corpus)"
+        _say(f"{row['name']:<{width}}  {row['created'] or '':<25} {values}  {row['describe'] or ''}{other}")
+    return 0
+
+
+# -- compare ----------------------------------------------------------------------------------
+
+
+def _inline_setup(spec: str, corpus: Corpus) -> dict[str, Any] | None:
+    """``"bm25 --k1 0.9"`` as setup overrides; None when ``spec`` does not read as a setup."""
+    from ranklens.cli.main import _Parser
+
+    try:
+        words = shlex.split(spec)
+    except ValueError:
+        return None
+    if words and not words[0].startswith("-"):
+        words = ["--scorer", *words]
+    parser = _Parser(prog="setup", add_help=False)
+    add_setup_options(parser)
+    try:
+        return setup_overrides(parser.parse_args(words))
+    except UsageError as error:
+        raise _NotASetup(str(error).removeprefix("setup: ").removeprefix("ranklens: ")) from None
+
+
+class _NotASetup(Exception):
+    pass
+
+
+def _side(spec: str, corpus: Corpus, workspace: Workspace, workbench: Workbench) -> RunSide:
+    """A saved run's name, a TREC run file, or an inline setup, in that order of precedence."""
+    from ranklens.cli.commands import _TerminalProgress, _tell
+    from ranklens.engine.compare import RunSide
+    from ranklens.engine.errors import RanklensError
+    from ranklens.engine.retriever import setup_for
+    from ranklens.engine.runs import corpus_identity, make_run
+    from ranklens.engine.setup import Setup
+    from ranklens.engine.trec import count_unknown, read_run
+    from ranklens.engine.workspace import read_sidecar
+
+    meta: dict[str, Any] | None
+    if workspace.has_run(spec):
+        saved = workspace.load_run(spec)
+        run, meta, where = saved.run, saved.meta, f"run {spec!r}"
+    elif Path(spec).is_file():
+        run, meta, where = read_run(spec), read_sidecar(_sidecar_path(Path(spec))), spec
+    else:
+        try:
+            overrides = _inline_setup(spec, corpus)
+        except _NotASetup as error:
+            raise RanklensError(f"{spec!r} is not a saved run in {workspace.root}, not a file, and not a setup "
+                                f"({error})") from None
+        if overrides is None:
+            raise RanklensError(f"{spec!r} is not a saved run in {workspace.root}, not a file, and not a setup")
+        setup = _run_setup(corpus, overrides, source=f"setup {spec!r}")
+        with _TerminalProgress() as progress:
+            retriever = workbench.retriever(setup, progress)
+            run = make_run(retriever, corpus.questions, setup.k, spec, progress)
+        return RunSide(spec, run, _resolved(workbench, retriever.setup, corpus), retriever.setup.describe(),
+                       retriever.setup.to_dict())
+    for warning in run.warnings:
+        # ranklens' own runs tie scores wherever search does; their rank column keeps its order
+        if not (meta and " tie " in warning):
+            _tell("warning", warning)
+    identity = (meta or {}).get("corpus") or {}
+    if identity and identity.get("fingerprint") != corpus_identity(corpus)["fingerprint"]:
+        raise RanklensError(f"{where} is a run of corpus {identity.get('name')!r} ({identity.get('documents')} "
+                            f"documents), not of {corpus.name!r} as loaded now: runs of different corpora "
+                            "cannot be compared")
+    stored = (meta or {}).get("setup")
+    if isinstance(stored, dict):
+        try:
+            setup = Setup.from_mapping(stored, source=f"{where}'s sidecar")
+        except RanklensError as error:
+            raise RanklensError(f"{where}: its sidecar's setup is not one this ranklens reads ({error})") from None
+    else:
+        setup = setup_for(corpus)  # a foreign run file: the corpus' own chunks
+    qrels = _resolved(workbench, setup, corpus)
+    chunk_ids = {c.id for c in workbench.retriever(_judged_setup(setup)).chunks}
+    ranked = {doc for ranking in run.rankings.values() for doc, _ in ranking}
+    if ranked and not ranked & chunk_ids:
+        raise RanklensError(f"{where}: none of its {len(ranked)} ranked ids is a chunk of {corpus.name!r}: "
+                            "a run of another corpus (or another chunking) cannot be compared")
+    if run.rankings and not set(run.rankings) & {q.id for q in corpus.questions}:
+        raise RanklensError(f"{where}: none of its questions is a question of {corpus.name!r}: a run of another "
+                            "corpus cannot be compared")
+    for warning in count_unknown(run, [q.id for q in corpus.questions], chunk_ids):
+        _tell("warning", f"{where}: {warning}")
+    describe = (meta or {}).get("describe") or ("" if meta else "a TREC run file")
+    return RunSide(spec, run, qrels, describe, stored if isinstance(stored, dict) else None)
+
+
+def run_compare(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
+    from ranklens.cli.commands import _print_json, _tell
+    from ranklens.engine.compare import compare_runs
+    from ranklens.engine.measures import DEFAULT_MEASURES, parse_measures
+
+    measures = parse_measures(args.metrics if args.metrics is not None else DEFAULT_MEASURES)
+    corpus, workspace, workbench = _load(args)
+    a = _side(args.a, corpus, workspace, workbench)
+    b = _side(args.b, corpus, workspace, workbench)
+    comparison = compare_runs(a, b, corpus.questions, measures, args.permutations, args.seed)
+    for note in comparison.notes:
+        _tell("note", note)
+    if args.json:
+        return _print_json(comparison.to_dict())
+    _print_comparison(corpus, comparison)
+    return 0
+
+
+def _p(value: float) -> str:
+    if value != value:
+        return "—"
+    return f"{value:.4f}" if value >= 0.0001 else f"{value:.1e}"
+
+
+def _print_comparison(corpus: Corpus, comparison: Comparison) -> None:
+    from ranklens.cli.commands import _say
+    from ranklens.cli.main import terminal_text
+
+    a, b = comparison.a, comparison.b
+    _say(f"# {corpus.name} · {len(comparison.questions)} judged questions · randomization: "
+         f"{comparison.permutations:,} sign flips, seed {comparison.seed}")
+    _say(f"A  {terminal_text(a.label)}" + (f"  ({a.describe})" if a.describe and a.describe != a.label else ""))
+    _say(f"B  {terminal_text(b.label)}" + (f"  ({b.describe})" if b.describe and b.describe != b.label else ""))
+    width = max(8, *(len(row.name) for row in comparison.rows))
+    _say(f"{'measure':<{width}}  {'A':>7} {'B':>7} {'Δ':>8}  {'p t-test':>8} {'p rand.':>8}  CI95 of Δ")
+    for row in comparison.rows:
+        low, high = row.ci95
+        _say(f"{row.name:<{width}}  {row.a:>7.4f} {row.b:>7.4f} {row.delta:>+8.4f}  {_p(row.p_ttest):>8} "
+             f"{_p(row.p_randomization):>8}  [{low:+.4f}, {high:+.4f}]")
+    primary = comparison.primary
+    _say(f"B against A on {primary.name}: {primary.wins} wins, {primary.ties} ties, {primary.losses} losses")
+    moved = comparison.moved(MOVED_SHOWN)
+    if not moved:
+        return
+    _say(f"moved most on {primary.name} (A → B; rank of the first relevant chunk A → B):")
+    ids = [terminal_text(q.id) for q in moved]
+    id_width = max(map(len, ids))
+    for question, qid in zip(moved, ids):
+        ranks = f"{_rank(question.rank_a):>4} → {_rank(question.rank_b):<4}"
+        _say(f"  {qid:<{id_width}}  {question.a[primary.name]:.3f} → {question.b[primary.name]:.3f}  {ranks}  "
+             f"{terminal_text(question.text)[:60]}")
+
+
+def _rank(rank: int | None) -> str:
+    return "—" if rank is None else str(rank)
+
+
+# -- why --------------------------------------------------------------------------------------
+
+
+def run_why(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
+    from ranklens.cli.commands import _print_explanation, _print_json, _retriever, _say
+    from ranklens.cli.main import terminal_text
+    from ranklens.engine.loaders import valid_unicode
+    from ranklens.engine.why import why
+
+    retriever = _retriever(args, overrides)
+    report = why(retriever, valid_unicode(args.query), valid_unicode(args.chunk_id))
+    if args.json:
+        return _print_json(report.to_dict())
+    decimals = retriever.setup.decimals
+    _say(f"# {retriever.corpus.name} · {len(retriever.chunks)} chunks · {retriever.setup.describe()}")
+    shown = "shown" if report.in_top_k else "not shown"
+    _say(f"{terminal_text(report.chunk.id)} ranks {report.rank} of {len(retriever.chunks)} with score "
+         f"{report.score:.{decimals}f} (k = {report.k}: {shown}); the top result is "
+         f"{terminal_text(report.top.id)} with {report.top_score:.{decimals}f}")
+    if report.missing:
+        has = f" (the top result has {', '.join(report.missing_in_top)})" if report.missing_in_top else ""
+        _say(f"query terms the chunk lacks: {', '.join(report.missing)}{has}")
+    if report.weaker:
+        _say("terms it has with lower weight: " + ", ".join(
+            f"{w.term} {w.chunk:.{decimals}f} < {w.top:.{decimals}f}" for w in report.weaker))
+    if report.lost:
+        _say("lost to analysis: " + "; ".join(
+            f"{lost.word} ({lost.reason}{' to ' + lost.term if lost.reason == 'stemmed' else ''})"
+            for lost in report.lost))
+    _say("")
+    _say(f"the chunk, {terminal_text(report.chunk.id)}: {terminal_text(report.chunk.text)[:200]}")
+    _print_explanation(report.explanation)
+    _say(f"the top result, {terminal_text(report.top.id)}: {terminal_text(report.top.text)[:200]}")
+    _print_explanation(report.top_explanation)
+    return 0
+
+
+# -- judgments --------------------------------------------------------------------------------
+
+
+def _read_questions(path: Path) -> list:
+    """Questions from a queries.jsonl ({"_id", "text", "answer"}) or a TSV of id<TAB>text."""
+    import json
+
+    from ranklens.engine.corpus import Question
+    from ranklens.engine.errors import RanklensError
+
+    try:
+        lines = path.read_bytes().decode("utf-8", errors="replace").splitlines()
+    except OSError as error:
+        raise RanklensError(f"cannot read {path}: {error.strerror or error}") from None
+    questions = []
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        if line.lstrip().startswith("{"):
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise RanklensError(f"{path}:{lineno}: not valid JSON ({error.msg})") from None
+            qid, text, answer = record.get("_id"), record.get("text"), record.get("answer")
+            if not isinstance(qid, (str, int)) or not isinstance(text, str):
+                raise RanklensError(f"{path}:{lineno}: a question needs \"_id\" and \"text\"")
+            questions.append(Question(str(qid), text, answer=answer if isinstance(answer, str) and answer else None))
+        else:
+            qid, tab, text = line.partition("\t")
+            if not tab or not qid.strip() or not text.strip():
+                raise RanklensError(f"{path}:{lineno}: expected a JSON object or id<TAB>text")
+            questions.append(Question(qid.strip(), text.strip()))
+    return questions
+
+
+def _grade(text: str) -> int:
+    try:
+        grade = int(text)
+    except ValueError:
+        raise UsageError(f"ranklens judgments: --judge: grade {text!r} is not a whole number") from None
+    if grade < 0:
+        raise UsageError(f"ranklens judgments: --judge: grade must be 0 or more (got {grade})")
+    return grade
+
+
+def run_judgments(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
+    from ranklens.cli.commands import _print_json, _say, _tell
+    from ranklens.engine.errors import RanklensError
+    from ranklens.engine.trec import read_qrels, write_qrels
+
+    corpus, workspace, _ = _load(args)
+    done: dict[str, Any] = {}
+    question_ids = {q.id for q in corpus.questions}
+    if args.import_queries:
+        stored = workspace.add_questions(_read_questions(Path(args.import_queries)))
+        done["imported_questions"] = len(stored)
+        question_ids |= {q.id for q in stored}
+    if args.import_qrels:
+        qrels = read_qrels(args.import_qrels)
+        for warning in qrels.warnings:
+            _tell("warning", warning)
+        rows = [(qid, ident, grade) for qid, grades in qrels.judgments.items() for ident, grade in grades.items()]
+        unknown = sum(1 for qid, _, _ in rows if qid not in question_ids)
+        if unknown:
+            _tell("warning", f"{args.import_qrels}: {unknown} judgment(s) of questions neither the corpus nor the "
+                             "workspace has (kept: import their questions too)")
+        workspace.judge_many(rows)
+        done["imported_judgments"] = len(rows)
+    if args.judge:
+        qid, ident, grade_text = args.judge
+        grade = _grade(grade_text)
+        if qid not in question_ids:
+            raise RanklensError(f"no question {qid!r} in {corpus.name} or its workspace")
+        known = {d.id for d in corpus.documents} | {c.id for c in corpus.chunks}
+        if ident not in known and ident.rpartition("#")[0] not in known:
+            raise RanklensError(f"no chunk or document {ident!r} in {corpus.name}")
+        judgment = workspace.judge(qid, ident, grade)
+        done["judged"] = {"question": qid, "id": ident, "grade": grade, "previous": judgment.previous}
+    if args.undo:
+        reversal = workspace.undo()
+        done["undone"] = None if reversal is None else {"question": reversal.question, "id": reversal.id,
+                                                        "grade": reversal.grade}
+        if reversal is None:
+            _tell("note", "nothing to undo")
+    if args.import_queries or args.import_qrels or args.judge or args.undo:
+        corpus, _ = workspace.apply(_reload(args))
+    if args.export_qrels:
+        judged = {q.id: dict(q.relevant) for q in corpus.questions if q.relevant}
+        for qid, grades in workspace.judgments().items():  # judgments of non-relevance are knowledge too
+            for ident, grade in grades.items():
+                if grade <= 0:
+                    judged.setdefault(qid, {})[ident] = grade
+        write_qrels(args.export_qrels, judged)
+        done["exported_qrels"] = sum(len(g) for g in judged.values())
+    if args.export_queries:
+        import json
+
+        from ranklens.engine.trec import atomic_write
+
+        lines = [json.dumps({"_id": q.id, "text": q.text, **({"answer": q.answer} if q.answer else {})},
+                            ensure_ascii=False) + "\n" for q in corpus.questions]
+        atomic_write(Path(args.export_queries), "".join(lines))
+        done["exported_questions"] = len(lines)
+    own = workspace.questions()
+    judgments = workspace.judgments()
+    summary = {"workspace": str(workspace.root), "questions": len(corpus.questions), "own_questions": len(own),
+               "judged_questions": len(judgments), "judgments": sum(len(g) for g in judgments.values()),
+               "log_entries": len(workspace.log()), "runs": len(workspace.run_names()), **done}
+    if args.json:
+        return _print_json(summary)
+    _say(f"# {corpus.name} · workspace {workspace.root}")
+    _say(f"{summary['questions']} questions ({summary['own_questions']} of the workspace), "
+         f"{summary['judgments']} judgments of {summary['judged_questions']} questions in the workspace, "
+         f"{summary['runs']} saved runs")
+    for key, value in done.items():
+        _say(f"{key.replace('_', ' ')}: {value}")
+    return 0
+
+
+def _reload(args: argparse.Namespace) -> Corpus:
+    from ranklens.engine.loaders import load_corpus
+
+    return load_corpus(args.corpus)
