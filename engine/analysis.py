@@ -9,9 +9,9 @@ import re
 import threading
 import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, cache
 from pathlib import Path
-from typing import Iterable
+from collections.abc import Iterable
 
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.setup import LANGUAGES, Setup
@@ -28,7 +28,7 @@ class Analyzer:
     stem: str | None = None
 
     @classmethod
-    def from_setup(cls, setup: Setup) -> "Analyzer":
+    def from_setup(cls, setup: Setup) -> Analyzer:
         stop = load_stopwords(setup.stopwords)
         if setup.lowercase:
             stop = frozenset(w.lower() for w in stop)
@@ -37,7 +37,8 @@ class Analyzer:
         try:
             re.compile(setup.token_pattern)
         except re.error as error:
-            raise RanklensError(f"token_pattern {setup.token_pattern!r} is not a valid regular expression: {error}")
+            raise RanklensError(
+                f"token_pattern {setup.token_pattern!r} is not a valid regular expression: {error}") from None
         return cls(
             token_pattern=setup.token_pattern,
             lowercase=setup.lowercase,
@@ -128,11 +129,11 @@ def load_stopwords(spec: str) -> frozenset[str]:
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError as error:
-        raise RanklensError(f"stopwords: cannot read {spec}: {error.strerror}")
+        raise RanklensError(f"stopwords: cannot read {spec}: {error.strerror}") from None
     return frozenset(w for line in lines if (w := line.split("#", 1)[0].strip()))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _language_stopwords(language: str) -> frozenset[str]:
     from stop_words import get_stop_words
 

@@ -5,7 +5,8 @@ A ``Progress`` is any callable ``(done, total, label) -> None``; it may raise
 """
 from __future__ import annotations
 
-from typing import Callable, Protocol
+from typing import Protocol
+from collections.abc import Callable
 
 from ranklens.engine.errors import Cancelled
 

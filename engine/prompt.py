@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Sequence
+from collections.abc import Sequence
 
 INSTRUCTION = (
     "Answer the question using ONLY the passages between the <context> tags. "
