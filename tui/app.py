@@ -55,6 +55,10 @@ DEFAULT_CORPUS = "studio-alfa"
 PROGRESS_EVERY_S = 0.1  # how often a worker's progress reaches the screen
 MAX_WARNINGS = 3  # corpus warnings shown as notifications; the rest are counted
 NOTIFICATION_CELLS = 400  # a message quoting a 100,000-character line would fill the screen
+# Term indexes of corpora with this many chunks or more are kept on disk between runs, as the command
+# line keeps them; None: the engine's threshold (tests lower it).
+CACHE_MIN_CHUNKS: int | None = None
+HOW_TO_OPEN = "Press ctrl+o to open a path, or ctrl+p for the bundled corpora."
 
 
 def tab_bindings(tabs: Mapping[str, Tab]) -> list[Binding]:
@@ -138,6 +142,8 @@ class RanklensApp(App[None]):
         self.context: Context | None = None
         self._query = ""  # kept apart from the context: typing may start before the corpus is loaded
         self._chunk_count: int | None = None  # for the setup in the context, once its index is built
+        self._ran: Setup | None = None  # the setup as it runs (LSA dimensions clamped), once built
+        self._no_corpus = ""  # why no corpus is open (a failed or cancelled first open), for panes built later
         self._status = ""
         self._status_is_error = False
         self._last_progress = 0.0
@@ -186,6 +192,8 @@ class RanklensApp(App[None]):
             del self._mounts[tab]
             if self.context is not None:
                 pane.context_changed(self.context)
+            elif self._no_corpus:
+                pane.no_corpus(self._no_corpus)
         return pane
 
     async def build_all_tabs(self) -> None:
@@ -215,19 +223,24 @@ class RanklensApp(App[None]):
     @work(thread=True, exclusive=True, group="corpus")
     def open_corpus(self, spec: str) -> None:
         """Load ``spec`` and build its index, then make it the app's corpus."""
-        from ranklens.engine.loaders import load_corpus
+        from ranklens.engine import loaders
+        from ranklens.engine.cache import IndexCache
+        from ranklens.engine.retriever import CACHE_MIN_CHUNKS as ENGINE_CACHE_MIN_CHUNKS
         from ranklens.engine.retriever import Workbench, setup_for
 
         worker = get_current_worker()
         progress = cancellable(self._progress_from_thread, lambda: worker.is_cancelled)
         try:
-            corpus = load_corpus(spec, progress)
+            corpus = loaders.load_corpus(spec, progress)
             setup = setup_for(corpus, self.overrides, source="command line")
-            workbench = Workbench(corpus)
-            chunks = len(workbench.retriever(setup, progress).chunks)
+            # The persisted term index, as the command line uses it: a large corpus reopens in a fraction
+            # of the time its analysis takes.
+            minimum = ENGINE_CACHE_MIN_CHUNKS if CACHE_MIN_CHUNKS is None else CACHE_MIN_CHUNKS
+            workbench = Workbench(corpus, IndexCache(), minimum)
+            retriever = workbench.retriever(setup, progress)
             keep_built()
         except Cancelled:
-            self.call_from_thread(self._set_status, f"opening {spec} cancelled")
+            self.call_from_thread(self._failed, f"opening {spec} cancelled", False)
             return
         except RanklensError as error:
             self.call_from_thread(self._failed, str(error))
@@ -235,11 +248,12 @@ class RanklensApp(App[None]):
         except Exception as error:  # noqa: BLE001 - a loader bug on input nobody foresaw must not end the app
             self.call_from_thread(self._failed, f"cannot open {spec}: {type(error).__name__}: {error}")
             return
-        self.call_from_thread(self._opened, workbench, setup, chunks)
+        self.call_from_thread(self._opened, workbench, setup, len(retriever.chunks), retriever.setup)
 
-    def _opened(self, workbench: Workbench, setup: Setup, chunks: int) -> None:
+    def _opened(self, workbench: Workbench, setup: Setup, chunks: int, ran: Setup) -> None:
         previous = self.context
-        self._chunk_count = chunks
+        self._chunk_count, self._ran = chunks, ran
+        self._no_corpus = ""
         self._set_status("")
         self._publish(Context(workbench, setup, self._query, previous.generation + 1 if previous else 0))
         if previous is not None:
@@ -252,12 +266,17 @@ class RanklensApp(App[None]):
         if len(corpus.warnings) > MAX_WARNINGS:
             self.notify(f"and {len(corpus.warnings) - MAX_WARNINGS} more warnings", severity="warning", markup=False)
 
-    def _failed(self, message: str) -> None:
-        self._set_status(message, error=True)
-        self.notify(message, title="error", severity="error", markup=False)
+    def _failed(self, message: str, error: bool = True) -> None:
+        self._set_status(message, error=error)
+        if error:
+            self.notify(message, title="error", severity="error", markup=False)
+        if self.context is None:  # nothing open: the panes say why and how to go on, not "Opening…"
+            self._no_corpus = f"{message}. {HOW_TO_OPEN}"
+            for pane in self.panes:
+                pane.no_corpus(self._no_corpus)
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
-               timeout: float | None = None, markup: bool = False) -> None:
+               timeout: float | None = None, markup: bool = False) -> None:  # noqa: D417
         """Every notification is plain text, one line, control characters made visible.
 
         Messages quote file names, ids, corpus text and engine errors; guarding
@@ -265,13 +284,18 @@ class RanklensApp(App[None]):
         message can style text or reach the terminal raw. ``markup`` is
         accepted for Textual's signature and ignored.
         """
-        super().notify(one_line(message, NOTIFICATION_CELLS), title=one_line(title, NOTIFICATION_CELLS),
-                       severity=severity, timeout=timeout, markup=False)
+        message, title = one_line(message, NOTIFICATION_CELLS), one_line(title, NOTIFICATION_CELLS)
+        # The same message twice (a key pressed twice at a limit) stays one toast.
+        if any(n.message == message and n.title == title for n in self._notifications):
+            return
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     # -- the state every pane works from ----------------------------------------------------------
 
     def _publish(self, context: Context) -> None:
         self.context = context
+        if self._status_is_error:  # an old error (a failed open) does not describe what is on screen now
+            self._status, self._status_is_error = "", False
         self._refresh_setup_line()
         for pane in self.panes:
             pane.context_changed(context)
@@ -301,7 +325,7 @@ class RanklensApp(App[None]):
             return False
         if setup == self.context.setup:
             return False
-        self._chunk_count = None
+        self._chunk_count, self._ran = None, None
         self._change(setup=setup)
         self._build_index(self.context)
         return True
@@ -320,12 +344,13 @@ class RanklensApp(App[None]):
         except RanklensError as error:
             self.call_from_thread(self._failed, str(error))
             return
-        self.call_from_thread(self._index_built, context.setup, len(retriever.chunks), retriever.notes)
+        self.call_from_thread(self._index_built, context.setup, len(retriever.chunks), retriever.notes,
+                              retriever.setup)
 
-    def _index_built(self, setup: Setup, chunks: int, notes: list[str]) -> None:
+    def _index_built(self, setup: Setup, chunks: int, notes: list[str], ran: Setup) -> None:
         if self.context is None or setup != self.context.setup:
             return
-        self._chunk_count = chunks
+        self._chunk_count, self._ran = chunks, ran
         self._set_status("")
         for note in notes:
             self.notify(note, markup=False)
@@ -337,8 +362,14 @@ class RanklensApp(App[None]):
         if self.context is None:
             line.show(self.corpus_spec, None, "", self._status, self._status_is_error)
         else:
-            line.show(self.context.corpus.name, self._chunk_count, self.context.setup.describe(),
-                      self._status, self._status_is_error)
+            # What runs, once known: LSA's dimensions clamped to the corpus, not the ones asked for.
+            setup = self._ran or self.context.setup
+            corpus = self.context.corpus
+            language = str(corpus.settings.get("language") or "")
+            if language and corpus.language_detected:
+                language += " (detected)"
+            line.show(corpus.name, self._chunk_count, describe(setup), self._status, self._status_is_error,
+                      language)
 
     def _set_status(self, status: str, error: bool = False) -> None:
         self._status, self._status_is_error = status, error
@@ -418,7 +449,24 @@ class RanklensApp(App[None]):
         if self.context is None:
             self.notify("no corpus is open yet", severity="warning")
             return
-        self.apply_settings(STEPS_BY_ID[step_id].change(self.context.setup, self.context.corpus.settings))
+        step = STEPS_BY_ID[step_id]
+        # Steps start from what runs: under LSA clamped to 18 dimensions, d goes to 16, not from 100 to 64.
+        base = self._ran if self._ran is not None else self.context.setup
+        changes = step.change(base, self.context.corpus.settings)
+        if not self.apply_settings(changes):
+            if self._valid(changes):  # a valid value that changes nothing: still, the key answers
+                self.notify(f"{setting_title(step.setting)} stays {_shown(getattr(base, step.setting))}")
+            return
+        hint = inactive_hint(self.context.setup, step.setting)
+        if hint:
+            self.notify(hint)
+
+    def _valid(self, changes: dict[str, Any]) -> bool:
+        try:
+            self.context.setup.replace(**changes)  # type: ignore[union-attr]
+        except RanklensError:
+            return False
+        return True
 
     def action_cancel_work(self) -> None:
         self.workers.cancel_all()
@@ -509,6 +557,44 @@ class RanklensApp(App[None]):
                                        "a BEIR folder, a folder of .txt/.md files or a .jsonl file"))
         return commands
 
+
+
+def describe(setup: Setup) -> str:
+    """The setup line's summary: the engine's, with the number of results said as "top 5", so it is
+    not mistaken for another k on the same line (fusion's RRF k=60)."""
+    text = setup.describe()
+    results = f"k={setup.k}"
+    return text[:-len(results)] + f"top {setup.k}" if text.endswith(results) else text
+
+
+def setting_title(name: str) -> str:
+    from ranklens.engine.setup import setup_settings
+
+    return setup_settings()[name].label()
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, tuple):
+        return "+".join(value)
+    return str(value)
+
+
+def inactive_hint(setup: Setup, name: str) -> str:
+    """What to say when a key changes ``name``, a setting that only another scorer reads: that it
+    does not change the ranking on screen ("BM25 k1 1.3 — applies to BM25; the active scorer is TF-IDF")."""
+    from ranklens.engine.scoring.registry import scorer_names, spec
+
+    readers = [spec(n) for n in scorer_names() if name in spec(n).settings]
+    if not readers:
+        return ""  # analysis, chunking, k: every scorer reads them
+    active = spec(setup.scorer)
+    running = {setup.scorer, *(active.parts(setup) if active.parts else ())}
+    if any(reader.name in running for reader in readers):
+        return ""
+    return (f"{setting_title(name)} {_shown(getattr(setup, name))} — applies to "
+            f"{', '.join(reader.label for reader in readers)}; the active scorer is {active.label}")
 
 
 def make_app(corpus: str = DEFAULT_CORPUS, overrides: dict[str, Any] | None = None,

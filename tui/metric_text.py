@@ -42,3 +42,8 @@ def metric_text(evaluation: Evaluation, key: str) -> str:
     if key in COUNTED:
         return f"{hits(evaluation, key)}/{len(evaluation.per_question)} {value:.3f}"
     return f"{value:.3f}"
+
+
+def plural(count: int, word: str) -> str:
+    """``count`` with ``word``, plural unless one: "1 question", "15 questions"."""
+    return f"{count:,} {word}{'' if count == 1 else 's'}"

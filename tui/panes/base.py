@@ -82,6 +82,10 @@ class WorkPane(Vertical):
         else:
             self.notify(message, severity="warning", markup=False)
 
+    def no_corpus(self, message: str) -> None:
+        """No corpus could be opened (``message`` says why and how to go on); a tab that says
+        "Opening the corpus…" until its first context replaces that."""
+
     # -- the machinery -----------------------------------------------------------------------
 
     def context_changed(self, context: Context) -> None:

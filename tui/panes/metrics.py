@@ -20,7 +20,7 @@ from ranklens.engine.scoring.registry import scorer_names
 from ranklens.tui.charts import MARK_STYLE, DotRow, dot_rows
 from ranklens.tui.context import Context, UseQuery
 from ranklens.tui.heap import keep_built
-from ranklens.tui.metric_text import metric_columns, metric_text
+from ranklens.tui.metric_text import metric_columns, metric_text, plural
 from ranklens.tui.safe import clean, one_line, safe_text
 from ranklens.tui.widgets.chart import Chart
 from ranklens.tui.widgets.lists import KeyTable
@@ -83,8 +83,17 @@ class MetricsPane(WorkPane):
         self.query_one("#metrics-questions", QuestionTable).border_title = "questions · Enter searches one"
 
     def refresh_content(self, context: Context) -> None:
+        # What is on screen was measured for another corpus or setup: it goes now, not when the new
+        # numbers arrive (35 s on a large corpus).
+        self._clear()
         self.start_work("evaluate", lambda progress: measure(context, progress),
-                        f"evaluating {len(scorer_names())} scorers")
+                        f"evaluating {plural(len(scorer_names()), 'scorer')} on {clean(context.corpus.name)}")
+
+    def _clear(self) -> None:
+        self.result = None
+        self.query_one("#metrics-scorers", KeyTable).clear()
+        self.query_one("#metrics-questions", QuestionTable).clear()
+        self.query_one("#metrics-threshold", Chart).plot(None)
 
     def action_rerun(self) -> None:
         if self.context is not None:
@@ -105,7 +114,8 @@ class MetricsPane(WorkPane):
             return
         notes = list(dict.fromkeys(note for r in result.scorers for note in r.notes))  # fusion repeats its parts'
         done = "" if result.complete else " (cancelled before the others)"
-        status.show(" · ".join([f"{result.question_count} questions, {len(result.scorers)} scorers{done}; r re-runs",
+        status.show(" · ".join([f"{plural(result.question_count, 'question')}, "
+                                f"{plural(len(result.scorers), 'scorer')}{done}; r re-runs",
                                 *notes]))
         self._show_scorers(result)
         self._show_questions(result)

@@ -65,6 +65,9 @@ class PromptPane(WorkPane):
     def on_mount(self) -> None:
         self._show_info("Opening the corpus…")
 
+    def no_corpus(self, message: str) -> None:
+        self._show_info(message)
+
     # -- following the app ----------------------------------------------------------------------
 
     def context_key(self, context: Context) -> Hashable:

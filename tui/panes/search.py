@@ -33,7 +33,7 @@ from ranklens.tui.widgets.query_box import QueryBox
 from ranklens.tui.widgets.result_detail import ResultDetail
 
 if TYPE_CHECKING:
-    from ranklens.engine.corpus import Chunk
+    from ranklens.engine.corpus import Chunk, Corpus
     from ranklens.engine.retriever import Hit, Retriever
     from ranklens.engine.scoring.explain import Explanation
 
@@ -139,6 +139,14 @@ def list_documents(context: Context, progress: Progress) -> Documents:
     return Documents(context, chunks, by_document)
 
 
+def placeholder_for(corpus: Corpus) -> str:
+    """The query box's hint, with one of the corpus' own questions as the example (in its language)."""
+    example = next((q.text for q in corpus.questions if q.text.strip()), "")
+    if not example:
+        return "Ask a question about the documents"
+    return f"Ask a question, e.g. {one_line(example, 60)}"
+
+
 class SearchPane(WorkPane):
     DEFAULT_CSS = "SearchPane { padding: 0; }"  # its boxes are framed to the edge
     # The app's keys that matter most here, shown in this tab's footer (the help lists them under Everywhere).
@@ -171,7 +179,7 @@ class SearchPane(WorkPane):
             tree.border_title = "documents"
             yield tree
             with Vertical(id="search-main"):
-                query = QueryBox(placeholder="Ask a question, e.g. come cambio la password", id="query")
+                query = QueryBox(placeholder="Ask a question", id="query")
                 query.border_title = "query"
                 yield query
                 results = KeyTable(id="results", cursor_type="row")
@@ -184,12 +192,16 @@ class SearchPane(WorkPane):
     def on_mount(self) -> None:
         self.query_one(ResultDetail).show_note("Opening the corpus…")
 
+    def no_corpus(self, message: str) -> None:
+        self.query_one(ResultDetail).show_note(message)
+
     # -- following the app ----------------------------------------------------------------------
 
     def context_key(self, context: Context) -> Hashable:
         return (id(context.workbench), context.setup, context.query)
 
     def refresh_content(self, context: Context) -> None:
+        self.query_one(QueryBox).placeholder = placeholder_for(context.corpus)
         tree = self._tree
         # A run listing the documents may have been cancelled by a keystroke: start it again.
         if tree is None or tree.context.workbench is not context.workbench or tree.context.setup != context.setup:

@@ -8,11 +8,15 @@ from ranklens.tui.safe import clean
 
 
 class SetupLine(Static):
-    def show(self, corpus: str, chunks: int | None, setup: str, status: str = "", error: bool = False) -> None:
-        """``corpus`` is untrusted (a folder name); the rest is ranklens' own text."""
-        # "studio-alfa 18 chunks · BM25 lucene k1=1.2 b=0.75 · stop=none · stem=none · k=5" fills 80 columns
+    def show(self, corpus: str, chunks: int | None, setup: str, status: str = "", error: bool = False,
+             language: str = "") -> None:
+        """``corpus`` is untrusted (a folder name); the rest is ranklens' own text. ``language`` is the
+        corpus' ("it", or "es (detected)" when guessed from its text)."""
+        # "studio-alfa 18 chunks it · BM25 lucene k1=1.2 b=0.75 · stop=none · stem=none · top 5" fills 80 columns
         head = clean(corpus, keep_newlines=False)
-        parts = [head if chunks is None else f"{head} {chunks:,} chunks"]
+        parts = [head if chunks is None else f"{head} {chunks:,} chunk{'' if chunks == 1 else 's'}"]
+        if language:
+            parts[0] += f" {language}"
         if setup:
             parts.append(setup)
         line = Content(" · ".join(parts))
