@@ -63,6 +63,8 @@ class Corpus:
     settings: Mapping[str, object] = field(default_factory=dict)
     source: str = ""
     warnings: Sequence[str] = ()
+    # settings["language"] was guessed from the text (engine/language.py), not read from ranklens.toml
+    language_detected: bool = False
 
     def __repr__(self) -> str:
         # cheap on purpose: worker and log descriptions repr their arguments, and a

@@ -22,6 +22,7 @@ from typing import Any, Iterator, Mapping
 from ranklens.corpora import bundled_corpora, bundled_path
 from ranklens.engine.corpus import Chunk, Corpus, Document, Question
 from ranklens.engine.errors import RanklensError
+from ranklens.engine.language import detect_language
 from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.setup import LANGUAGES, Setup
 
@@ -83,6 +84,7 @@ def _load(spec: str | os.PathLike[str], progress: Progress) -> Corpus:
         raise RanklensError(f"no documents in {path}" + (f" ({warnings[0]})" if warnings else ""))
     known = {d.id for d in documents} | {c.id for c in chunks}
     questions = _load_questions(path, known, warnings, progress)
+    settings, detected = _with_language(settings, documents)
     return Corpus(
         name=name,
         documents=tuple(documents),
@@ -91,7 +93,19 @@ def _load(spec: str | os.PathLike[str], progress: Progress) -> Corpus:
         settings=settings,
         source=str(path),
         warnings=tuple(warnings),
+        language_detected=detected,
     )
+
+
+def _with_language(settings: dict[str, Any], documents: list[Document]) -> tuple[dict[str, Any], bool]:
+    """The settings with a ``language``: the toml's, else guessed from the text (and True: guessed), so
+    the stop-word and stemming keys offer the corpus' language, not the first one ranklens knows."""
+    if settings.get("language"):
+        return settings, False
+    language = detect_language(d.text for d in documents)
+    if language is None:
+        return settings, False
+    return {**settings, "language": language}, True
 
 
 # -- where the corpus is ---------------------------------------------------------------------------
@@ -291,8 +305,9 @@ def _load_jsonl_file(path: Path, progress: Progress) -> Corpus:
     if not documents:
         raise RanklensError(f"no documents in {path}")
     # The same records as a BEIR folder's corpus.jsonl, so the same default; no toml can say otherwise.
-    return Corpus(path.stem, tuple(documents), tuple(chunks), settings=_beir_settings({}, titled),
-                  source=str(path), warnings=tuple(warnings))
+    settings, detected = _with_language(_beir_settings({}, titled), documents)
+    return Corpus(path.stem, tuple(documents), tuple(chunks), settings=settings,
+                  source=str(path), warnings=tuple(warnings), language_detected=detected)
 
 
 # -- questions and judgments -----------------------------------------------------------------------
