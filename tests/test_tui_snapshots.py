@@ -61,3 +61,26 @@ def test_help_screen(snap_compare) -> None:  # noqa: ANN001
         await settle(pilot)
 
     assert snap_compare(make_app("studio-alfa", cursor_blink=False), terminal_size=(80, 24), run_before=open_help)
+
+
+async def test_the_snapshot_query_shows_scikit_learns_ranking() -> None:
+    """The numbers in the search snapshots, worked out apart from ranklens: scikit-learn's TF-IDF cosines."""
+    import numpy as np
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    from ranklens.engine.loaders import load_corpus
+    from ranklens.tui.widgets.lists import KeyTable
+
+    corpus = load_corpus("studio-alfa")
+    vectorizer = TfidfVectorizer()
+    cosines = (vectorizer.fit_transform([c.text for c in corpus.chunks]) @ vectorizer.transform([QUESTION]).T)
+    cosines = cosines.toarray().ravel()
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await opened(pilot)
+        await search(pilot, QUESTION)
+        best = np.argsort(-cosines, kind="stable")[:app.context.setup.k]
+        table = app.query_one("#results", KeyTable)
+        shown = [[cell.plain for cell in table.get_row_at(r)] for r in range(table.row_count)]
+        assert [row[1] for row in shown] == [f"{cosines[i]:.3f}" for i in best]
+        assert [row[2] for row in shown] == [corpus.document(corpus.chunks[i].doc_id).title for i in best]
