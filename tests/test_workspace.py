@@ -115,7 +115,8 @@ def test_the_workspace_applies_over_the_corpus(tmp_path: Path) -> None:
     workspace.judge("ghost", "c1", 1)
     applied, warnings = workspace.apply(corpus)
     assert {q.id: dict(q.relevant) for q in applied.questions} == {"q1": {"c2": 3}, "mine": {"c1": 1, "nowhere": 1}}
-    assert len(warnings) == 2 and "1 judgment(s) of questions" in warnings[0] and "1 judgment(s) name ids" in warnings[1]
+    assert len(warnings) == 2
+    assert "1 judgment(s) of questions" in warnings[0] and "1 judgment(s) name ids" in warnings[1]
     assert listing(folder) == before  # the corpus folder is only read
 
 
