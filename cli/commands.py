@@ -125,6 +125,8 @@ def run_corpora(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     from ranklens.corpora import bundled_corpora
 
     rows = bundled_corpora()
+    if getattr(args, "json", False):
+        return _print_json({"corpora": [{"name": name, "description": description} for name, description in rows]})
     width = max(len(name) for name, _ in rows)
     for name, description in rows:
         _say(f"{name:<{width}}  {description}")
@@ -140,6 +142,7 @@ def run_search(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     result = retriever.search(query)
     if args.json:
         data = result.to_dict(retriever.corpus)
+        data["setup"] = retriever.setup.to_dict()  # "scorer" is a label for people; this is for scripts
         if args.explain:
             for row, hit in zip(data["results"], result.hits):
                 row["explain"] = retriever.explain(query, hit.index).to_dict()
@@ -179,6 +182,7 @@ def _search_reranked(args: argparse.Namespace, retriever: Retriever, query: str)
     result = rerank_search(retriever, query)
     if args.json:
         data = result.to_dict(retriever.corpus)
+        data["setup"] = retriever.setup.to_dict()  # "scorer" is a label for people; this is for scripts
         if args.explain:
             for row, hit in zip(data["results"], result.hits):
                 row["explain"] = retriever.explain(query, hit.index).to_dict()
@@ -208,7 +212,7 @@ def _eval_reranked(args: argparse.Namespace, retriever: Retriever) -> int:
     with _TerminalProgress() as progress:
         report = evaluate_reranked(retriever, progress=progress)
     if args.json:
-        return _print_json(report.to_dict())
+        return _print_json({**report.to_dict(), "setup": retriever.setup.to_dict()})
     first, reranked = report.first.evaluation, report.reranked
     n = len(first.per_question)
     _say(f"{_header(retriever)} · reranked by {report.reranker} (top {report.top})")
@@ -260,7 +264,7 @@ def run_eval(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
         return _eval_reranked(args, retriever)
     report = retriever.evaluate()
     if args.json:
-        return _print_json(report.to_dict())
+        return _print_json({**report.to_dict(), "setup": retriever.setup.to_dict()})
     evaluation = report.evaluation
     n = len(evaluation.per_question)
     _say(_header(retriever))
@@ -374,8 +378,10 @@ def _vectors(args: argparse.Namespace, overrides: dict[str, Any]) -> VectorSet:
     with _TerminalProgress() as progress:
         if setup.scorer == "dense":  # the neural encoder's chunk vectors, queried by the corpus' questions
             from ranklens.engine.index.vectors import encoder_set
+            from ranklens.engine.scoring.dense import DenseScorer
 
             retriever = workbench.retriever(setup, progress)
+            assert isinstance(retriever.scorer, DenseScorer)
             return encoder_set(retriever.scorer, [q.text for q in retriever.corpus.questions],
                                f"{retriever.corpus.name} {retriever.setup.describe().split(' · ')[0]}")
         vectors = lsa_vectors(workbench, setup, progress)
@@ -505,9 +511,18 @@ def run_prompt(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     if retriever.setup.rerank:  # the context is what the reranker put on top
         from ranklens.engine.rerank import rerank_prompt
 
-        _say(rerank_prompt(retriever, valid_unicode(args.query)))
+        prompt = rerank_prompt(retriever, valid_unicode(args.query))
+        if getattr(args, "json", False):
+            return _print_json({"query": valid_unicode(args.query), "setup": retriever.setup.to_dict(),
+                                "prompt": prompt})
+        _say(prompt)
         return 0
-    _say(retriever.prompt(valid_unicode(args.query)))
+    query = valid_unicode(args.query)
+    if getattr(args, "json", False):
+        hits = retriever.search(query).hits
+        return _print_json({"query": query, "setup": retriever.setup.to_dict(), "prompt": retriever.prompt(query),
+                            "chunks": [{"rank": h.rank, "id": h.chunk.id, "score": h.score} for h in hits]})
+    _say(retriever.prompt(query))
     return 0
 
 
