@@ -49,7 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="ranklens", description="A terminal workbench for the retrieval half of RAG.")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
-    sub.add_parser("corpora", help="list bundled corpora")
+    corpora = sub.add_parser("corpora", help="list bundled corpora")
+    corpora.add_argument("--json", action="store_true")
 
     search = sub.add_parser("search", help="rank chunks for a query")
     search.add_argument("corpus")
@@ -120,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     prompt = sub.add_parser("prompt", help="the prompt a model would receive")
     prompt.add_argument("corpus")
     prompt.add_argument("query")
+    prompt.add_argument("--json", action="store_true")
     add_setup_options(prompt)
 
     index = sub.add_parser("index", help="analyse a corpus now and keep its term index for next time")
