@@ -66,6 +66,14 @@ def test_the_settings_table_is_the_generated_one() -> None:
         assert f"`{name}`" in text
 
 
+def test_every_module_is_in_the_architecture_tree() -> None:
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    modules = [path for folder in ("engine", "cli", "tui") for path in sorted((ROOT / folder).rglob("*.py"))
+               if path.name not in ("__init__.py", "__main__.py")]
+    missing = [path.relative_to(ROOT).as_posix() for path in modules if path.name not in text]
+    assert not missing, f"docs/architecture.md's package tree does not name {missing}: one line per module"
+
+
 def test_every_command_is_documented() -> None:
     text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     for command in COMMANDS:
