@@ -9,23 +9,26 @@ STAMP_BENCH := $(VENV)/.installed-bench
 STAMP_NEURAL := $(VENV)/.installed-neural
 # The CPU build: sentence-transformers asks for any torch, and an unpinned one is a CUDA build of several GB.
 TORCH_VERSION ?= 2.13.0
+# Installs say nothing unless they fail: --quiet for pip, and no warnings from the build backend (setuptools
+# warns about every editable install, which would push `make run`'s and `make test`'s output off screen).
+PIP_INSTALL := PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet
 
 .PHONY: run test test-neural bench mutants clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(PIP_INSTALL) --upgrade pip
 
 $(STAMP_RUN): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(PIP_INSTALL) -e .
 	touch $@
 
 $(STAMP_TEST): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(PIP_INSTALL) -e ".[test]"
 	touch $@ $(STAMP_RUN)
 
 $(STAMP_BENCH): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[test,bench]"
+	$(PIP_INSTALL) -e ".[test,bench]"
 	touch $@ $(STAMP_TEST) $(STAMP_RUN)
 
 run: $(STAMP_RUN)
@@ -35,8 +38,8 @@ test: $(STAMP_TEST)
 	$(BIN)/python -m pytest -q -n 4 $(PYTEST_ARGS)
 
 $(STAMP_NEURAL): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet "torch==$(TORCH_VERSION)"
-	$(BIN)/python -m pip install --quiet -e ".[test,neural]"
+	$(PIP_INSTALL) "torch==$(TORCH_VERSION)"
+	$(PIP_INSTALL) -e ".[test,neural]"
 	touch $@ $(STAMP_TEST) $(STAMP_RUN)
 
 # The neural extra's tests (tiny models built in the tests, never a download); `make test` skips them
