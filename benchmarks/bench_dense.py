@@ -3,6 +3,7 @@
     python -m benchmarks.bench_dense                    # 2,000 chunks of 100 words
     python -m benchmarks.bench_dense --chunks 500 --words 60 --out dense.md
     python -m benchmarks.bench_dense --threads 1       # torch on one thread (a machine shared with other work)
+    python -m benchmarks.bench_dense --model minilm=PATH --reranker NAME_OR_PATH   # more rows, any model folder
 
 Rows: the tiny models the tests build (a model2vec static model, a one-layer
 random BERT bi-encoder and cross-encoder), the wordllama static model shipped
@@ -88,6 +89,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--words", type=int, default=100)
     parser.add_argument("--out", type=Path)
     parser.add_argument("--threads", type=int, help="torch's intra-op threads (default: torch's own choice)")
+    parser.add_argument("--model", action="append", default=[], metavar="[LABEL=]NAME_OR_PATH",
+                        help="another bi-encoder to measure (repeatable)")
+    parser.add_argument("--reranker", action="append", default=[], metavar="[LABEL=]NAME_OR_PATH",
+                        help="another cross-encoder to measure (repeatable)")
     args = parser.parse_args(argv)
     try:
         from tests.support import tiny_models
@@ -110,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
             reranker_row("tiny BERT cross-encoder", str(tiny_models.cross_encoder(root / "ce")), texts),
             reranker_row(LESSON_RERANKER, LESSON_RERANKER, texts),
         ]
+        for given, row in [*((m, encoder_row) for m in args.model), *((r, reranker_row) for r in args.reranker)]:
+            label, _, name = given.rpartition("=")
+            rows.append(row(label or name, name, texts))
     head = ["model", "dims", "chunks/s (encoding)", "ms per query", "notes"]
     lines = [f"Encoding on {platform.processor() or platform.machine()}, {os.cpu_count()} cores, torch on "
              f"{torch.get_num_threads()} thread(s): {args.chunks:,} chunks of {args.words} words.", "",
