@@ -375,6 +375,8 @@ def run_why(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
         return _print_json(report.to_dict())
     decimals = retriever.setup.decimals
     _say(f"# {retriever.corpus.name} · {len(retriever.chunks)} chunks · {retriever.setup.describe()}")
+    if report.note:
+        _say(f"search shows nothing for this query: {report.note}")
     shown = "shown" if report.in_top_k else "not shown"
     _say(f"{terminal_text(report.chunk.id)} ranks {report.rank} of {len(retriever.chunks)} with score "
          f"{report.score:.{decimals}f} (k = {report.k}: {shown}); the top result is "

@@ -61,10 +61,12 @@ class WhyReport:
     missing_in_top: list[str]  # of those, the ones the top result has
     weaker: list[Weaker]
     lost: list[Lost]
+    note: str = ""  # why search shows nothing for the query, when it shows nothing
 
     @property
     def in_top_k(self) -> bool:
-        return self.rank <= self.k
+        """Whether search shows the chunk: within k, and search shows anything at all."""
+        return self.rank <= self.k and not self.note
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -78,6 +80,7 @@ class WhyReport:
             "missing_in_top": self.missing_in_top,
             "weaker": [{"term": w.term, "chunk": w.chunk, "top": w.top} for w in self.weaker],
             "lost": [{"word": lost.word, "reason": lost.reason, "term": lost.term} for lost in self.lost],
+            "note": self.note,
         }
 
 
@@ -92,8 +95,8 @@ def why(retriever: Retriever, query: str, chunk_id: str) -> WhyReport:
     scores = np.asarray(retriever.scores(terms), dtype=np.float64)
     rank = gold_rank(scores, np.array([position]))
     assert rank is not None
-    top_hits = retriever.search(query, 1).hits
-    top = top_hits[0].index if top_hits else int(np.argmax(scores))
+    found = retriever.search(query, 1)
+    top = found.hits[0].index if found.hits else int(np.argmax(scores))
     explanation = retriever.explain(query, position)
     top_explanation = retriever.explain(query, top)
 
@@ -109,7 +112,7 @@ def why(retriever: Retriever, query: str, chunk_id: str) -> WhyReport:
               if t.term in top_parts and t.tf > 0 and t.contribution < top_parts[t.term]]
     return WhyReport(query, retriever.chunks[position], rank, float(scores[position]), explanation,
                      retriever.chunks[top], float(scores[top]), top_explanation, retriever.setup.k,
-                     missing, missing_in_top, weaker, lost_words(retriever, query))
+                     missing, missing_in_top, weaker, lost_words(retriever, query), found.note)
 
 
 def lost_words(retriever: Retriever, query: str) -> list[Lost]:

@@ -196,3 +196,11 @@ def test_questions_import_and_export(capsys, tmp_path: Path, corpus: Path) -> No
 ])
 def test_bad_judgments_are_one_line(capsys, tmp_path: Path, corpus: Path, argv, needle) -> None:
     assert_error(run_cli(capsys, "judgments", str(corpus), *argv, "--workspace", str(tmp_path / "ws")), needle)
+
+
+def test_why_says_when_search_shows_nothing(capsys, corpus: Path) -> None:
+    run = run_cli(capsys, "why", str(corpus), "xyzzy", "c3", "--json")
+    assert run.status == 0, run.err
+    assert run.json["note"] == "none of the query's terms occurs in the corpus"
+    assert run.json["lost"] == [{"word": "xyzzy", "reason": "not in the vocabulary", "term": "xyzzy"}]
+    assert run.json["chunk"]["in_top_k"] is False and run.json["chunk"]["score"] == 0
