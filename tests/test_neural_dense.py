@@ -105,14 +105,24 @@ def test_dense_search_ranks_by_the_cosine_and_reads_the_raw_text(models, studio_
 
 
 def test_wordllama_ships_with_the_extra_and_scores_like_its_own_embed(studio_alfa) -> None:
-    pytest.importorskip("wordllama", reason="wordllama (part of the neural extra) is not installed")
-    import importlib
+    import importlib.util
+    import subprocess
+    import sys
+
+    if importlib.util.find_spec("wordllama") is None:
+        pytest.skip("wordllama (part of the neural extra) is not installed")
+    # importing wordllama calls logging.basicConfig (every library's INFO lines on stderr): the loader
+    # puts the root logger back. In a fresh process, since pytest's own handlers make basicConfig a no-op here.
+    code = ("import logging\nfrom ranklens.engine.models import load_encoder\nload_encoder('wordllama')\n"
+            "root = logging.getLogger()\nassert not root.handlers and root.level == logging.WARNING, root.handlers\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+    retriever = dense(studio_alfa, "wordllama")
 
     from wordllama import WordLlama
 
     package = Path(importlib.import_module("wordllama").__path__[0])
     oracle = WordLlama.load(cache_dir=package, disable_download=True)
-    retriever = dense(studio_alfa, "wordllama")
     chunks = oracle.embed([c.text for c in retriever.chunks], norm=True)
     expected = cosines(oracle.embed([QUERIES[1]], norm=True)[0], chunks)
     assert np.allclose(retriever.scores(retriever.query(QUERIES[1])), expected, atol=1e-6)
