@@ -45,7 +45,7 @@ def test_every_option_of_the_command_line_reaches_the_setup(capsys: pytest.Captu
     run = run_cli(capsys, "search", "studio-alfa", "rimborso", "--scorer", "fusion", "--fuse", "bm25,tfidf",
                   "--rrf-k", "7", "--no-lowercase", "--json")
     assert run.status == 0, run.err
-    assert "fusion rrf of bm25+tfidf rrf_k=7" in run.json["scorer"]
+    assert "fusion bm25+tfidf rrf rrf_k=7" in run.json["scorer"]
 
 
 def test_a_bad_value_is_named_in_the_engines_words_by_the_setting() -> None:

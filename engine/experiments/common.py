@@ -48,10 +48,6 @@ def scorer_label(setup: Setup) -> str:
 
     ``setup`` is the one a retriever ran (``Retriever.setup``): its LSA dims are the clamped ones.
     """
-    if setup.scorer == "tfidf":
-        return "TF-IDF sublinear" if setup.sublinear_tf else "TF-IDF"
-    if setup.scorer == "bm25":
-        return f"BM25 {setup.bm25_variant}"
-    if setup.scorer == "lsa":
-        return f"LSA {setup.dims} dims"
-    return f"fusion {'+'.join(setup.fuse)}"
+    from ranklens.engine.scoring.registry import spec
+
+    return spec(setup.scorer).short(setup)

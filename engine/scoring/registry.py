@@ -129,8 +129,10 @@ def _bm25_details(setup: Setup) -> str:
 
 def _fusion_details(setup: Setup) -> str:
     if setup.fusion_method == "rrf":
-        return f"rrf_k={setup.rrf_k}"
-    return f"w={setup.fusion_weight:g}" if setup.fusion_method in ("minmax", "zscore") else ""
+        return f"rrf rrf_k={setup.rrf_k}"
+    if setup.fusion_method in ("minmax", "zscore"):
+        return f"{setup.fusion_method} w={setup.fusion_weight:g}"
+    return setup.fusion_method
 
 
 def _model_label(setup: Setup) -> str:
@@ -150,7 +152,7 @@ register(ScorerSpec(
     "fusion", "fusion", "ranklens.engine.scoring.fusion:build",
     settings=("fuse", "fusion_method", "rrf_k", "fusion_weight"),
     fusable=False, parts=lambda s: s.fuse,
-    summary=lambda s: f"fusion {s.fusion_method} of {'+'.join(s.fuse)}", details=_fusion_details))
+    summary=lambda s: f"fusion {'+'.join(s.fuse)}", details=_fusion_details))
 register(ScorerSpec(
     "dense", "dense", "ranklens.engine.scoring.dense:build", settings=("model",), ranks_all=True, compared=False,
     reads_text=True,
