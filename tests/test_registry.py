@@ -69,3 +69,13 @@ def test_eval_on_the_command_line_runs_it(coord, capsys: pytest.CaptureFixture[s
     assert run.status == 0, run.err
     assert run.json["questions"] == 15
     assert 0 < run.json["metrics"]["mrr"] <= 1
+
+
+def test_the_metrics_table_over_scorers_includes_it_under_its_own_label(coord) -> None:
+    from ranklens.engine.experiments.scorers import compare_scorers
+
+    corpus = load_corpus("studio-alfa")
+    table = compare_scorers(Workbench(corpus), setup_for(corpus))
+    rows = {row.scorer: row.label for row in table.scorers}
+    assert rows["coord"] == "coordination level"
+    assert rows["bm25"] == "BM25 lucene" and rows["fusion"] == "fusion bm25+lsa"
