@@ -19,8 +19,9 @@ ranx also compares ``>=`` on raw floats: for a measure with few values (P@5 move
 0.2) many permutations give exactly the observed |mean| in exact arithmetic, and float
 rounding then counts some of them out. Here they count (within 1e-12), so on such measures
 our p is the larger one (Cranfield, BM25 against TF-IDF, P@5: 0.649, ranx 0.623; by the
-strict comparison on our own draws 0.587); on measures with many distinct values both agree
-within the Monte Carlo error.
+strict comparison on our own draws 0.587); on measures with many distinct values the two
+differ by the Monte Carlo error of different draws (ranx's draws also change from run to run:
+its seeded permutations run on numba's parallel threads).
 
 numpy is imported here; the command line imports this module only when it compares.
 """
