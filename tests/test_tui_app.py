@@ -12,7 +12,7 @@ from textual.widgets import TabbedContent
 
 from ranklens.corpora import bundled_path
 from tests.support.app import open_path, opened, screen_text, search, settle
-from ranklens.tui.app import TABS, make_app
+from ranklens.tui.app import TABS, describe, make_app
 from ranklens.tui.context import ChangeSetup, UseQuery
 from ranklens.tui.help import HelpScreen
 from ranklens.tui.key_map import all_rows
@@ -50,7 +50,7 @@ async def test_first_paint_does_not_wait_for_the_corpus() -> None:
         assert app.query_one(TabbedContent).active == "search"
         assert "studio-alfa" in setup_line(app)
         await opened(pilot)
-        assert setup_line(app).startswith("studio-alfa 18 chunks · TF-IDF")
+        assert setup_line(app).startswith("studio-alfa 18 chunks it · TF-IDF")
 
 
 async def test_number_keys_switch_tabs_only_when_not_typing() -> None:
@@ -119,7 +119,7 @@ async def test_setting_keys(keys: list[str], field: str, expected: object) -> No
         await pilot.press("escape", *keys)
         await settle(pilot)
         assert getattr(app.context.setup, field) == expected
-        assert app.context.setup.describe() in setup_line(app)
+        assert describe(app.context.setup) in setup_line(app)  # the engine's summary, with "top k"
 
 
 async def test_help_lists_every_binding_from_the_bindings() -> None:
@@ -264,4 +264,4 @@ async def test_search_screen_at_80x24() -> None:
         await search(pilot, "come cambio la password")
         text = screen_text(app)
         assert "accessi" in text and "0.324" in text
-        assert "studio-alfa 18 chunks · TF-IDF" in text
+        assert "studio-alfa 18 chunks it · TF-IDF" in text

@@ -206,3 +206,15 @@ async def test_the_query_box_example_is_one_of_the_corpus_questions() -> None:
         first = app.context.corpus.questions[0].text
         assert first in app.query_one(QueryBox).placeholder
         assert "password" not in app.query_one(QueryBox).placeholder
+
+
+async def test_at_80x24_the_explanation_and_long_snippets_show() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        await search(pilot, "ho cancellato un file per sbaglio")
+        text = screen_text(app)
+        assert "contrib" in text and "total" in text  # the explanation is above the fold
+        rows = [line for line in text.splitlines() if line.startswith("│") and "0." in line and "…" in line]
+        snippet = max(len(part) for line in rows for part in line.split("  "))
+        assert snippet >= 36, rows

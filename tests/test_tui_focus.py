@@ -164,3 +164,51 @@ async def test_a_key_right_after_a_tab_key_reaches_the_new_tab() -> None:
         await pilot.press("escape", "3", "f")  # no pause between the keys, as a user types them
         await pilot.pause()
         assert app.focused is app.query_one("#chunk-find", TextBox)
+
+
+def _luminance(colour) -> float:  # noqa: ANN001
+    def channel(value: int) -> float:
+        c = value / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = colour.rgb
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+def _contrast(one, other) -> float:  # noqa: ANN001
+    a, b = sorted((_luminance(one), _luminance(other)), reverse=True)
+    return (a + 0.05) / (b + 0.05)
+
+
+async def test_unfocused_frames_stand_out_in_dark_and_light_themes() -> None:
+    """A frame without the focus is still a frame: at least 1.8:1 against what is behind it (the old
+    #242f38 on #1e1e1e was 1.2:1, and tmux's 256 colours made it colour 17 on 234)."""
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        for theme in ("textual-dark", "textual-light"):
+            app.theme = theme
+            await pilot.pause()
+            for selector in ("#documents", "#results", "#detail"):
+                widget = app.query_one(selector)
+                assert not widget.has_focus
+                edge = widget.styles.border_top[1]
+                behind = widget.background_colors[0]
+                assert _contrast(behind + edge, behind) >= 1.8, (theme, selector, edge, behind)
+
+
+async def test_escape_then_a_digit_as_a_terminal_sends_it_switches_tabs_while_typing() -> None:
+    """A terminal sends Escape then 3 (typed fast, or alt+3) as one sequence, which Textual reads as the
+    character Option+3 types on a Mac ("£"): it switches to tab 3 and types nothing."""
+    from textual._xterm_parser import XTermParser
+
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        tabs = app.query_one(TabbedContent)
+        await pilot.press("a")
+        keys = [event.key for event in XTermParser().feed("\x1b3") if hasattr(event, "key")]
+        await pilot.press(*keys)
+        await pilot.pause()
+        assert tabs.active == "chunking"
+        assert app.query_one(QueryBox).value == "a"

@@ -61,6 +61,20 @@ CACHE_MIN_CHUNKS: int | None = None
 HOW_TO_OPEN = "Press ctrl+o to open a path, or ctrl+p for the bundled corpora."
 
 
+# What Textual makes of Escape then a digit (and of alt+digit in terminals that send it so): the
+# characters macOS types with Option and the digit ("\x1b3" is "£"). They switch tabs as alt+digit
+# does; the price is that these characters cannot be typed into a box.
+ESCAPE_DIGIT_KEYS = {
+    "1": "inverted_exclamation_mark", "2": "trade_mark_sign", "3": "pound_sign", "4": "cent_sign",
+    "5": "infinity", "6": "section_sign", "7": "pilcrow_sign", "8": "bullet", "9": "ª", "0": "º",
+}
+
+
+def _alt_keys(key: str) -> str:
+    escaped = ESCAPE_DIGIT_KEYS.get(key)
+    return f"alt+{key},{escaped}" if escaped else f"alt+{key}"
+
+
 def tab_bindings(tabs: Mapping[str, Tab]) -> list[Binding]:
     """Two keys per tab, from the tab table: its key (a digit) and alt with it, which a text box cannot
     type (many terminals send Escape then the digit as alt+digit, too). The footer shows the first
@@ -69,10 +83,10 @@ def tab_bindings(tabs: Mapping[str, Tab]) -> list[Binding]:
     span = f"{listed[0].key}-{listed[-1].key}" if len(listed) > 1 else listed[0].key
     bindings = []
     for n, tab in enumerate(listed):
-        bindings.append(Binding(f"{tab.key},alt+{tab.key}", f"show_tab('{tab.id}')", "tabs",
+        bindings.append(Binding(f"{tab.key},{_alt_keys(tab.key)}", f"show_tab('{tab.id}')", "tabs",
                                 show=n == 0, key_display=span, tooltip=f"{tab.title} tab", id=f"tab.{tab.id}"))
         # Priority: a text box would type the digit of alt+digit. Enabled only while typing (see check_action).
-        bindings.append(Binding(f"alt+{tab.key}", f"jump_tab('{tab.id}')", "tabs",
+        bindings.append(Binding(_alt_keys(tab.key), f"jump_tab('{tab.id}')", "tabs",
                                 show=n == 0, key_display=f"alt+{span}", tooltip=f"{tab.title} tab (while typing)",
                                 priority=True, id=f"tab.{tab.id}.typing"))
     return bindings
@@ -98,7 +112,7 @@ class RanklensApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "ranklens"
     COMMANDS = App.COMMANDS | {RanklensCommands}
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-tiny"), (80, "-narrow"), (100, "-wide")]
     # Footer labels are short (description); the help and the palette say more (tooltip).
     APP_BINDINGS = [
         Binding("slash", "focus_query", "query", tooltip="Go to the query box", show=False, id="app.query"),
@@ -128,6 +142,9 @@ class RanklensApp(App[None]):
         self.tabs = dict(tabs)
         self.first_tab = next(iter(self.tabs))
         self._tab_bindings = tab_bindings(self.tabs)
+        # Keys a text box must not type, so that they reach the tab bindings (see ESCAPE_DIGIT_KEYS).
+        self.keys_over_boxes = frozenset(ESCAPE_DIGIT_KEYS[tab.key] for tab in self.tabs.values()
+                                         if tab.key in ESCAPE_DIGIT_KEYS)
         # Textual binds keys from class attributes only; a table given at run time binds here, first,
         # so that the footer shows the tab keys before the others.
         keys = self._bindings.key_to_bindings

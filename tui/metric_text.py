@@ -36,9 +36,11 @@ def hits(evaluation: Evaluation, key: str) -> int:
     return round(evaluation.metrics[key] * len(evaluation.per_question))
 
 
-def metric_text(evaluation: Evaluation, key: str) -> str:
-    """``10/15 0.667`` for a hit rate, ``0.786`` for the others."""
+def metric_text(evaluation: Evaluation, key: str, compact: bool = False) -> str:
+    """``10/15 0.667`` for a hit rate (``10/15`` when ``compact``), ``0.786`` for the others."""
     value = evaluation.metrics[key]
+    if key in COUNTED and compact:
+        return f"{hits(evaluation, key)}/{len(evaluation.per_question)}"
     if key in COUNTED:
         return f"{hits(evaluation, key)}/{len(evaluation.per_question)} {value:.3f}"
     return f"{value:.3f}"

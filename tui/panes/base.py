@@ -45,7 +45,7 @@ class WorkPane(Vertical):
     # Widgets that take keys wear a frame that lights up with focus, as everywhere in the app.
     DEFAULT_CSS = """
     WorkPane { height: 1fr; padding: 0 1; }
-    WorkPane .-framed { border: round $panel; border-title-color: $text-muted; }
+    WorkPane .-framed { border: round $foreground 40%; border-title-color: $text-muted; }
     WorkPane .-framed:focus { border: round $accent; border-title-color: $accent; border-title-style: bold; }
     """
     BINDINGS = [Binding("escape", "cancel_work", "cancel", tooltip="Cancel work", id="work.cancel")]

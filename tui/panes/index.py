@@ -2,7 +2,7 @@
 
 Two sources of vectors: the corpus' own LSA vectors (its chunks, queried by
 its questions) or the lesson's synthetic set (20,000 x 64, 200 queries), on
-which 100 cells reproduce seed 004's table. Nothing runs until asked (`r`):
+which 100 cells reproduce the lesson's table. Nothing runs until asked (`r`):
 k-means on 20,000 vectors takes seconds of both cores.
 """
 from __future__ import annotations
@@ -23,6 +23,7 @@ from ranklens.engine.errors import RanklensError
 from ranklens.engine.progress import Progress
 from ranklens.tui.charts import line_plot
 from ranklens.tui.context import Context
+from ranklens.tui.metric_text import plural
 from ranklens.tui.widgets.chart import Chart
 from ranklens.tui.widgets.input import TextBox
 from ranklens.tui.widgets.lists import KeyTable
@@ -86,7 +87,7 @@ class IndexPane(WorkPane):
     IndexPane #ivf-table { width: auto; height: auto; max-height: 100%; }
     IndexPane #ivf-chart { width: 1fr; height: 1fr; padding: 0 0 0 2; }
     IndexPane #ivf-notes { height: auto; color: $text-muted; }
-    """
+    """  # below 80 columns the chart goes under the table: see app.tcss
     BINDINGS = [
         Binding("r", "run", "run", tooltip="Run IVF sweep", id="index.run"),
         Binding("x", "source", "vectors", tooltip="Corpus/synthetic vectors", id="index.source"),
@@ -180,17 +181,24 @@ class IndexPane(WorkPane):
             table.add_row(
                 Text(str(row.value), justify="right"),
                 Text(f"{row.compared_mean:.0f}", justify="right"),
-                Text(f"{row.share:.1%}", justify="right"),
+                Text(f"{row.share:.1%}", justify="right",
+                     style=f"bold {self.colour('warning')}" if row.share > 1.0 else ""),
                 Text(f"{row.recall:.3f}", justify="right",
                      style=f"bold {self.colour('success')}" if row.recall >= 1.0 else ""),
                 Text(f"{row.ms_per_query:.3f}" if self.show_timings else "–", justify="right"),
             )
+        source = "synthetic set" if self.source == "synthetic" else result.source
         self.query_one(WorkStatus).show(
-            f"{result.source}: {result.vectors:,} vectors × {result.dims} dims, {result.queries} queries, "
-            f"{result.param_value} cells · recall@10 against exact search")
+            f"{source}: {plural(result.vectors, 'vector')} × {result.dims} dims, "
+            f"{result.queries:,} quer{'y' if result.queries == 1 else 'ies'}, "
+            f"{plural(result.param_value or 0, 'cell')} · recall@10 against exact search")
+        over = [r for r in result.rows if r.share > 1.0]
+        notes = ["compared: vectors in the probed cells + 1 per centroid (share: of all vectors)"]
+        if over:
+            notes.append(f"share above 100%: on {plural(result.vectors, 'vector')} IVF compares more than exact "
+                         "search would (the centroids count too): too few vectors for an index to pay")
         self.query_one("#ivf-notes", Static).update(Content.assemble(
-            "compared: vectors in the probed cells + 1 per centroid, as seed 004 counts",
-            *(("\n" + w, "$warning") for w in result.warnings)))
+            "\n".join(notes), *(("\n" + w, "$warning") for w in result.warnings)))
         points = [(r.share, r.recall) for r in result.rows]
         x_max = max(1.0, max(r.share for r in result.rows))
         # Recall is what the chart is about: start the axis at the tenth below the worst value.

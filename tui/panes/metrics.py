@@ -38,6 +38,7 @@ GOLD_WIDTH = 14
 MIN_QUESTION_WIDTH = 16
 MAX_LISTED_SCORES = 6  # unanswerable questions' top scores listed under the chart
 CORPUS_FORMAT = "docs/corpus-format.md"
+COMPACT_BELOW = 78  # pane width under which hit rates show as counts only
 
 
 def measure(context: Context, progress: Progress) -> ScorerComparison:
@@ -122,8 +123,9 @@ class MetricsPane(WorkPane):
         self._show_threshold(result)
 
     def on_resize(self, event: events.Resize) -> None:
-        # The question column takes the width that is left.
+        # The question column takes the width that is left; hit rates go compact when narrow.
         if self.result is not None and self.result.scorers:
+            self._show_scorers(self.result)
             self._show_questions(self.result)
 
     def _show_scorers(self, result: ScorerComparison) -> None:
@@ -131,16 +133,20 @@ class MetricsPane(WorkPane):
         # The columns come with the first result: their names are the engine's (see metric_columns).
         columns = metric_columns()
         table.clear(columns=True)
-        table.add_columns("scorer", *(header for header, _ in columns))
+        compact = self.size.width < COMPACT_BELOW
+        table.cell_padding = 0 if compact else 1  # compact: one leading space per cell instead
+        gap = " " if compact else ""
+        table.add_columns("scorer", *(gap + header for header, _ in columns))
         keys = [key for _, key in columns]
         best = {key: max(r.evaluation.metrics[key] for r in result.scorers) for key in keys}
         highlight = f"bold {self.colour('success')}"
+        # Under 80 columns hit rates show as counts only, so every metric's column fits.
         for r in result.scorers:
             mark = "▸ " if r.scorer == result.current else "  "
             cells = [Text(mark + r.label, style="bold" if r.scorer == result.current else "")]
             for key in keys:
                 is_best = r.evaluation.metrics[key] >= best[key] - 1e-12
-                cells.append(Text(metric_text(r.evaluation, key), style=highlight if is_best else ""))
+                cells.append(Text(gap + metric_text(r.evaluation, key, compact), style=highlight if is_best else ""))
             table.add_row(*cells, key=r.scorer)
 
     def _show_questions(self, result: ScorerComparison) -> None:

@@ -42,6 +42,7 @@ TREE_DOCUMENTS = 1_000  # documents listed in the tree; a bigger corpus is reach
 SNIPPET_CHARS = 300  # characters cut for a snippet; the column shows what fits
 RANK_WIDTH, SCORE_WIDTH = 3, 6
 SCROLLBAR_WIDTH = 2
+MIN_DOCUMENT_COLUMN = 70  # cells of the results table below which the document column is left out
 HINT = "Type a question and the best chunks appear as you type (Enter searches at once)."
 
 
@@ -272,17 +273,21 @@ class SearchPane(WorkPane):
         table.clear(columns=True)
         # Room for a vertical scrollbar is always kept, so widths do not depend on whether one shows.
         width = table.size.width - SCROLLBAR_WIDTH
-        document_width = max(8, min(18, width // 6))
+        # Below MIN_DOCUMENT_COLUMN cells the document's name goes (the detail's heading names it):
+        # at 80 columns the snippet is what tells results apart.
+        document_width = max(8, min(18, width // 6)) if width >= MIN_DOCUMENT_COLUMN else 0
         # Each column has one cell of padding on either side.
-        snippet_width = max(10, width - RANK_WIDTH - SCORE_WIDTH - document_width - 8)
+        snippet_width = max(10, width - RANK_WIDTH - SCORE_WIDTH - document_width - (8 if document_width else 6))
         table.add_column("#", width=RANK_WIDTH, key="rank")
         table.add_column("score", width=SCORE_WIDTH, key="score")
-        table.add_column("document", width=document_width, key="document")
+        if document_width:
+            table.add_column("document", width=document_width, key="document")
         table.add_column("snippet", width=snippet_width, key="snippet")
         for row in self._rows:
-            table.add_row(Text(str(row.hit.rank), justify="right"), Text(f"{row.hit.score:.3f}", justify="right"),
-                          Text(row.document, no_wrap=True, overflow="ellipsis"), row.snippet,
-                          key=str(row.hit.rank))
+            cells = [Text(str(row.hit.rank), justify="right"), Text(f"{row.hit.score:.3f}", justify="right")]
+            if document_width:
+                cells.append(Text(row.document, no_wrap=True, overflow="ellipsis"))
+            table.add_row(*cells, row.snippet, key=str(row.hit.rank))
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._fill_table)

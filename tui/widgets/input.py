@@ -45,6 +45,12 @@ class TextBox(Input):
             event.prevent_default()
             await self.run_action(bindings[0].action)
 
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        # Escape then a digit arrives as a character ("£" for 3) that switches tabs: the app says which.
+        if key in getattr(self.app, "keys_over_boxes", ()):
+            return False
+        return super().check_consume_key(key, character)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # In a dialog, Escape belongs to the dialog (it cancels it).
         return action != "leave" or self._scope() is not None

@@ -28,9 +28,12 @@ class ResultDetail(KeyScroll):
 
     def show_result(self, heading: Text, text: Text, explanation: Explanation) -> None:
         """``heading`` and ``text`` arrive made safe; the explanation's terms are cleaned here."""
-        parts: list[RenderableType] = [heading, text, Text()]
+        # The score's terms first: they are what this pane explains, and at 80x24 the chunk's text
+        # would push them below the fold. The formula and notes, read once, come last.
+        parts: list[RenderableType] = [heading]
         if explanation.terms:
             parts.append(explanation_table(explanation))
+        parts.extend([Text(), text, Text()])
         parts.append(Text(f"{explanation.scorer}: {explanation.formula}", style="dim"))
         parts.extend(Text(note, style="dim") for note in explanation.notes)
         self._show(Group(*parts))
@@ -44,17 +47,24 @@ class ResultDetail(KeyScroll):
 
 
 def explanation_table(explanation: Explanation) -> Table:
-    """term, counts, idf, norm, weights and contribution per term, and a total equal to the score."""
+    """term, counts, idf, norm, weights and contribution per term, and a total equal to the score.
+
+    The query-count column shows only when a term repeats in the query: at 80 columns its four
+    cells are what the contribution column needs."""
+    repeated = any(row.query_count != 1 for row in explanation.terms)
     table = Table(box=None, padding=(0, 1, 0, 0), show_edge=False, header_style="bold")
-    table.add_column("term", overflow="fold")
-    for name in ("qtf", "tf", "df", "idf", "norm", "weight", "q.w", "contrib"):
+    table.add_column("term", overflow="ellipsis", no_wrap=True, min_width=6)
+    numbers = ("qtf", "tf", "df", "idf", "norm", "weight", "q.w", "contrib") if repeated else (
+        "tf", "df", "idf", "norm", "weight", "q.w", "contrib")
+    for name in numbers:
         table.add_column(name, justify="right", no_wrap=True)
     for row in explanation.terms:
+        counts = ([str(row.query_count)] if repeated else []) + [str(row.tf), str(row.df)]
         table.add_row(
-            safe_text(row.term, keep_newlines=False),
-            str(row.query_count), str(row.tf), str(row.df),
+            safe_text(row.term, keep_newlines=False), *counts,
             *(_NUMBER.format(value) for value in (row.idf, row.norm, row.weight, row.query_weight, row.contribution)),
         )
     table.add_section()
-    table.add_row(Text("total", style="bold"), *[""] * 7, Text(_NUMBER.format(explanation.total), style="bold"))
+    table.add_row(Text("total", style="bold"), *[""] * (len(numbers) - 1),
+                  Text(_NUMBER.format(explanation.total), style="bold"))
     return table
