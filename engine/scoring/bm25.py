@@ -116,7 +116,7 @@ class BM25Scorer(NoAdjustments):
         # memory is the counts twice plus one float per posting, not a CSR copy and temporaries.
         counts = index.counts.tocsc()
         doc_norm = length_norm(index.doc_len.astype(np.float64), avgdl, b)
-        data = np.empty(counts.nnz, dtype=dtype)
+        data: np.ndarray = np.empty(counts.nnz, dtype=dtype)
         for lo, hi, terms in posting_slices(counts.indptr, _SLICE):  # bounded temporaries, whatever the size
             docs = counts.indices[lo:hi]
             tfc = bm25_tfc(variant, counts.data[lo:hi].astype(np.float64), doc_norm[docs], k1, delta)

@@ -66,7 +66,7 @@ def query_scores(weights: sp.csc_matrix, ids: np.ndarray, query_weights: np.ndar
     first[:1] = True
     np.not_equal(chunks[1:], chunks[:-1], out=first[1:])
     group = np.cumsum(first) - 1
-    sums = np.bincount(group, weights=parts[order])
+    sums: np.ndarray = np.bincount(group, weights=parts[order])
     if base:
         sums += base
     return QueryScores(n, sums, chunks[first].astype(np.int64), float(base))
@@ -168,6 +168,7 @@ def pruned_top_k(weights: sp.csc_matrix, ids: np.ndarray, query_weights: np.ndar
             continue
         theta = partial.values[top_k(partial.values, k)[-1]]
         if rest[j] < theta:
+            assert partial.ids is not None  # dense_share=inf: always the touched form
             keep = partial.values + rest[j] >= theta
             chunks = partial.ids[keep]
             scores = exact_scores(weights, terms, w, chunks, base)

@@ -64,7 +64,7 @@ class TfidfScorer(NoAdjustments):
         del squares
         scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
         term_major = counts.tocsc()
-        data = np.empty(term_major.nnz, dtype=dtype)
+        data: np.ndarray = np.empty(term_major.nnz, dtype=dtype)
         for lo, hi, terms in posting_slices(term_major.indptr, _SLICE):
             w = tf_weight(term_major.data[lo:hi], sublinear_tf) * idf[terms]
             data[lo:hi] = scale[term_major.indices[lo:hi]] * w
