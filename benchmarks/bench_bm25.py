@@ -96,7 +96,8 @@ def eval_table(sizes: list[int], options: Options) -> Table:
                 continue
             timing = report.get("timing", report)
             table.add(fmt_size(n), library, job, fmt_seconds(done.seconds), fmt_seconds(timing["index_s"]),
-                      fmt_rate(timing["queries_per_s"]), fmt_bytes(done.peak_bytes), ratio if library == "ranklens" else "")
+                      fmt_rate(timing["queries_per_s"]), fmt_bytes(done.peak_bytes),
+                      ratio if library == "ranklens" else "")
     table.notes += [
         "Each job is one fresh process from start to end; peak memory is that process' peak RSS (VmHWM, read "
         "as it exits): interpreter, imports, reading corpus.jsonl, index, every question.",

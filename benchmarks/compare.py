@@ -134,7 +134,8 @@ MIX_COLUMNS: list[Column] = [
     ("p50 ms rare", lambda r: fmt_ms(r.get("p50_ms_rare"))),
     ("p99 ms", lambda r: fmt_ms(r["p99_ms"])),
     ("p99 ms rare", lambda r: fmt_ms(r.get("p99_ms_rare"))),
-    ("peak memory (query batch)", lambda r: fmt_bytes(max(r["batch_peak_bytes"] or 0, r.get("batch_peak_bytes_rare") or 0))),
+    ("peak memory (query batch)",
+     lambda r: fmt_bytes(max(r["batch_peak_bytes"] or 0, r.get("batch_peak_bytes_rare") or 0))),
     PROCESS_COLUMN,
 ]
 QUALITY_COLUMNS: list[Column] = [
@@ -161,8 +162,8 @@ def results_table(title: str, key_name: str, groups: list[tuple[str, list[Outcom
     return table
 
 
-RATIOS: list[tuple[str, str]] = [("build time", "build_s"), ("peak memory", "peak_bytes"), ("queries/s", "queries_per_s"),
-                                 ("p50 latency", "p50_ms")]
+RATIOS: list[tuple[str, str]] = [("build time", "build_s"), ("peak memory", "peak_bytes"),
+                                 ("queries/s", "queries_per_s"), ("p50 latency", "p50_ms")]
 MIX_RATIOS: list[tuple[str, str]] = [
     ("build time", "build_s"), ("peak memory (build)", "peak_bytes"), ("queries/s", "queries_per_s"),
     ("queries/s rare", "queries_per_s_rare"), ("p50 latency", "p50_ms"), ("p50 rare", "p50_ms_rare"),

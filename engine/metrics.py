@@ -27,7 +27,7 @@ RECALL_K = 10
 _BLOCK_CELLS = 1 << 22
 
 
-def gold_rank(scores: "np.ndarray | QueryScores | PendingScores", relevant_idx: np.ndarray) -> int | None:
+def gold_rank(scores: np.ndarray | QueryScores | PendingScores, relevant_idx: np.ndarray) -> int | None:
     """1-based rank of the best-ranked relevant item, None without relevant items.
 
     Under the stable descending order, item g sits at
@@ -92,7 +92,7 @@ class QuestionScores:
 
     id: str
     text: str
-    scores: "np.ndarray | QueryScores | PendingScores"
+    scores: np.ndarray | QueryScores | PendingScores
     relevant: np.ndarray
     grades: np.ndarray | None = None
 

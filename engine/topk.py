@@ -19,7 +19,7 @@ _SAMPLED_ABOVE = 1 << 16
 _SORTED_BELOW = 1024  # below this, one stable sort costs less than partitioning in several calls
 
 
-def top_k(scores: "np.ndarray | QueryScores | PendingScores", k: int) -> np.ndarray:
+def top_k(scores: np.ndarray | QueryScores | PendingScores, k: int) -> np.ndarray:
     if isinstance(scores, (QueryScores, PendingScores)):
         return scores.top_k(k)
     n = scores.size
@@ -73,7 +73,7 @@ class QueryScores:
         return f"QueryScores({self.n} chunks, {form})"
 
     @classmethod
-    def of(cls, scores: "np.ndarray | QueryScores") -> "QueryScores":
+    def of(cls, scores: np.ndarray | QueryScores) -> QueryScores:
         return scores if isinstance(scores, QueryScores) else cls(np.asarray(scores).size, np.asarray(scores))
 
     @property

@@ -6,7 +6,6 @@ streaming; and no question's scores are alive once the next has been scored.
 """
 from __future__ import annotations
 
-import dataclasses
 import gc
 import weakref
 

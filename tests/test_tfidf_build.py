@@ -20,7 +20,8 @@ from ranklens.engine.termindex import TermIndex
 def texts(n_docs: int = 700, vocab: int = 5000, seed: int = 2) -> list[str]:
     rng = np.random.default_rng(seed)
     words = np.array([f"w{i}" for i in range(vocab)])
-    out = [" ".join(words[np.minimum(rng.zipf(1.2, size=length), vocab) - 1]) for length in rng.integers(1, 200, n_docs)]
+    out = [" ".join(words[np.minimum(rng.zipf(1.2, size=length), vocab) - 1])
+           for length in rng.integers(1, 200, n_docs)]
     out[5] = ""  # a chunk without terms: norm 0, no weights
     return out
 
