@@ -43,7 +43,10 @@ def minmax(scores: np.ndarray) -> np.ndarray:
 
 def weighted_sum(score_lists: Sequence[np.ndarray], weights: Sequence[float] | None = None) -> np.ndarray:
     weights = weights or [1.0 / len(score_lists)] * len(score_lists)
-    return sum(w * minmax(s) for w, s in zip(weights, score_lists))
+    fused = np.zeros(score_lists[0].size)
+    for weight, scores in zip(weights, score_lists):
+        fused += weight * minmax(scores)
+    return fused
 
 
 def zscore(scores: np.ndarray) -> np.ndarray:
