@@ -60,7 +60,7 @@ def test_the_fused_retriever_scores_like_its_parts_fused_by_hand(studio_alfa: Wo
     else:
         n1, n2 = (s1 - s1.mean()) / s1.std(), (s2 - s2.mean()) / s2.std()
     assert np.asarray(fused.scores(fused.query(query))) == pytest.approx(0.7 * n1 + 0.3 * n2, abs=1e-12)
-    assert f"fusion {method} of tfidf+lsa w=0.7" in fused.setup.describe()
+    assert f"fusion tfidf+lsa {method} w=0.7" in fused.setup.describe()
     explanation = fused.explain(query, 0)
     assert explanation.formula.startswith("0.7·tfidf + 0.3·lsa")
 

@@ -54,7 +54,7 @@ def test_fusion_of_bm25_and_dense(capsys, model: Path, method: str) -> None:
     run = run_cli(capsys, "eval", "studio-alfa", "--scorer", "fusion", "--fuse", "bm25,dense", "--model", str(model),
                   "--fusion-method", method, "--json")
     assert run.status == 0, run.err
-    assert run.json["scorer"].startswith(f"fusion {method} of bm25+dense")
+    assert run.json["scorer"].startswith(f"fusion bm25+dense {method}")
     corpus = load_corpus("studio-alfa")
     workbench = Workbench(corpus)
     parts = [workbench.retriever(setup_for(corpus, {"scorer": name, "model": str(model)}))
