@@ -89,7 +89,7 @@ async def save(pilot, path: str | None = None) -> None:  # noqa: ANN001
 
 async def test_save_writes_the_prompt_and_asks_before_overwriting(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path))  # the dialog offers ~/ranklens-prompt.txt
     app = make_app("studio-alfa", cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
@@ -115,7 +115,7 @@ async def test_save_writes_the_prompt_and_asks_before_overwriting(tmp_path: Path
 async def test_a_failed_save_leaves_the_old_file_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The rename that would replace the file fails: the old file stays as it was, no temporary file
     is left, the message says why; a save that works keeps the old file's permissions."""
-    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path))  # the dialog offers ~/ranklens-prompt.txt
     target = tmp_path / DEFAULT_FILE
     target.write_text("keep me", encoding="utf-8")
     target.chmod(0o644)

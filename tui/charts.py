@@ -16,6 +16,8 @@ MARK_STYLE = "bold $warning"
 LINE_STYLE = "$text-muted"
 POINT_STYLE = "bold $accent"
 MIN_PLOT_WIDTH = 10
+LABEL_GAP = 2  # cells between a dot row's label and its first column
+SEVERAL = "◉"  # two or more values in one cell
 
 
 @dataclass(frozen=True)
@@ -45,14 +47,15 @@ def _place(line: list[str], start: int, text: str) -> bool:
 def dot_rows(rows: Sequence[DotRow], width: int, mark: float | None = None, mark_label: str = "") -> list[Content]:
     """Each row's values as markers on one shared axis, with an optional vertical mark (a threshold).
 
-    Values that fall in the same cell show as a count (2-9, then +), so no
-    question disappears behind another. The last line is the axis: its low
-    and high ends and the mark's value.
+    Values that fall in the same cell show as ``SEVERAL`` (a digit there read
+    as a stray number), so no question disappears behind another. The axis
+    starts at 0 unless a value is below it, and its last line labels both
+    ends, then the mark's value where it fits.
     """
-    label_width = max((len(r.label) for r in rows), default=0) + 1
+    label_width = max((len(r.label) for r in rows), default=0) + LABEL_GAP
     plot = max(MIN_PLOT_WIDTH, width - label_width)
     values = [v for r in rows for v in r.values] + ([mark] if mark is not None else [])
-    low, high = (min(values), max(values)) if values else (0.0, 1.0)
+    low, high = (min(0.0, min(values)), max(values)) if values else (0.0, 1.0)
     mark_column = _column(mark, low, high, plot) if mark is not None else None
     lines = []
     for row in rows:
@@ -62,19 +65,20 @@ def dot_rows(rows: Sequence[DotRow], width: int, mark: float | None = None, mark
         parts: list[str | tuple[str, str]] = [(row.label.ljust(label_width), AXIS_STYLE)]
         for column, count in enumerate(counts):
             if count:
-                parts.append((row.marker if count == 1 else (str(count) if count < 10 else "+"), row.style))
+                parts.append((row.marker if count == 1 else SEVERAL, row.style))
             elif column == mark_column:
                 parts.append(("│", MARK_STYLE))
             else:
                 parts.append(("·" if column % 5 == 0 else " ", AXIS_STYLE))
         lines.append(Content.assemble(*parts))
     axis = [" "] * plot
-    if mark_column is not None:  # the mark's value first: it matters more than the ends
+    # The ends first, so the axis always says where it starts; the mark's value where it fits.
+    _place(axis, 0, f"{low:.3f}")
+    _place(axis, plot - 5, f"{high:.3f}")
+    if mark_column is not None:
         text = f"▲ {mark_label}{mark:.3f}"
         if not _place(axis, mark_column, text):
             _place(axis, mark_column - len(text) + 1, f"{mark_label}{mark:.3f} ▲")
-    _place(axis, 0, f"{low:.3f}")
-    _place(axis, plot - 5, f"{high:.3f}")
     lines.append(Content.assemble((" " * label_width + "".join(axis), AXIS_STYLE)))
     return lines
 

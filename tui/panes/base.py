@@ -24,6 +24,7 @@ from typing import Any
 from textual import events
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.message import Message
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from ranklens.engine.errors import Cancelled, RanklensError
@@ -49,6 +50,17 @@ class WorkPane(Vertical):
     WorkPane .-framed:focus { border: round $accent; border-title-color: $accent; border-title-style: bold; }
     """
     BINDINGS = [Binding("escape", "cancel_work", "cancel", tooltip="Cancel work", id="work.cancel")]
+    # Groups whose job returns what it finished when cancelled (a comparison of scorers): that part
+    # is shown rather than thrown away, unless a newer context came meanwhile.
+    KEEPS_PARTIAL: frozenset[str] = frozenset()
+
+    class Partial(Message):
+        """What a cancelled run of a KEEPS_PARTIAL group finished, posted from its thread."""
+
+        def __init__(self, worker: Worker, result: Any) -> None:
+            super().__init__()
+            self.worker = worker
+            self.result = result
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -120,7 +132,11 @@ class WorkPane(Vertical):
 
         def in_thread() -> Any:
             worker = get_current_worker()
-            return job(cancellable(report, lambda: worker.is_cancelled))
+            result = job(cancellable(report, lambda: worker.is_cancelled))
+            if worker.is_cancelled and group in self.KEEPS_PARTIAL:
+                # The worker's own result is dropped once it is cancelled: hand it over by message.
+                self.post_message(self.Partial(worker, result))
+            return result
 
         worker = self.run_worker(in_thread, name=group, group=group, thread=True, exclusive=True,
                                  exit_on_error=False)
@@ -170,6 +186,13 @@ class WorkPane(Vertical):
                 if run.reports:
                     self.query_one(WorkStatus).show(f"failed: {message}")
                 self.notify(message, title="ranklens: unexpected error", severity="error", markup=False)
+
+    def on_work_pane_partial(self, message: Partial) -> None:
+        message.stop()
+        run = self._runs.get(message.worker.group)
+        if run is None or run.worker is not message.worker or run.generation < self._valid_from:
+            return  # a newer run, or a newer context: what it finished is stale
+        self.work_done(message.worker.group, message.result)
 
     def colour(self, name: str) -> str:
         """A theme colour as a Rich style, for table cells (Rich Text does not know theme variables)."""

@@ -226,7 +226,17 @@ class ChunkingPane(WorkPane):
         if self.window is None:
             return
         following = CHUNKERS[(CHUNKERS.index(self.window.chunker) + 1) % len(CHUNKERS)]
-        self.window = dataclasses.replace(self.window, chunker=following)
+        # The size counts words for both chunkers; the overlap counts sentences for sentences. Carried
+        # over as it is, 20 words of overlap would become 20 sentences: it restarts at each chunker's
+        # default (one sentence; a fifth of the size in words) and the notification says so.
+        before = self.window
+        overlap = 1 if following == "sentences" else min(before.size - 1, max(0, before.size // 5))
+        self.window = dataclasses.replace(before, chunker=following, overlap=min(overlap, before.size - 1))
+        unit = "sentence" if following == "sentences" else "word"
+        was = "sentence" if before.chunker == "sentences" else "word"
+        self.notify(f"{following}: chunks of up to {before.size} words, overlap {self.window.overlap} "
+                    f"{unit}{'' if self.window.overlap == 1 else 's'} (was {before.overlap} "
+                    f"{was}{'' if before.overlap == 1 else 's'})")
         self._start_preview()
 
     def action_passages(self) -> None:

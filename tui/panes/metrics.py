@@ -65,6 +65,7 @@ class MetricsPane(WorkPane):
     MetricsPane.-no-questions #metrics-threshold { display: none; }
     """
     BINDINGS = [Binding("r", "rerun", "re-run", tooltip="Re-evaluate", id="metrics.rerun")]
+    KEEPS_PARTIAL = frozenset({"evaluate"})  # Escape keeps the scorers already measured
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)

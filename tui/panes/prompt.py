@@ -29,7 +29,10 @@ from ranklens.tui.widgets.confirm import Confirm
 from ranklens.tui.widgets.lists import KeyScroll
 from ranklens.tui.widgets.path_prompt import PathPrompt
 
-DEFAULT_FILE = "ranklens-prompt.txt"  # in the current directory
+DEFAULT_FILE = "ranklens-prompt.txt"  # in the home folder, until a save picks another path
+# New files get the permissions the user's umask gives any file (a temporary file is private, 0600).
+_UMASK = os.umask(0)
+os.umask(_UMASK)
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,7 @@ class PromptPane(WorkPane):
         super().__init__(id=id, classes=classes)
         self.prompt = ""  # the prompt on screen, exactly as a model would receive it
         self.prompt_query: str | None = None
+        self._last_saved: Path | None = None  # the dialog offers it next time
 
     def compose(self) -> ComposeResult:
         yield Static(id="prompt-info")
@@ -119,8 +123,11 @@ class PromptPane(WorkPane):
             if path:
                 self._save_to(Path(path).expanduser(), prompt)
 
-        self.app.push_screen(PathPrompt("Save the prompt to", f"./{DEFAULT_FILE}",
-                                        hint="Enter saves, Escape cancels; relative paths start here"), chosen)
+        # Not the current folder by default: it is wherever ranklens was started (a corpus, a repository).
+        default = str(self._last_saved) if self._last_saved is not None else f"~/{DEFAULT_FILE}"
+        self.app.push_screen(PathPrompt("Save the prompt to", default,
+                                        hint=f"Enter saves, Escape cancels; relative paths start in {Path.cwd()}"),
+                             chosen)
 
     def _save_to(self, path: Path, prompt: str) -> None:
         target = path if path.is_absolute() else Path.cwd() / path
@@ -167,6 +174,8 @@ class PromptPane(WorkPane):
                     os.fsync(handle.fileno())  # on disk before the rename makes it the file
                 if target.exists():  # a temporary file is private (0600): keep the old file's mode
                     shutil.copymode(target, handle.name)
+                else:
+                    os.chmod(handle.name, 0o666 & ~_UMASK)
                 os.replace(handle.name, target)
             except BaseException:
                 os.unlink(handle.name)
@@ -175,4 +184,8 @@ class PromptPane(WorkPane):
             self.app.call_from_thread(self.notify, f"cannot save to {target}: {error.strerror or error}",
                                       severity="error", markup=False)
             return
-        self.app.call_from_thread(self.notify, f"prompt saved to {target}", markup=False)
+        self.app.call_from_thread(self._saved, target)
+
+    def _saved(self, target: Path) -> None:
+        self._last_saved = target
+        self.notify(f"prompt saved to {target}", markup=False)
