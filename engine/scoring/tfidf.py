@@ -63,7 +63,11 @@ class TfidfScorer(NoAdjustments):
         norms = np.sqrt(squares)
         del squares
         scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
-        term_major = counts.tocsc()
+        # Transposed with the counts in the narrowest type that holds them (uint8 for most corpora):
+        # the term-major copy then costs its indices and a byte per posting, not four.
+        narrow = np.min_scalar_type(int(counts.data.max())) if counts.nnz else np.dtype(np.uint8)
+        term_major = sp.csr_matrix((counts.data.astype(narrow), counts.indices, counts.indptr),
+                                   shape=counts.shape).tocsc()
         data: np.ndarray = np.empty(term_major.nnz, dtype=dtype)
         for lo, hi, terms in posting_slices(term_major.indptr, _SLICE):
             w = tf_weight(term_major.data[lo:hi], sublinear_tf) * idf[terms]
