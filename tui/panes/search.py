@@ -17,6 +17,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import DataTable, Input, Tree
@@ -85,6 +86,9 @@ class Found:
     rows: list[ResultRow]
     note: str  # shown when there are no rows
     terms: tuple[str, ...] = ()  # the analysed query
+    relevant: frozenset[int] = frozenset()  # positions of chunks judged relevant, when the query is a known question
+    known: bool = False  # the query is one of the corpus' questions with an answer
+    lost: str = ""  # what analysis dropped from the query: words not in the corpus, stop words
 
 
 @dataclass(frozen=True)
@@ -106,11 +110,21 @@ class Documents:
 
 def find(context: Context, progress: Progress) -> Found:
     """Run the context's query; each row carries its snippet with the query's terms marked."""
+    from ranklens.engine.why import lost_words
+
     retriever = context.workbench.retriever(context.setup, progress)
     result = retriever.search(context.query)
     analyzer = analyzer_for(context.setup)
     rows = [_row(retriever, analyzer, hit, result.terms) for hit in result.hits]
-    return Found(context, rows, result.note or "No chunk matches.", tuple(result.terms))
+    # A known question (one sent from Metrics, or typed as it is): its judged chunks get a ✓.
+    text = context.query.strip()
+    question = next((q for q in retriever.corpus.answerable if q.text.strip() == text), None)
+    relevant = frozenset(retriever.relevant(question)) if question is not None else frozenset()
+    lost = lost_words(retriever, context.query)
+    said = [("not in the corpus", [w.word for w in lost if w.reason == "not in the vocabulary"]),
+            ("stop words", [w.word for w in lost if w.reason == "stop word"])]
+    return Found(context, rows, result.note or "No chunk matches.", tuple(result.terms), relevant,
+                 question is not None, " · ".join(f"{name}: {', '.join(words)}" for name, words in said if words))
 
 
 def _row(retriever: Retriever, analyzer: Analyzer, hit: Hit, terms: Sequence[str]) -> ResultRow:
@@ -170,6 +184,7 @@ class SearchPane(WorkPane):
         self._terms: tuple[str, ...] = ()  # the analysed query of the rows on screen
         self._debounce: Timer | None = None
         self._tree: Documents | None = None  # what the documents tree shows
+        self._relevant: frozenset[int] = frozenset()  # positions of the rows' chunks judged relevant
         self.shown_query: str | None = None  # the query the results on screen were computed for
         self.shown_generation = -1
 
@@ -262,6 +277,15 @@ class SearchPane(WorkPane):
         context = found.context
         self.shown_query, self.shown_generation = context.query, context.generation
         self._shown, self._rows, self._terms = context, found.rows, found.terms
+        self._relevant = found.relevant
+        results = self.query_one("#results", KeyTable)
+        notes = [found.lost] if found.lost else []
+        if found.known:
+            hits = sum(row.hit.index in found.relevant for row in found.rows)
+            notes.append(f"✓ {hits} relevant in the top {len(found.rows)}" if hits
+                         else f"a known question: no relevant chunk in the top {len(found.rows)}")
+        # Query words are untrusted: the subtitle is Content, never markup.
+        results.border_subtitle = Content(one_line(" · ".join(notes), 200)) if notes else None
         self._fill_table()
         if found.rows:
             self._explain(found.rows[0].hit)
@@ -284,7 +308,10 @@ class SearchPane(WorkPane):
             table.add_column("document", width=document_width, key="document")
         table.add_column("snippet", width=snippet_width, key="snippet")
         for row in self._rows:
-            cells = [Text(str(row.hit.rank), justify="right"), Text(f"{row.hit.score:.3f}", justify="right")]
+            relevant = row.hit.index in self._relevant
+            rank = Text(f"✓{row.hit.rank}" if relevant else str(row.hit.rank), justify="right",
+                        style=f"bold {self.colour('success')}" if relevant else "")
+            cells = [rank, Text(f"{row.hit.score:.3f}", justify="right")]
             if document_width:
                 cells.append(Text(row.document, no_wrap=True, overflow="ellipsis"))
             table.add_row(*cells, row.snippet, key=str(row.hit.rank))
