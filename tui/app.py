@@ -125,12 +125,15 @@ class RanklensApp(App[None]):
         Binding("ctrl+q", "quit_anywhere", "quit", tooltip="Quit (also while typing)", show=False, priority=True,
                 id="app.quit_anywhere"),
         Binding("escape", "cancel_work", "cancel", tooltip="Cancel running work", show=False, id="app.cancel"),
+        Binding("ctrl+z", "undo", "undo", tooltip="Undo the last setting change", show=False, id="app.undo"),
+        Binding("ctrl+y", "redo", "redo", tooltip="Redo a setting change undone", show=False, id="app.redo"),
+        Binding("R", "reset", "reset", tooltip="Reset the settings to the corpus' own", show=False, id="app.reset"),
         # Textual's own focus keys, listed in the help: they move between the boxes of a tab.
         Binding("tab", "focus_next", "Next box", show=False, id="app.focus_next"),
         Binding("shift+tab", "focus_previous", "Previous box", show=False, id="app.focus_previous"),
     ]
     # Actions whose keys type into a text box: the footer hides them while one has the focus.
-    HIDDEN_WHILE_TYPING = frozenset({"show_tab", "focus_query", "help", "quit", "setting"})
+    HIDDEN_WHILE_TYPING = frozenset({"show_tab", "focus_query", "help", "quit", "setting", "reset"})
     SHOWN_WHILE_TYPING = frozenset({"jump_tab", "help_while_typing"})
     SETTING_BINDINGS = _setting_bindings()
     # The tab keys are bound per app, from the tab table it is given (see __init__).
@@ -161,6 +164,9 @@ class RanklensApp(App[None]):
         self._chunk_count: int | None = None  # for the setup in the context, once its index is built
         self._ran: Setup | None = None  # the setup as it runs (LSA dimensions clamped), once built
         self._no_corpus = ""  # why no corpus is open (a failed or cancelled first open), for panes built later
+        # Setups before each change (undo) and after each undo (redo); a new corpus starts them afresh.
+        self._undo: list[Setup] = []
+        self._redo: list[Setup] = []
         self._status = ""
         self._status_is_error = False
         self._last_progress = 0.0
@@ -271,6 +277,7 @@ class RanklensApp(App[None]):
         previous = self.context
         self._chunk_count, self._ran = chunks, ran
         self._no_corpus = ""
+        self._undo.clear(), self._redo.clear()
         self._set_status("")
         self._publish(Context(workbench, setup, self._query, previous.generation + 1 if previous else 0))
         if previous is not None:
@@ -342,10 +349,46 @@ class RanklensApp(App[None]):
             return False
         if setup == self.context.setup:
             return False
+        self._undo.append(self.context.setup)
+        self._redo.clear()
+        self._use_setup(setup)
+        return True
+
+    def _use_setup(self, setup: Setup) -> None:
         self._chunk_count, self._ran = None, None
         self._change(setup=setup)
         self._build_index(self.context)
-        return True
+
+    def action_undo(self) -> None:
+        self._step_history(self._undo, self._redo, "undone", "nothing to undo")
+
+    def action_redo(self) -> None:
+        self._step_history(self._redo, self._undo, "redone", "nothing to redo")
+
+    def _step_history(self, source: list[Setup], target: list[Setup], done: str, empty: str) -> None:
+        if self.context is None or not source:
+            self.notify(empty)
+            return
+        current, setup = self.context.setup, source.pop()
+        target.append(current)
+        self._use_setup(setup)
+        self.notify(f"{done}: {changed(current, setup)}")
+
+    def action_reset(self) -> None:
+        """Back to the corpus' own settings (its ranklens.toml over the defaults); undone like any change."""
+        if self.context is None:
+            self.notify("no corpus is open yet", severity="warning")
+            return
+        from ranklens.engine.retriever import setup_for
+
+        current, setup = self.context.setup, setup_for(self.context.corpus)
+        if setup == current:
+            self.notify("the settings are the corpus' already")
+            return
+        self._undo.append(current)
+        self._redo.clear()
+        self._use_setup(setup)
+        self.notify(f"reset to the corpus' settings: {changed(current, setup)}")
 
     @work(thread=True, exclusive=True, group="index")
     def _build_index(self, context: Context) -> None:
@@ -582,6 +625,15 @@ def describe(setup: Setup) -> str:
     text = setup.describe()
     results = f"k={setup.k}"
     return text[:-len(results)] + f"top {setup.k}" if text.endswith(results) else text
+
+
+def changed(before: Setup, after: Setup) -> str:
+    """The settings that differ, as "BM25 k1 1.3 → 1.2, scorer bm25 → tfidf"."""
+    from ranklens.engine.setup import setup_settings
+
+    parts = [f"{setting_title(name)} {_shown(getattr(before, name))} → {_shown(getattr(after, name))}"
+             for name in setup_settings() if getattr(before, name) != getattr(after, name)]
+    return ", ".join(parts) or "no change"
 
 
 def setting_title(name: str) -> str:
