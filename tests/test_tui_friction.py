@@ -109,10 +109,10 @@ def test_the_threshold_chart_keeps_a_gap_after_the_label_and_marks_overlaps() ->
     assert lines[-1].split()[0] == "0.000"  # the axis starts at its minimum, labelled
 
 
-def test_the_threshold_axis_starts_at_zero_when_scores_are_positive() -> None:
+def test_the_threshold_axis_labels_its_minimum_even_when_the_mark_is_near_it() -> None:
     rows = [DotRow("answerable", [0.3, 0.5], "$success"), DotRow("unanswerable", [0.2], "$error")]
-    lines = [line.plain for line in dot_rows(rows, 40, 0.25, "t=")]
-    assert lines[-1].split()[0] == "0.000"
+    lines = [line.plain for line in dot_rows(rows, 40, 0.21, "t=")]
+    assert lines[-1].split()[0] == "0.200" and "0.500" in lines[-1]
 
 
 async def test_a_cancelled_evaluation_keeps_the_scorers_it_finished(monkeypatch: pytest.MonkeyPatch) -> None:

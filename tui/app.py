@@ -183,7 +183,9 @@ class RanklensApp(App[None]):
     def key_bindings(self) -> list[Binding]:
         """Every key of the app, in the order the help lists them (alt+digit once, with its digit)."""
         tabs = [binding for binding in self._tab_bindings if not binding.priority]
-        return [*self.APP_BINDINGS, *tabs, *self.SETTING_BINDINGS]
+        # f1 while typing is the footer's way of showing f1 there; the help lists f1 once, with ?.
+        own = [binding for binding in self.APP_BINDINGS if binding.action != "help_while_typing"]
+        return [*own, *tabs, *self.SETTING_BINDINGS]
 
     # -- layout ------------------------------------------------------------------------------------
 

@@ -49,13 +49,13 @@ def dot_rows(rows: Sequence[DotRow], width: int, mark: float | None = None, mark
 
     Values that fall in the same cell show as ``SEVERAL`` (a digit there read
     as a stray number), so no question disappears behind another. The axis
-    starts at 0 unless a value is below it, and its last line labels both
-    ends, then the mark's value where it fits.
+    spans the values, and its last line always labels both ends (the mark's
+    value goes where it fits).
     """
     label_width = max((len(r.label) for r in rows), default=0) + LABEL_GAP
     plot = max(MIN_PLOT_WIDTH, width - label_width)
     values = [v for r in rows for v in r.values] + ([mark] if mark is not None else [])
-    low, high = (min(0.0, min(values)), max(values)) if values else (0.0, 1.0)
+    low, high = (min(values), max(values)) if values else (0.0, 1.0)
     mark_column = _column(mark, low, high, plot) if mark is not None else None
     lines = []
     for row in rows:

@@ -59,7 +59,10 @@ def rows_for(app: App, where: str, node: DOMNode, bindings: Iterable[Binding]) -
         description = binding.tooltip or binding.description  # the footer's label is the short one
         if not description:
             continue
-        keys = ", ".join(app.get_key_display(single.with_key(single.key)) for single in Binding.make_bindings([binding]))
+        # Escape-digit characters ("£" for Escape then 3) are said once, in the help's title, not per tab.
+        hidden = getattr(app, "keys_over_boxes", ())
+        keys = ", ".join(app.get_key_display(single.with_key(single.key))
+                         for single in Binding.make_bindings([binding]) if single.key not in hidden)
         rows.append(KeyRow(where, keys, description, binding.action, node))
     return rows
 

@@ -195,8 +195,8 @@ class IndexPane(WorkPane):
         over = [r for r in result.rows if r.share > 1.0]
         notes = ["compared: vectors in the probed cells + 1 per centroid (share: of all vectors)"]
         if over:
-            notes.append(f"share above 100%: on {plural(result.vectors, 'vector')} IVF compares more than exact "
-                         "search would (the centroids count too): too few vectors for an index to pay")
+            notes.append("share above 100%: probing that many cells compares nearly every vector and the "
+                         "centroids too, more than exact search would")
         self.query_one("#ivf-notes", Static).update(Content.assemble(
             "\n".join(notes), *(("\n" + w, "$warning") for w in result.warnings)))
         points = [(r.share, r.recall) for r in result.rows]
