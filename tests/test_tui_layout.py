@@ -44,3 +44,13 @@ async def test_every_metric_column_shows_at_60x20() -> None:
         text = screen_text(app)
         for header in ("hit@1", "hit@3", "MRR", "nDCG@10", "recall@10"):
             assert header in text, text
+
+
+async def test_the_tab_bar_fits_at_60_columns_while_typing() -> None:
+    from tests.support.app import screen_text as text_of
+
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await opened(pilot)
+        bar = text_of(app).splitlines()[0]
+        assert "Prompt" in bar and "alt+1-5" in text_of(app).splitlines()[-1]

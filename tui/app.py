@@ -175,7 +175,7 @@ class RanklensApp(App[None]):
         self._built: dict[str, WorkPane] = {}
         self._mounts: dict[str, tuple[WorkPane, AwaitMount]] = {}  # panes being mounted
         self._running_command = False  # a palette command runs: keys are not being typed (see typing)
-        self._labels_typing: bool | None = None  # what the tab labels show now (see _sync_typing)
+        self._labels_typing: str | None = None  # what the tab labels show now (see _sync_typing)
 
     def get_default_screen(self) -> Screen[None]:
         return MainScreen(id="_default")
@@ -575,13 +575,19 @@ class RanklensApp(App[None]):
         """The tab bar names the keys that switch tabs from where the focus is: digits, or alt+digits."""
         if not self.is_mounted or not self.query("#tabs"):
             return
-        typing = self.typing
-        if typing == self._labels_typing:
+        # Under 80 columns "alt+1 Search …" does not fit: while typing the labels are the titles alone
+        # and the footer says "alt+1-5 tabs".
+        labels = ("alt" if self.size.width >= 80 else "titles") if self.typing else "keys"
+        if labels == self._labels_typing:
             return
-        self._labels_typing = typing
+        self._labels_typing = labels
         tabbed = self.query_one("#tabs", TabbedContent)
         for tab in self.tabs.values():
-            tabbed.get_tab(tab.id).label = f"alt+{tab.key} {tab.title}" if typing else tab.label
+            tabbed.get_tab(tab.id).label = {"alt": f"alt+{tab.key} {tab.title}", "titles": tab.title,
+                                            "keys": tab.label}[labels]
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._sync_typing)
 
     def on_descendant_blur(self) -> None:
         self.call_after_refresh(self._sync_typing)
