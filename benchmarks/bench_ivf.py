@@ -71,7 +71,7 @@ def ivf_task(args: dict[str, Any], arrays: dict[str, np.ndarray]) -> dict[str, A
     for n_probe in args["probes"]:
         found = ours.search(Q, K, n_probe).ids
         row = {"n_probe": n_probe, "ranklens_recall": recall(found, truth),
-               "ranklens_ms": median_time(lambda: ours.search(Q, K, n_probe), repeats) * 1000 / nq}
+               "ranklens_ms": median_time(lambda n_probe=n_probe: ours.search(Q, K, n_probe), repeats) * 1000 / nq}
         if faiss_index is not None:
             faiss_index.nprobe = n_probe
             row["faiss_recall"] = recall(faiss_index.search(xq, K)[1], truth)

@@ -12,7 +12,8 @@ from benchmarks.compare import (OWN, QUALITY_COLUMNS, SAME, SPEED_COLUMNS, Conte
                                results_table, run_contenders)
 from benchmarks.corpora import real_collections
 
-CONTENDERS = [Contender("ranklens", OWN), Contender("bm25s", OWN), Contender("ranklens", SAME), Contender("bm25s", SAME)]
+CONTENDERS = [Contender("ranklens", OWN), Contender("bm25s", OWN),
+              Contender("ranklens", SAME), Contender("bm25s", SAME)]
 QUICK_COLLECTION = "xquad_es"  # the smallest, for the smoke run
 
 

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from benchmarks.common import Table
-from benchmarks.compare import (OWN, PROCESS_COLUMN, RATIOS, SPEED_COLUMNS, Contender, Options, ratio_table, results_table,
-                                run_synthetic_sizes)
+from benchmarks.compare import (OWN, PROCESS_COLUMN, RATIOS, SPEED_COLUMNS, Contender, Options, ratio_table,
+                                results_table, run_synthetic_sizes)
 
 SETUP = {"scorer": "tfidf"}  # scikit-learn's defaults: smooth idf, raw tf, L2-normalised rows
 CONTENDERS = [Contender("ranklens", OWN), Contender("sklearn", OWN, install="scikit-learn")]

@@ -110,6 +110,7 @@ def run(quick: bool) -> list[Table]:
     names = list(APPS)
     gap = statistics.median(times[names[1]]) - statistics.median(times[names[0]])
     verdict = "met" if gap <= TARGET_S else "not met"
-    table.notes.append(f"ranklens paints {gap:+.3f} s after the bare app (medians; target within {TARGET_S} s: {verdict}).")
+    table.notes.append(f"ranklens paints {gap:+.3f} s after the bare app "
+                       f"(medians; target within {TARGET_S} s: {verdict}).")
     log(f"  tui: ranklens {gap:+.3f} s after the bare app")
     return [table]

@@ -9,7 +9,8 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from benchmarks.common import Table, fmt_bytes, fmt_ms, fmt_rate, fmt_ratio, fmt_seconds, fmt_size
 from benchmarks.measure import agreement

@@ -17,7 +17,8 @@ import tomllib
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any
+from collections.abc import Iterator, Mapping
 
 from ranklens.corpora import bundled_corpora, bundled_path
 from ranklens.engine.corpus import Chunk, Corpus, Document, Question

@@ -13,7 +13,8 @@ questions through it without keeping any vector of size N per question.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, NamedTuple, Sequence
+from typing import Any, NamedTuple
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 

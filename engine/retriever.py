@@ -12,7 +12,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -107,7 +107,7 @@ class Workbench:
     def __repr__(self) -> str:
         return f"Workbench({self.corpus!r})"
 
-    def retriever(self, setup: Setup, progress: Progress = no_progress) -> "Retriever":
+    def retriever(self, setup: Setup, progress: Progress = no_progress) -> Retriever:
         with self._lock:
             started = time.perf_counter()
             chunk_key = self._chunk_key(setup)
@@ -206,7 +206,7 @@ class Retriever:
         return f"Retriever({self.corpus!r}, {self.setup.describe()!r})"
 
     @classmethod
-    def build(cls, corpus: Corpus, setup: Setup, progress: Progress = no_progress) -> "Retriever":
+    def build(cls, corpus: Corpus, setup: Setup, progress: Progress = no_progress) -> Retriever:
         return Workbench(corpus).retriever(setup, progress)
 
     @property
@@ -309,7 +309,7 @@ class Retriever:
                 yield start + offset, QueryScores.of(scores[offset])
             progress(min(start + size, len(texts)), len(texts), label)
 
-    def evaluate(self, progress: Progress = no_progress, latency_sample: int = 200) -> "EvalReport":
+    def evaluate(self, progress: Progress = no_progress, latency_sample: int = 200) -> EvalReport:
         """Metrics over the answerable questions, in file order, with timings.
 
         Throughput is the whole batch of questions scored and ranked, index

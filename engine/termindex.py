@@ -10,7 +10,7 @@ import gc
 from collections import defaultdict
 from dataclasses import dataclass
 from itertools import chain
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -84,7 +84,7 @@ class TermIndex:
         return self.counts.shape[0]
 
     @classmethod
-    def build(cls, texts: Sequence[str], analyzer: Analyzer, progress: Progress = no_progress) -> "TermIndex":
+    def build(cls, texts: Sequence[str], analyzer: Analyzer, progress: Progress = no_progress) -> TermIndex:
         vocab: defaultdict[str, int] = defaultdict()
         vocab.default_factory = vocab.__len__  # first sight of a term gives it the next id
         lookup = vocab.__getitem__

@@ -101,7 +101,7 @@ class BM25Scorer(NoAdjustments):
 
     @classmethod
     def fit(cls, index: TermIndex, variant: str = "lucene", k1: float = 1.2, b: float = 0.75,
-            delta: float = 0.5, dtype: type = np.float64) -> "BM25Scorer":
+            delta: float = 0.5, dtype: type = np.float64) -> BM25Scorer:
         """``dtype`` stores the per-posting weights: float64 (the default, what the parity tests
         hold to 1e-9) or float32, half the memory per posting. Scores are still added in float64,
         so float32 weights move a score by at most about 6e-8 of itself per query term (the

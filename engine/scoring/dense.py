@@ -8,7 +8,8 @@ below does, with a bi-encoder loaded by ``engine.models`` (the neural extra).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Sequence
 
 import numpy as np
 

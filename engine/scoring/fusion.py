@@ -12,7 +12,8 @@ or z-score ((s − mean)/std) normalisation over all chunks; w is ``fusion_weigh
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -118,7 +119,8 @@ class FusionScorer:
             rank = int((scores > scores[doc]).sum() + (scores[:doc] == scores[doc]).sum() + 1)
             if self.method == "rrf":
                 share = 1.0 / (self.rrf_k + rank) if rank <= RRF_DEPTH and scores[doc] != 0 else 0.0
-                notes.append(f"{part.name}: rank {rank}, score {scores[doc]:.4f} → 1/({self.rrf_k}+{rank}) = {share:.5f}")
+                notes.append(f"{part.name}: rank {rank}, score {scores[doc]:.4f} "
+                             f"→ 1/({self.rrf_k}+{rank}) = {share:.5f}")
             else:
                 normalise = zscore if self.method == "zscore" else minmax
                 notes.append(f"{part.name}: score {scores[doc]:.4f} → normalised "

@@ -6,7 +6,8 @@ corpus itself. scikit-learn is imported here, lazily, when LSA is first fit.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -36,7 +37,7 @@ class LsaScorer:
         return {"dims": self.dims}
 
     @classmethod
-    def fit(cls, tfidf: TfidfScorer, dims: int) -> "LsaScorer":
+    def fit(cls, tfidf: TfidfScorer, dims: int) -> LsaScorer:
         from sklearn.decomposition import TruncatedSVD
 
         n_docs, n_terms = tfidf.matrix.shape

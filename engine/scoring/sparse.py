@@ -88,7 +88,10 @@ def row_values(matrix: sp.csr_matrix, row: int, ids: np.ndarray) -> np.ndarray:
     lo, hi = matrix.indptr[row], matrix.indptr[row + 1]
     cols = matrix.indices[lo:hi]
     where = np.searchsorted(cols, ids)
-    found = (where < cols.size) & (cols[np.minimum(where, max(cols.size - 1, 0))] == ids) if cols.size else np.zeros(ids.size, bool)
+    if cols.size:
+        found = (where < cols.size) & (cols[np.minimum(where, cols.size - 1)] == ids)
+    else:
+        found = np.zeros(ids.size, bool)
     out = np.zeros(ids.size)
     out[found] = matrix.data[lo + where[found]]
     return out

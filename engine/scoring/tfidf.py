@@ -40,7 +40,7 @@ class TfidfScorer(NoAdjustments):
     name = "tfidf"
 
     @classmethod
-    def fit(cls, index: TermIndex, sublinear_tf: bool = False, dtype: type = np.float64) -> "TfidfScorer":
+    def fit(cls, index: TermIndex, sublinear_tf: bool = False, dtype: type = np.float64) -> TfidfScorer:
         """``dtype`` stores the weights: float64 (the default, equal to scikit-learn's within 1e-9) or
         float32, half the memory per posting; cosines are still added in float64 and move by at
         most about 6e-8 per query term (the rounding of each stored weight)."""
@@ -129,7 +129,8 @@ class TfidfScorer(NoAdjustments):
         rows = [
             TermExplanation(
                 term=str(self.index.vocabulary[t]), query_count=int(c), tf=int(f), df=int(self.index.doc_freq[t]),
-                idf=float(self.idf[t]), norm=float(self.doc_norm[doc]), weight=float(w), query_weight=float(qw), contribution=float(w * qw),
+                idf=float(self.idf[t]), norm=float(self.doc_norm[doc]), weight=float(w), query_weight=float(qw),
+                contribution=float(w * qw),
             )
             for t, c, f, w, qw in zip(query.ids, query.counts, tf, d, q)
             if f > 0

@@ -13,7 +13,15 @@ from pathlib import Path
 import numpy as np
 
 # Words of the lesson corpora (studio-alfa in Italian, battery in English), so queries meet known tokens.
-WORDS = sorted(set(["il", "la", "le", "lo", "i", "gli", "di", "da", "del", "della", "dei", "delle", "che", "per", "un", "una", "con", "non", "si", "è", "e", "a", "in", "al", "alla", "ai", "file", "fattura", "fatture", "nota", "credito", "rimborso", "automobile", "permesso", "dentista", "ferie", "copie", "copia", "dati", "ripristino", "cancellato", "sbaglio", "giorni", "notifica", "scarto", "entro", "cinque", "hotel", "wifi", "password", "posta", "rete", "servizio", "informatico", "segnalazione", "richiede", "richiedo", "approva", "chi", "come", "quando", "dove", "quanto", "the", "battery", "warranty", "how", "long", "is", "a", "of", "to", "and", "cycles", "years", "charge", "query", "passage"]))
+WORDS = sorted(set([
+    "il", "la", "le", "lo", "i", "gli", "di", "da", "del", "della", "dei", "delle", "che", "per", "un", "una",
+    "con", "non", "si", "è", "e", "a", "in", "al", "alla", "ai", "file", "fattura", "fatture", "nota",
+    "credito", "rimborso", "automobile", "permesso", "dentista", "ferie", "copie", "copia", "dati",
+    "ripristino", "cancellato", "sbaglio", "giorni", "notifica", "scarto", "entro", "cinque", "hotel", "wifi",
+    "password", "posta", "rete", "servizio", "informatico", "segnalazione", "richiede", "richiedo", "approva",
+    "chi", "come", "quando", "dove", "quanto", "the", "battery", "warranty", "how", "long", "is", "a", "of",
+    "to", "and", "cycles", "years", "charge", "query", "passage"
+]))
 SPECIAL = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 LETTERS = "abcdefghijklmnopqrstuvwxyzàèéìòù"
 
