@@ -34,7 +34,10 @@ $(STAMP_BENCH): pyproject.toml | $(BIN)/python
 run: $(STAMP_RUN)
 	$(BIN)/ranklens $(CORPUS)
 
+# Lint first: ruff over the tree, mypy over the engine and the command line (pyproject configures both).
 test: $(STAMP_TEST)
+	$(BIN)/ruff check --quiet .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -n 4 $(PYTEST_ARGS)
 
 $(STAMP_NEURAL): pyproject.toml | $(BIN)/python

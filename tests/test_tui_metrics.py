@@ -223,7 +223,8 @@ def test_dot_rows_keep_every_question_and_the_width() -> None:
     rows = [DotRow("answerable", [0.1, 0.5, 0.5, 0.9], "$success"), DotRow("unanswerable", [0.3], "$error", "○")]
     lines = [line.plain for line in dot_rows(rows, 40, mark=0.4, mark_label="t=")]
     assert len(lines) == 3 and all(len(line) == 40 for line in lines)
-    assert lines[0].count("●") == 2 and "◉" in lines[0]  # two questions in one cell show as ◉ (a digit read as a stray number)
+    # two questions in one cell show as ◉ (a digit would read as a stray number)
+    assert lines[0].count("●") == 2 and "◉" in lines[0]
     assert lines[1].count("○") == 1
     column = lines[2].index("▲")
     assert lines[0][column] == lines[1][column] == "│"  # the threshold crosses both rows

@@ -152,7 +152,8 @@ async def test_documents_tree_shows_a_chunk_in_its_document() -> None:
         tree = app.query_one("#documents", KeyTree)
         assert [str(node.label).split(" (")[0] for node in tree.root.children][:3] == ["ferie", "trasferte", "accessi"]
         tree.focus()
-        await pilot.press("j", "j", "space", "j")  # ferie (the cursor starts there), trasferte, accessi; open it; its first chunk
+        # ferie (the cursor starts there), trasferte, accessi; open it; its first chunk
+        await pilot.press("j", "j", "space", "j")
         await settle(pilot)
         text = detail_text(app)
         assert "chunk 0 (accessi-0) highlighted" in text

@@ -7,7 +7,7 @@ variables, so the charts follow the app's theme.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
 
 from textual.content import Content
 

@@ -157,9 +157,7 @@ class WorkPane(Vertical):
         if action == "cancel_work":
             return self.is_working()
         # While a text box of the tab has the focus, its letter keys type: the footer leaves them out.
-        if getattr(self.app, "typing", False) and action in _typing_actions(type(self)):
-            return False
-        return True
+        return not (getattr(self.app, "typing", False) and action in _typing_actions(type(self)))
 
     def action_cancel_work(self) -> None:
         self.cancel_runs()

@@ -6,7 +6,7 @@ the old width. Lines are cut, never wrapped, so rows stay aligned.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from textual.content import Content
 from textual.geometry import Size
@@ -33,7 +33,8 @@ class Chart(Widget):
             return Content("")
         size = self.content_size
         # One row per line, always: a wrapped line would push the axis out of place.
-        return Content("\n").join(line.truncate(size.width, ellipsis=True) for line in self._draw(size.width, size.height))
+        lines = self._draw(size.width, size.height)
+        return Content("\n").join(line.truncate(size.width, ellipsis=True) for line in lines)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self._draw(width, 0)) if self._draw is not None else 0

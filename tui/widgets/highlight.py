@@ -7,7 +7,7 @@ the right characters and no piece is ever parsed as markup.
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from rich.text import Text
 
