@@ -141,12 +141,7 @@ def run_search(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
         return _search_reranked(args, retriever, query)
     result = retriever.search(query)
     if args.json:
-        data = result.to_dict(retriever.corpus)
-        data["setup"] = retriever.setup.to_dict()  # "scorer" is a label for people; this is for scripts
-        if args.explain:
-            for row, hit in zip(data["results"], result.hits):
-                row["explain"] = retriever.explain(query, hit.index).to_dict()
-        return _print_json(data)
+        return _print_search_json(args, retriever, query, result)
     decimals = retriever.setup.decimals
     _say(_header(retriever))
     if not result.hits:
@@ -161,6 +156,16 @@ def run_search(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     if result.unknown:
         _say(f"(not in the corpus: {', '.join(terminal_text(t) for t in result.unknown)})")
     return 0
+
+
+def _print_search_json(args: argparse.Namespace, retriever: Retriever, query: str, result: Any) -> int:
+    """The search JSON of plain or reranked results: their dict, the setup that ran, explanations on demand."""
+    data = result.to_dict(retriever.corpus)
+    data["setup"] = retriever.setup.to_dict()  # "scorer" is a label for people; this is for scripts
+    if args.explain:
+        for row, hit in zip(data["results"], result.hits):
+            row["explain"] = retriever.explain(query, hit.index).to_dict()
+    return _print_json(data)
 
 
 def _print_explanation(explanation) -> None:
@@ -181,12 +186,7 @@ def _search_reranked(args: argparse.Namespace, retriever: Retriever, query: str)
 
     result = rerank_search(retriever, query)
     if args.json:
-        data = result.to_dict(retriever.corpus)
-        data["setup"] = retriever.setup.to_dict()  # "scorer" is a label for people; this is for scripts
-        if args.explain:
-            for row, hit in zip(data["results"], result.hits):
-                row["explain"] = retriever.explain(query, hit.index).to_dict()
-        return _print_json(data)
+        return _print_search_json(args, retriever, query, result)
     d = retriever.setup.decimals
     _say(f"{_header(retriever)} · reranked by {result.reranker} (top {result.top})")
     if not result.hits:

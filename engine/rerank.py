@@ -102,12 +102,8 @@ def rerank_search(retriever: Retriever, text: str, k: int | None = None, top: in
 
 def rerank_prompt(retriever: Retriever, text: str, k: int | None = None, reranker: Reranker | None = None) -> str:
     """The prompt a model would get, its context the reranked top k (``Retriever.prompt`` after reranking)."""
-    from ranklens.engine.prompt import build_prompt
-
-    result = rerank_search(retriever, text, k, reranker=reranker)
-    corpus = retriever.corpus
-    return build_prompt(text, [(corpus.document(h.chunk.doc_id).title or h.chunk.doc_id, h.chunk.text)
-                               for h in result.hits])
+    hits = rerank_search(retriever, text, k, reranker=reranker).hits
+    return retriever.prompt_for(text, [hit.chunk for hit in hits])
 
 
 @dataclass(frozen=True)

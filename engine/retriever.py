@@ -370,9 +370,11 @@ class Retriever:
 
     def prompt(self, text: str, k: int | None = None) -> str:
         """The prompt a model would get: the top k chunks as context, labelled by document."""
-        result = self.search(text, k)
-        return build_prompt(text, [(self.corpus.document(h.chunk.doc_id).title or h.chunk.doc_id, h.chunk.text)
-                                   for h in result.hits])
+        return self.prompt_for(text, [hit.chunk for hit in self.search(text, k).hits])
+
+    def prompt_for(self, text: str, chunks: Sequence[Chunk]) -> str:
+        """The prompt for ``text`` with ``chunks`` as its context, in their order, labelled by document."""
+        return build_prompt(text, [(self.corpus.document(c.doc_id).title or c.doc_id, c.text) for c in chunks])
 
 
 @dataclass(frozen=True)
