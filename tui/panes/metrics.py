@@ -6,10 +6,17 @@ threshold analysis. The tab runs it in a worker and draws the result.
 """
 from __future__ import annotations
 
+import csv
+import io
+import json
+import os
+import tempfile
+from pathlib import Path
+
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import events
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
@@ -24,11 +31,12 @@ from ranklens.tui.metric_text import metric_columns, metric_text, plural
 from ranklens.tui.safe import clean, one_line, safe_text
 from ranklens.tui.widgets.chart import Chart
 from ranklens.tui.widgets.lists import KeyTable
+from ranklens.tui.widgets.path_prompt import PathPrompt
 from ranklens.tui.panes.base import WorkPane
 from ranklens.tui.widgets.work_status import WorkStatus
 
 if TYPE_CHECKING:  # numpy comes with the engine's results; the first paint must not wait for it
-    from ranklens.engine.experiments.scorers import ScorerComparison
+    from ranklens.engine.experiments.scorers import QuestionRow, ScorerComparison
 
 SHORT_NAMES = {"tfidf": "TF-IDF", "bm25": "BM25", "lsa": "LSA", "fusion": "fusion"}
 # A DataTable row costs the event loop a little; beyond this many questions the CLI is the tool.
@@ -39,6 +47,40 @@ MIN_QUESTION_WIDTH = 16
 MAX_LISTED_SCORES = 6  # unanswerable questions' top scores listed under the chart
 CORPUS_FORMAT = "docs/corpus-format.md"
 COMPACT_BELOW = 78  # pane width under which hit rates show as counts only
+
+
+def safe_name(name: str) -> str:
+    """A corpus name as part of a file name."""
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "corpus"
+
+
+def write_table(target: Path, result: ScorerComparison) -> None:
+    """The table as JSON (``.json``: the comparison's to_dict, as ``compare-scorers --json``) or CSV (a row per
+    scorer: its name, label and metrics), written beside ``target`` then renamed over it."""
+    if target.suffix.lower() == ".json":
+        text = json.dumps(result.to_dict(), ensure_ascii=False, indent=1) + "\n"
+    else:
+        keys = [key for _, key in metric_columns()]
+        out = io.StringIO()
+        writer = csv.writer(out)
+        writer.writerow(["scorer", "label", *keys])
+        for r in result.scorers:
+            writer.writerow([r.scorer, r.label, *(r.evaluation.metrics[key] for key in keys)])
+        text = out.getvalue()
+    handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=target.parent,  # noqa: SIM115
+                                         prefix=f".{target.name}.", suffix=".tmp", delete=False)
+    try:
+        with handle:
+            handle.write(text)
+        os.chmod(handle.name, 0o666 & ~_UMASK)
+        os.replace(handle.name, target)
+    except BaseException:
+        os.unlink(handle.name)
+        raise
+
+
+_UMASK = os.umask(0)
+os.umask(_UMASK)
 
 
 def measure(context: Context, progress: Progress) -> ScorerComparison:
@@ -64,12 +106,19 @@ class MetricsPane(WorkPane):
     MetricsPane.-no-questions #metrics-scorers, MetricsPane.-no-questions #metrics-questions,
     MetricsPane.-no-questions #metrics-threshold { display: none; }
     """
-    BINDINGS = [Binding("r", "rerun", "re-run", tooltip="Re-evaluate", id="metrics.rerun")]
+    BINDINGS = [
+        Binding("r", "rerun", "re-run", tooltip="Re-evaluate", id="metrics.rerun"),
+        Binding("o", "order", "sort", tooltip="Sort the questions: worst rank first / file order", id="metrics.order"),
+        Binding("e", "export", "export", tooltip="Export the table (CSV, or JSON by the file's name)",
+                id="metrics.export"),
+    ]
     KEEPS_PARTIAL = frozenset({"evaluate"})  # Escape keeps the scorers already measured
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.result: ScorerComparison | None = None
+        self.worst_first = False  # the questions' order: file order, or the current scorer's worst rank first
+        self._last_export: Path | None = None
 
     def compose(self) -> ComposeResult:
         yield WorkStatus()
@@ -163,7 +212,7 @@ class MetricsPane(WorkPane):
         table.add_column("gold", width=GOLD_WIDTH)
         for name in names:
             table.add_column(name, width=RANK_WIDTH)
-        for n, q in enumerate(result.questions):
+        for n, q in self._ordered(result):
             gold = safe_text(one_line(", ".join(q.gold), GOLD_WIDTH) if q.gold else "answer cut")
             if not q.gold:
                 gold.stylize(self.colour("error"))
@@ -171,6 +220,60 @@ class MetricsPane(WorkPane):
                           key=str(n))
         if result.questions:
             table.move_cursor(row=min(row, len(result.questions) - 1))
+
+    def _ordered(self, result: ScorerComparison) -> list[tuple[int, QuestionRow]]:
+        """(position in the file, row), in file order or worst rank first under the setup's scorer."""
+        rows = list(enumerate(result.questions))
+        names = [r.scorer for r in result.scorers]
+        if self.worst_first and result.current in names:
+            at = names.index(result.current)
+            rows.sort(key=lambda row: (row[1].ranks[at] is None, row[1].ranks[at] or 0), reverse=True)
+        return rows
+
+    def action_order(self) -> None:
+        self.worst_first = not self.worst_first
+        self.notify("questions: worst rank first" if self.worst_first else "questions: in file order")
+        if self.result is not None and self.result.scorers:
+            self._show_questions(self.result)
+            self.query_one("#metrics-questions", QuestionTable).move_cursor(row=0)
+
+    def action_export(self) -> None:
+        result = self.result
+        if result is None or not result.scorers:
+            self.notify("nothing measured yet: the table is exported once it is there", severity="warning")
+            return
+
+        def chosen(path: str | None) -> None:
+            if not path:
+                return
+            target = Path(path).expanduser().absolute()
+            source = Path(self.context.corpus.source).resolve() if self.context and self.context.corpus.source else None
+            folder = source if source is None or source.is_dir() else source.parent
+            if folder is not None and target.resolve().is_relative_to(folder):
+                self.notify(f"not saving inside the corpus folder ({folder}): ranklens never writes there",
+                            severity="error")
+            elif target.is_dir() or not target.parent.is_dir():
+                self.notify(f"{target} is a folder or its folder is missing: give a file name", severity="error")
+            else:
+                self._export(target, result)
+
+        default = str(self._last_export) if self._last_export else f"~/ranklens-metrics-{safe_name(result.corpus)}.csv"
+        self.app.push_screen(PathPrompt("Export the metrics table to", default,
+                                        hint="Enter saves (.json: JSON, else CSV), Escape cancels"), chosen)
+
+    @work(thread=True, group="export")
+    def _export(self, target: Path, result: ScorerComparison) -> None:
+        try:
+            write_table(target, result)
+        except OSError as error:
+            self.app.call_from_thread(self.notify, f"cannot export to {target}: {error.strerror or error}",
+                                      severity="error")
+            return
+        self.app.call_from_thread(self._exported, target)
+
+    def _exported(self, target: Path) -> None:
+        self._last_export = target
+        self.notify(f"metrics exported to {target}")
 
     def _rank(self, rank: int | None) -> Text:
         """A rank, coloured by how far the answer is from the top; a miss stands out."""
@@ -207,4 +310,4 @@ class MetricsPane(WorkPane):
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         if event.data_table.id == "metrics-questions" and self.result is not None:
             event.stop()
-            self.post_message(UseQuery(self.result.questions[event.cursor_row].text))
+            self.post_message(UseQuery(self.result.questions[int(event.row_key.value or 0)].text))
