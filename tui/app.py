@@ -14,6 +14,7 @@ rest of the first paint) and starts from the context current at that moment.
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 import time
 from collections.abc import Mapping
 from functools import partial
@@ -175,6 +176,7 @@ class RanklensApp(App[None]):
         self._built: dict[str, WorkPane] = {}
         self._mounts: dict[str, tuple[WorkPane, AwaitMount]] = {}  # panes being mounted
         self._running_command = False  # a palette command runs: keys are not being typed (see typing)
+        self.recent: list[str] = []  # corpora opened lately (paths), read in the opening worker
         self._labels_typing: str | None = None  # what the tab labels show now (see _sync_typing)
 
     def get_default_screen(self) -> Screen[None]:
@@ -249,6 +251,7 @@ class RanklensApp(App[None]):
     def open_corpus(self, spec: str) -> None:
         """Load ``spec`` and build its index, then make it the app's corpus."""
         from ranklens.engine import loaders
+        from ranklens.tui.recent import recent_corpora, remember_corpus
         from ranklens.engine.cache import IndexCache
         from ranklens.engine.retriever import CACHE_MIN_CHUNKS as ENGINE_CACHE_MIN_CHUNKS
         from ranklens.engine.retriever import Workbench, setup_for
@@ -264,6 +267,9 @@ class RanklensApp(App[None]):
             workbench = Workbench(corpus, IndexCache(), minimum)
             retriever = workbench.retriever(setup, progress)
             keep_built()
+            if Path(spec).expanduser().exists():  # a path, not a bundled name: offered again by the Open dialog
+                remember_corpus(spec)
+            recent = recent_corpora()
         except Cancelled:
             self.call_from_thread(self._failed, f"opening {spec} cancelled", False)
             return
@@ -273,10 +279,11 @@ class RanklensApp(App[None]):
         except Exception as error:  # noqa: BLE001 - a loader bug on input nobody foresaw must not end the app
             self.call_from_thread(self._failed, f"cannot open {spec}: {type(error).__name__}: {error}")
             return
-        self.call_from_thread(self._opened, workbench, setup, len(retriever.chunks), retriever.setup)
+        self.call_from_thread(self._opened, workbench, setup, len(retriever.chunks), retriever.setup, recent)
 
-    def _opened(self, workbench: Workbench, setup: Setup, chunks: int, ran: Setup) -> None:
+    def _opened(self, workbench: Workbench, setup: Setup, chunks: int, ran: Setup, recent: list[str]) -> None:
         previous = self.context
+        self.recent = recent
         self._chunk_count, self._ran = chunks, ran
         self._no_corpus = ""
         self._undo.clear(), self._redo.clear()
@@ -597,8 +604,11 @@ class RanklensApp(App[None]):
             if path:
                 self.switch_corpus(path)
 
+        from ranklens.tui.recent import PathSuggester
+
         self.push_screen(PathPrompt("Open a corpus: a BEIR folder, a folder of .txt/.md files or a .jsonl file",
-                                    hint="Enter opens it, Escape cancels"), chosen)
+                                    hint="Enter opens it, → completes a path, Escape cancels",
+                                    suggester=PathSuggester(self.recent), recent=self.recent), chosen)
 
     # -- the command palette -----------------------------------------------------------------------
 
