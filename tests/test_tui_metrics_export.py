@@ -81,3 +81,19 @@ async def test_export_never_writes_into_the_corpus_folder(tmp_path: Path) -> Non
         await _export(pilot, folder / "m.csv")
         assert sorted(p.name for p in folder.iterdir()) == ["a.txt", "queries.jsonl"]
         assert any("never writes there" in n.message for n in app._notifications)
+
+
+async def test_f_filters_the_questions_by_their_words() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("escape", "2")
+        await settle(pilot)
+        table = app.query_one("#metrics-questions")
+        await pilot.press("f", *"password")
+        await pilot.pause()
+        texts = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+        assert texts and all("password" in t for t in texts) and table.row_count < 15
+        await pilot.press("escape", "enter")  # back in the table: Enter searches the filtered row
+        await settle(pilot)
+        assert "password" in app.context.query

@@ -20,7 +20,7 @@ from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, Input, Static
 
 from ranklens.engine.progress import Progress
 from ranklens.engine.scoring.registry import scorer_names
@@ -31,6 +31,7 @@ from ranklens.tui.metric_text import metric_columns, metric_text, plural
 from ranklens.tui.safe import clean, one_line, safe_text
 from ranklens.tui.widgets.chart import Chart
 from ranklens.tui.widgets.lists import KeyTable
+from ranklens.tui.widgets.input import TextBox
 from ranklens.tui.widgets.path_prompt import PathPrompt
 from ranklens.tui.panes.base import WorkPane
 from ranklens.tui.widgets.work_status import WorkStatus
@@ -101,6 +102,8 @@ class MetricsPane(WorkPane):
     DEFAULT_CSS = """
     MetricsPane #metrics-scorers { height: auto; max-height: 6; }
     MetricsPane #metrics-questions { height: 1fr; min-height: 5; }
+    MetricsPane #metrics-filter { height: 3; display: none; }
+    MetricsPane.-filtering #metrics-filter { display: block; }
     MetricsPane #metrics-empty { display: none; padding: 1 2; }
     MetricsPane.-no-questions #metrics-empty { display: block; }
     MetricsPane.-no-questions #metrics-scorers, MetricsPane.-no-questions #metrics-questions,
@@ -108,8 +111,9 @@ class MetricsPane(WorkPane):
     """
     BINDINGS = [
         Binding("r", "rerun", "re-run", tooltip="Re-evaluate", id="metrics.rerun"),
+        Binding("f", "filter", "filter", tooltip="Filter the questions by their text", id="metrics.filter"),
         Binding("o", "order", "sort", tooltip="Sort the questions: worst rank first / file order", id="metrics.order"),
-        Binding("e", "export", "export", tooltip="Export the table (CSV, or JSON by the file's name)",
+        Binding("e", "export", "export", tooltip="Export the table (CSV, or JSON by the file's name)", show=False,
                 id="metrics.export"),
     ]
     KEEPS_PARTIAL = frozenset({"evaluate"})  # Escape keeps the scorers already measured
@@ -126,6 +130,7 @@ class MetricsPane(WorkPane):
         scorers = KeyTable(id="metrics-scorers", cursor_type="none")
         scorers.can_focus = False
         yield scorers
+        yield TextBox(placeholder="words of the question", id="metrics-filter", classes="-framed")
         yield QuestionTable(id="metrics-questions", cursor_type="row", zebra_stripes=True, classes="-framed")
         yield Chart(id="metrics-threshold")
         yield Static(id="metrics-empty", markup=False)
@@ -207,8 +212,11 @@ class MetricsPane(WorkPane):
         fixed = 2 + 2 + (GOLD_WIDTH + 2) + len(names) * (RANK_WIDTH + 2) + 2  # frame, padding, scrollbar
         width = max(MIN_QUESTION_WIDTH, self.content_size.width - fixed)
         extra = result.question_count - len(result.questions)
+        shown = len(self._ordered(result))
         table.add_column(f"question (first {len(result.questions)}; {extra} more: use the CLI)" if extra > 0
                          else "question", width=width)
+        matching = f" · {shown} of {len(result.questions)} match" if shown < len(result.questions) else ""
+        table.border_title = f"questions{matching} · Enter searches one"
         table.add_column("gold", width=GOLD_WIDTH)
         for name in names:
             table.add_column(name, width=RANK_WIDTH)
@@ -224,11 +232,33 @@ class MetricsPane(WorkPane):
     def _ordered(self, result: ScorerComparison) -> list[tuple[int, QuestionRow]]:
         """(position in the file, row), in file order or worst rank first under the setup's scorer."""
         rows = list(enumerate(result.questions))
+        wanted = self.query_one("#metrics-filter", TextBox).value.casefold().split()
+        if wanted:
+            rows = [row for row in rows if all(word in row[1].text.casefold() for word in wanted)]
         names = [r.scorer for r in result.scorers]
         if self.worst_first and result.current in names:
             at = names.index(result.current)
             rows.sort(key=lambda row: (row[1].ranks[at] is None, row[1].ranks[at] or 0), reverse=True)
         return rows
+
+    def action_filter(self) -> None:
+        self.add_class("-filtering")
+        box = self.query_one("#metrics-filter", TextBox)
+        box.border_title = "filter · Escape keeps it, Enter clears"
+        box.focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "metrics-filter":
+            event.stop()
+            if self.result is not None and self.result.scorers:
+                self._show_questions(self.result)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "metrics-filter":  # Enter: no filter any more
+            event.stop()
+            event.input.value = ""
+            self.remove_class("-filtering")
+            self.query_one("#metrics-questions", QuestionTable).focus()
 
     def action_order(self) -> None:
         self.worst_first = not self.worst_first
