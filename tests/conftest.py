@@ -1,7 +1,12 @@
-"""Suite-wide isolation: caches go to a temporary folder, never the user's."""
+"""Suite-wide isolation: caches go to a temporary folder, never the user's; apps run without animations."""
 from __future__ import annotations
 
 import pytest
+import textual.constants
+
+# The tab underline slides to the active tab: on a loaded machine a snapshot caught it mid-slide.
+# App reads this when it is made, so every app of the suite (and a subprocess, by the variable) keeps still.
+textual.constants.TEXTUAL_ANIMATIONS = "none"  # type: ignore[misc]
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -592,6 +592,10 @@ class RanklensApp(App[None]):
         for tab in self.tabs.values():
             tabbed.get_tab(tab.id).label = {"alt": f"alt+{tab.key} {tab.title}", "titles": tab.title,
                                             "keys": tab.label}[labels]
+        # Textual moves the underline once the relabelled tabs are refreshed, which can be before their new
+        # widths are laid out: move it again after that layout, so it always spans the active tab's label.
+        bar = tabbed.query_one(Tabs)
+        bar.call_after_refresh(bar.call_after_refresh, bar._highlight_active, False)
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._sync_typing)
