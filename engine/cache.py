@@ -37,8 +37,14 @@ def cache_root() -> Path:
 
 
 def index_key(texts: Sequence[str], analyzer: Analyzer) -> str:
+    return texts_key([FORMAT, list(analyzer.key)], texts)
+
+
+def texts_key(head: list, texts: Sequence[str]) -> str:
+    """A cache key of ``texts`` made under ``head`` (format, settings): each text length-prefixed,
+    so no two lists of texts share one."""
     digest = hashlib.blake2b(digest_size=20)
-    digest.update(json.dumps([FORMAT, list(analyzer.key)], ensure_ascii=False).encode())
+    digest.update(json.dumps(head, ensure_ascii=False).encode("utf-8", "surrogatepass"))
     for text in texts:
         encoded = text.encode("utf-8", errors="surrogatepass")
         digest.update(len(encoded).to_bytes(8, "little"))

@@ -12,7 +12,6 @@ the old entry or the new one, never half of one.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -22,19 +21,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ranklens.engine.cache import texts_key
+
 FORMAT = 1
 FOLDER = "embeddings"
 
 
 def embeddings_key(identity: str, prefix: str, texts: Sequence[str]) -> str:
     """The cache key of ``texts`` encoded by the model ``identity`` with passage ``prefix``."""
-    digest = hashlib.blake2b(digest_size=20)
-    digest.update(json.dumps([FORMAT, identity, prefix], ensure_ascii=False).encode("utf-8", "surrogatepass"))
-    for text in texts:
-        encoded = text.encode("utf-8", errors="surrogatepass")
-        digest.update(len(encoded).to_bytes(8, "little"))
-        digest.update(encoded)
-    return digest.hexdigest()
+    return texts_key([FORMAT, identity, prefix], texts)
 
 
 class EmbeddingCache:
