@@ -66,3 +66,14 @@ def test_weights_equal_scikit_learn_and_explanations_add_up() -> None:
         assert sum(t.contribution for t in explanation.terms) == pytest.approx(scores[doc], abs=1e-12)
         for term in explanation.terms:
             assert term.weight == scorer.matrix[doc, scorer.index.term_ids[term.term]]
+
+
+def test_the_explanation_counts_one_known_term_in_the_singular() -> None:
+    from ranklens.engine.loaders import load_corpus
+    from ranklens.engine.retriever import Workbench, setup_for
+
+    corpus = load_corpus("studio-alfa")
+    retriever = Workbench(corpus).retriever(setup_for(corpus, {"scorer": "tfidf"}))
+    one = retriever.explain("password", retriever.search("password").hits[0].index)
+    two = retriever.explain("password ferie", retriever.search("password ferie").hits[0].index)
+    assert "‖query‖ over 1 known term" in one.notes and "‖query‖ over 2 known terms" in two.notes

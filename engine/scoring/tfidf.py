@@ -142,7 +142,8 @@ class TfidfScorer(NoAdjustments):
             formula=f"weight = {tf_text}·idf / ‖chunk‖ ; contribution = weight × query weight (unit query vector)",
             terms=rows,
             notes=[f"N = {self.index.n_docs} chunks", "idf = ln((1+N)/(1+df)) + 1",
-                   f"‖chunk‖ = {self.doc_norm[doc]:.4f}", f"‖query‖ over {query.ids.size} known terms"],
+                   f"‖chunk‖ = {self.doc_norm[doc]:.4f}",
+                   f"‖query‖ over {query.ids.size} known term{'' if query.ids.size == 1 else 's'}"],
         )
 
 
