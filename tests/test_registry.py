@@ -79,3 +79,17 @@ def test_the_metrics_table_over_scorers_includes_it_under_its_own_label(coord) -
     rows = {row.scorer: row.label for row in table.scorers}
     assert rows["coord"] == "coordination level"
     assert rows["bm25"] == "BM25 lucene" and rows["fusion"] == "fusion bm25+lsa"
+
+
+async def test_the_metrics_tab_shows_it_as_a_column(coord) -> None:
+    from ranklens.tui.app import make_app
+    from tests.support.app import opened, settle
+
+    app = make_app("studio-alfa", {"scorer": "coord"}, cursor_blink=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await opened(pilot)
+        await pilot.press("escape", "2")
+        await settle(pilot)
+        questions = app.query_one("#metrics-questions")
+        headings = [str(column.label) for column in questions.columns.values()]
+        assert "Coord" in headings and "BM25" in headings

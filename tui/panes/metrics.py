@@ -23,7 +23,7 @@ from textual.content import Content
 from textual.widgets import DataTable, Input, Static
 
 from ranklens.engine.progress import Progress
-from ranklens.engine.scoring.registry import scorer_names
+from ranklens.engine.scoring.registry import scorer_names, spec
 from ranklens.tui.charts import MARK_STYLE, DotRow, dot_rows
 from ranklens.tui.context import Context, UseQuery
 from ranklens.tui.heap import keep_built
@@ -39,7 +39,6 @@ from ranklens.tui.widgets.work_status import WorkStatus
 if TYPE_CHECKING:  # numpy comes with the engine's results; the first paint must not wait for it
     from ranklens.engine.experiments.scorers import QuestionRow, ScorerComparison
 
-SHORT_NAMES = {"tfidf": "TF-IDF", "bm25": "BM25", "lsa": "LSA", "fusion": "fusion"}
 # A DataTable row costs the event loop a little; beyond this many questions the CLI is the tool.
 MAX_QUESTION_ROWS = 500
 RANK_WIDTH = 6
@@ -208,7 +207,7 @@ class MetricsPane(WorkPane):
         table = self.query_one("#metrics-questions", QuestionTable)
         row = table.cursor_row
         table.clear(columns=True)
-        names = [SHORT_NAMES[r.scorer] for r in result.scorers]
+        names = [spec(r.scorer).label for r in result.scorers]
         fixed = 2 + 2 + (GOLD_WIDTH + 2) + len(names) * (RANK_WIDTH + 2) + 2  # frame, padding, scrollbar
         width = max(MIN_QUESTION_WIDTH, self.content_size.width - fixed)
         extra = result.question_count - len(result.questions)
