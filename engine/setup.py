@@ -100,22 +100,19 @@ class Setup:
                 values[key] = value
         for key in _NOT_SETTINGS:
             values.pop(key, None)
-        known = setup_settings()
-        checked = {}
-        for key, value in values.items():
-            if key not in known:
-                raise SettingError(key, f"unknown setting {key!r} (known: {', '.join(sorted(known))})", source)
-            try:
-                checked[key] = check_value(known[key], value)
-            except SettingError as error:
-                raise SettingError(key, error.message, source) from None
-        setup = cls(**checked)
+        setup = cls(**_checked(values, source))
         setup.validate(source)
         return setup
 
     def replace(self, **changes: Any) -> Setup:
-        """A copy with some fields changed, validated like any other setup."""
-        return Setup.from_mapping(dataclasses.asdict(self), changes, source="setup")
+        """A copy with some fields changed, validated like any other setup.
+
+        Unlike a layer of ``from_mapping`` (where None means "not given"), None here
+        is a value: ``replace(rerank=None)`` turns the reranker off.
+        """
+        setup = dataclasses.replace(self, **_checked(changes, "setup"))
+        setup.validate("setup")
+        return setup
 
     def validate(self, source: str = "settings") -> None:
         """What no single setting can check alone; the message names ``source`` and the setting."""
@@ -144,6 +141,20 @@ class Setup:
         """Every setting by name, JSON-ready: what a script needs to rebuild this setup."""
         return {key: list(value) if isinstance(value, tuple) else value
                 for key, value in dataclasses.asdict(self).items()}
+
+
+def _checked(values: Mapping[str, Any], source: str) -> dict[str, Any]:
+    """Each value as its setting's type; an unknown key or a bad value names ``source`` and the setting."""
+    known = setup_settings()
+    checked = {}
+    for key, value in values.items():
+        if key not in known:
+            raise SettingError(key, f"unknown setting {key!r} (known: {', '.join(sorted(known))})", source)
+        try:
+            checked[key] = check_value(known[key], value)
+        except SettingError as error:
+            raise SettingError(key, error.message, source) from None
+    return checked
 
 
 @cache

@@ -98,3 +98,12 @@ async def test_the_apps_chunk_steps_on_raw_documents(text_folder: Path) -> None:
         app.action_setting("size_up")
         await settle(pilot)
         assert (app.context.setup.size, app.context.setup.overlap) == (120, 25)
+
+
+def test_replace_with_none_clears_an_optional_setting() -> None:
+    # A layer's None means "not given"; replace's None is a value (reranker off, language unknown).
+    setup = Setup.from_mapping({"rerank": "some-model", "language": "it", "size": 40})
+    cleared = setup.replace(rerank=None, language=None, size=None)
+    assert (cleared.rerank, cleared.language, cleared.size) == (None, None, None)
+    with pytest.raises(SettingError, match=r"^setup: k needs a value$"):
+        setup.replace(k=None)
