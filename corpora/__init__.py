@@ -6,6 +6,7 @@ is what ``ranklens corpora`` lists.
 from __future__ import annotations
 
 import tomllib
+from functools import cache
 from importlib.resources import files
 from pathlib import Path
 
@@ -15,9 +16,10 @@ DEFAULT_CORPUS = "studio-alfa"
 _LESSON_ORDER = ("studio-alfa", "battery", "bateria")
 
 
-def bundled_corpora() -> list[tuple[str, str]]:
+@cache  # package data does not change while ranklens runs; the palette asks on every keystroke
+def bundled_corpora() -> tuple[tuple[str, str], ...]:
     """``(name, description)`` of every bundled corpus, lesson corpora first."""
-    return [(name, _description(name)) for name in _names()]
+    return tuple((name, _description(name)) for name in _names())
 
 
 def bundled_path(name: str) -> Path | None:

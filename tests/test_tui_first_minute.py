@@ -5,6 +5,8 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
+
 from ranklens.engine.errors import Cancelled
 from ranklens.tui import app as app_module
 from ranklens.tui.app import make_app
@@ -82,6 +84,20 @@ async def test_a_failed_first_open_says_what_failed_and_how_to_go_on() -> None:
         text = screen_text(app)
         assert "Opening the corpus" not in text
         assert "frobnicate" in text and "ctrl+o" in text
+
+
+@pytest.mark.parametrize(("tab", "key"), [("2", "r"), ("3", "r"), ("4", "r")])
+async def test_after_a_failed_first_open_every_tab_says_why_and_its_keys_answer(tab: str, key: str) -> None:
+    app = make_app("frobnicate", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("escape", tab)
+        await settle(pilot)
+        text = screen_text(app)
+        assert "corpus not found: frobnicate" in text  # the tab's own status line, not its key hints
+        await pilot.press(key)
+        await settle(pilot)
+        assert "no corpus is open yet: ctrl+o opens one" in [n.message for n in app._notifications]
 
 
 async def test_a_cancelled_first_open_says_so(monkeypatch) -> None:  # noqa: ANN001

@@ -413,6 +413,9 @@ class RanklensApp(App[None]):
         except RanklensError as error:
             self.call_from_thread(self._failed, str(error))
             return
+        except Exception as error:  # noqa: BLE001 - a bug in a scorer must not close the app with the user's work
+            self.call_from_thread(self._failed, f"indexing failed: {type(error).__name__}: {error}")
+            return
         self.call_from_thread(self._index_built, context.setup, len(retriever.chunks), retriever.notes,
                               retriever.setup)
 

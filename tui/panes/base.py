@@ -95,8 +95,17 @@ class WorkPane(Vertical):
             self.notify(message, severity="warning", markup=False)
 
     def no_corpus(self, message: str) -> None:
-        """No corpus could be opened (``message`` says why and how to go on); a tab that says
-        "Opening the corpus…" until its first context replaces that."""
+        """No corpus could be opened (``message`` says why and how to go on): the tab's status line
+        says so, in place of its hint about keys that have nothing to work on."""
+        for status in self.query(WorkStatus):
+            status.show(message)
+
+    def has_corpus(self) -> bool:
+        """Whether a key of the tab has a corpus to work on; when not it says so, so the key answers."""
+        if self.context is None:
+            self.notify("no corpus is open yet: ctrl+o opens one", severity="warning")
+            return False
+        return True
 
     # -- the machinery -----------------------------------------------------------------------
 

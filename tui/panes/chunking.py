@@ -279,7 +279,7 @@ class ChunkingPane(WorkPane):
     # -- the sweep ----------------------------------------------------------------------------
 
     def action_sweep(self) -> None:
-        if self._shown_for is None or self.window is None:
+        if not self.has_corpus() or self._shown_for is None or self.window is None:
             return
         context, chunker = self._shown_for, self.window.chunker
         self.start_work("sweep", lambda progress: run_sweep(context, chunker, progress),

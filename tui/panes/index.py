@@ -144,7 +144,7 @@ class IndexPane(WorkPane):
         self.action_run()
 
     def action_run(self) -> None:
-        if self.context is None:
+        if not self.has_corpus():
             return
         try:
             cells = parse_cells(self.query_one("#ivf-cells", TextBox).value)

@@ -151,7 +151,8 @@ class MetricsPane(WorkPane):
         self.query_one("#metrics-threshold", Chart).plot(None)
 
     def action_rerun(self) -> None:
-        if self.context is not None:
+        if self.has_corpus():
+            assert self.context is not None
             self.refresh_content(self.context)
 
     def work_done(self, group: str, result: ScorerComparison) -> None:
@@ -290,11 +291,11 @@ class MetricsPane(WorkPane):
         self.app.push_screen(PathPrompt("Export the metrics table to", default,
                                         hint="Enter saves (.json: JSON, else CSV), Escape cancels"), chosen)
 
-    @work(thread=True, group="export")
+    @work(thread=True, group="export", exit_on_error=False)
     def _export(self, target: Path, result: ScorerComparison) -> None:
         try:
             write_table(target, result)
-        except OSError as error:
+        except (OSError, ValueError) as error:  # ValueError: a name the file system cannot encode
             self.app.call_from_thread(self.notify, f"cannot export to {target}: {error.strerror or error}",
                                       severity="error")
             return

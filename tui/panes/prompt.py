@@ -159,7 +159,7 @@ class PromptPane(WorkPane):
             return f"no such folder: {target.parent}"
         return ""
 
-    @work(thread=True, group="save")
+    @work(thread=True, group="save", exit_on_error=False)
     def _write(self, target: Path, prompt: str) -> None:
         """Write a temporary file beside ``target``, then rename it over ``target``: a failure or a
         kill at any point leaves the old file whole, or the new one."""
@@ -180,9 +180,9 @@ class PromptPane(WorkPane):
             except BaseException:
                 os.unlink(handle.name)
                 raise
-        except OSError as error:
-            self.app.call_from_thread(self.notify, f"cannot save to {target}: {error.strerror or error}",
-                                      severity="error", markup=False)
+        except (OSError, ValueError) as error:  # ValueError: a name the file system cannot encode
+            reason = getattr(error, "strerror", None) or error
+            self.app.call_from_thread(self.notify, f"cannot save to {target}: {reason}", severity="error", markup=False)
             return
         self.app.call_from_thread(self._saved, target)
 

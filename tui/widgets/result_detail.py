@@ -24,7 +24,8 @@ class ResultDetail(KeyScroll):
         yield Static(id="detail-body")
 
     def show_note(self, note: str) -> None:
-        self._show(Text(note, style="italic"))
+        # notes quote engine errors, which quote file names and queries: made safe like any untrusted text
+        self._show(safe_text(note, style="italic"))
 
     def show_result(self, heading: Text, text: Text, explanation: Explanation) -> None:
         """``heading`` and ``text`` arrive made safe; the explanation's terms are cleaned here."""
