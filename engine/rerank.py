@@ -6,7 +6,9 @@ question and each of the top ``rerank_top`` chunks together and scores the pair;
 those chunks are reordered by that score (ties keep the first-stage order); the
 chunks below them keep their first-stage order. A search result shows both ranks
 and both scores; an evaluation reports the first stage and the reranked ranking
-side by side, over the same questions, from one pass of the first stage.
+side by side, over the same questions (the first stage's own evaluation, then its top
+results scored again for the reranker: two passes, the first stage's numbers exactly
+those of ``ranklens eval`` without ``--rerank``).
 
 Built on the retriever's public API (``search``, ``score_batches``, ``relevant``);
 the model is loaded by ``engine.models`` (the neural extra).

@@ -27,7 +27,7 @@ from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.prompt import build_prompt
 from ranklens.engine.scoring.base import Scorer
 from ranklens.engine.scoring.explain import Explanation
-from ranklens.engine.scoring.registry import ScorerInputs, spec
+from ranklens.engine.scoring.registry import ScorerInputs, ScorerSpec, spec
 from ranklens.engine.settings import DEFAULT_OVERLAP, DEFAULT_SIZE
 from ranklens.engine.setup import Setup
 from ranklens.engine.termindex import QueryTerms, TermIndex
@@ -227,8 +227,8 @@ class Retriever:
             raise RanklensError(f"k must be at least 1 (got {k})")
         query = self.query(text)
         unknown = tuple(t for t in dict.fromkeys(query.terms) if t not in self.index.term_ids)
-        describe = self.setup.describe()
-        needs_terms = spec(self.setup.scorer).needs_terms(self.setup)  # a neural encoder reads the text itself
+        describe = self._description
+        needs_terms = self._spec.needs_terms(self.setup)  # a neural encoder reads the text itself
         if query.empty and (needs_terms or not text.strip()):
             return SearchResult(text, describe, [], (), (), note="no query terms after analysis")
         if not query.matched and needs_terms:
@@ -241,7 +241,7 @@ class Retriever:
             return SearchResult(text, describe, [], query.terms, unknown,
                                 note="every chunk scores 0 for the query's terms")
         values = np.asarray(scores[top], dtype=np.float64)  # read once: the top's scores are known already
-        if not spec(self.setup.scorer).ranks_all:  # LSA ranks every chunk, by a cosine that may be 0 or below
+        if not self._spec.ranks_all:  # LSA ranks every chunk, by a cosine that may be 0 or below
             keep = values > 0  # a chunk sharing no term with the query (or unranked by fusion)
             top, values = top[keep], values[keep]
         hits = [Hit(r + 1, i, self.chunks[i], v) for r, (i, v) in enumerate(zip(top.tolist(), values.tolist()))]
@@ -271,6 +271,15 @@ class Retriever:
         if not found and question.answer:
             found = {i: 1 for i, c in enumerate(self.chunks) if contains_answer(c.text, question.answer)}
         return found
+
+    # The setup is frozen: what search reads of it is worked out once, not on every query.
+    @cached_property
+    def _spec(self) -> ScorerSpec:
+        return spec(self.setup.scorer)
+
+    @cached_property
+    def _description(self) -> str:
+        return self.setup.describe()
 
     @cached_property
     def _chunk_positions(self) -> dict[str, int]:
@@ -347,7 +356,7 @@ class Retriever:
             "p50_ms": float(np.percentile(latencies, 50)),
             "p99_ms": float(np.percentile(latencies, 99)),
         }
-        return EvalReport(self.corpus.name, self.setup.describe(), evaluation, timing)
+        return EvalReport(self.corpus.name, self._description, evaluation, timing)
 
     def top_scores(self, questions: Sequence[Question], progress: Progress = no_progress) -> list[float]:
         return [float(scores.max(initial=0.0)) for _, scores in
