@@ -171,3 +171,25 @@ async def test_result_matches_the_engine() -> None:
         pane = await search(pilot, "orari in cui devo rispondere ai messaggi")
         assert shown_ids(pane) == [h.chunk.id for h in expected.hits]
         assert f"{expected.hits[0].score:.3f}" in screen_text(app)
+
+
+async def test_a_long_document_is_drawn_as_a_window_around_its_chunk(tmp_path) -> None:  # noqa: ANN001
+    from ranklens.tui.panes.search import DOCUMENT_WINDOW
+
+    folder = tmp_path / "long"
+    folder.mkdir()
+    words = [f"w{i:06d}" for i in range(30_000)]  # 7 characters and a space each: 240,000 characters
+    (folder / "book.txt").write_text(" ".join(words), encoding="utf-8")
+    app = make_app(str(folder), {"size": 5000, "overlap": 0}, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        tree = app.query_one("#documents", KeyTree)
+        tree.focus()
+        await pilot.press("space", "j", "j", "j", "j")  # open the book; its fourth chunk (words 15000-19999)
+        await settle(pilot)
+        body = detail_text(app)
+        assert "chunk 3 (book.txt#3) highlighted" in body
+        start, end = 15_000 * 8, 20_000 * 8 - 1  # the chunk's characters: word 15000 to the end of word 19999
+        lo = (start + end) // 2 - DOCUMENT_WINDOW // 2  # the window is centred on the chunk
+        assert f"characters {lo:,}–{lo + DOCUMENT_WINDOW:,} of 239,999" in body
+        assert "w017499" in body and "w000000" not in body and "w029999" not in body

@@ -44,6 +44,7 @@ SNIPPET_CHARS = 300  # characters cut for a snippet; the column shows what fits
 RANK_WIDTH, SCORE_WIDTH = 3, 6
 SCROLLBAR_WIDTH = 2
 MIN_DOCUMENT_COLUMN = 70  # cells of the results table below which the document column is left out
+DOCUMENT_WINDOW = 20_000  # characters of a document the detail pane draws around a chunk
 HINT = "Type a question and the best chunks appear as you type (Enter searches at once)."
 
 
@@ -373,9 +374,16 @@ class SearchPane(WorkPane):
         chunk = self._tree.chunks[position]
         document = self._tree.context.corpus.document(chunk.doc_id)
         heading = safe_text(document.title or document.id, style="bold", keep_newlines=False)
+        # Drawn on every cursor move: a long document shows a window around the chunk, never all of it.
+        centre = (chunk.start + chunk.end) // 2 if isinstance(entry, ChunkEntry) else 0
+        lo = max(0, min(centre - DOCUMENT_WINDOW // 2, len(document.text) - DOCUMENT_WINDOW))
+        hi = min(len(document.text), lo + DOCUMENT_WINDOW)
+        piece = document.text[lo:hi]
         if isinstance(entry, ChunkEntry):
             heading.append(f"  chunk {chunk.index} ({clean(chunk.id, keep_newlines=False)}) highlighted", style="dim")
-            text = highlighted(document.text, [(chunk.start, chunk.end)], style="reverse")
+            text = highlighted(piece, [(max(chunk.start - lo, 0), min(chunk.end, hi) - lo)], style="reverse")
         else:
-            text = safe_text(document.text)
+            text = safe_text(piece)
+        if hi - lo < len(document.text):
+            heading.append(f"  characters {lo:,}–{hi:,} of {len(document.text):,}", style="dim")
         self.query_one(ResultDetail).show_document(heading, text)
