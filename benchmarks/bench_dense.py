@@ -28,6 +28,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a benchmark never downloads eith
 
 import numpy as np  # noqa: E402
 
+from benchmarks.common import report  # noqa: E402
+
 LESSON_ENCODER = "intfloat/multilingual-e5-small"
 LESSON_RERANKER = "cross-encoder/mmarco-mMiniLMv2-L12-H384-v1"
 
@@ -123,11 +125,7 @@ def main(argv: list[str] | None = None) -> int:
              f"{torch.get_num_threads()} thread(s): {args.chunks:,} chunks of {args.words} words.", "",
              "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
-    text = "\n".join(lines)
-    print(text)
-    if args.out:
-        args.out.write_text(text + "\n", encoding="utf-8")
-    return 0
+    return report(lines, args.out)
 
 
 if __name__ == "__main__":

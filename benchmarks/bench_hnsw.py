@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.common import report
 from ranklens.engine.index.exact import exact_topk
 from ranklens.engine.index.hnsw import EF_CONSTRUCTION, EF_LADDER, HNSWIndex
 from ranklens.engine.index.vectors import synthetic_set
@@ -72,11 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(f"| {ef} | {recall(found.ids, truth):.3f} | {recall(ids, truth):.3f} | {len(Q) / ours_s:,.0f} "
                      f"| {len(Q) / theirs_s:,.0f} | {found.compared.mean():,.0f} "
                      f"| {faiss.cvar.hnsw_stats.ndis / len(Q):,.0f} |")
-    text = "\n".join(lines)
-    print(text)
-    if args.out:
-        args.out.write_text(text + "\n", encoding="utf-8")
-    return 0
+    return report(lines, args.out)
 
 
 if __name__ == "__main__":

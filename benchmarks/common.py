@@ -172,3 +172,12 @@ class Table:
             lines.append("")
         lines.extend(f"- {note}" for note in self.notes)
         return "\n".join(lines).rstrip() + "\n"
+
+
+def report(lines: Sequence[str], out: Path | None) -> int:
+    """Print a standalone benchmark's markdown, and write it to ``out`` when given; the exit status."""
+    text = "\n".join(lines)
+    print(text)
+    if out:
+        out.write_text(text + "\n", encoding="utf-8")
+    return 0
