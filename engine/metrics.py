@@ -35,16 +35,9 @@ def gold_rank(scores: np.ndarray | QueryScores | PendingScores, relevant_idx: np
     ``count(s > s[g]) + count(s[:g] == s[g]) + 1``; the best-ranked relevant
     item is the one with the highest score, the lowest index among equals.
     """
-    if isinstance(scores, (QueryScores, PendingScores)):
+    if isinstance(scores, PendingScores):
         return scores.gold_rank(relevant_idx)
-    s = np.asarray(scores)
-    rel = np.asarray(relevant_idx, dtype=np.intp)
-    if rel.size == 0:
-        return None
-    vals = s[rel]
-    best = vals.max()
-    g = int(rel[vals == best].min())
-    return int(np.count_nonzero(s > best) + np.count_nonzero(s[:g] == best) + 1)
+    return QueryScores.of(scores).gold_rank(relevant_idx)
 
 
 def gold_ranks(scores: np.ndarray, relevant: Sequence[np.ndarray]) -> np.ndarray:

@@ -21,7 +21,7 @@ from ranklens.engine.scoring.base import Scorer
 from ranklens.engine.scoring.explain import Explanation
 from ranklens.engine.scoring.registry import ScorerInputs
 from ranklens.engine.termindex import QueryTerms
-from ranklens.engine.topk import top_k
+from ranklens.engine.topk import QueryScores, top_k
 
 RRF_DEPTH = 1000
 
@@ -116,7 +116,7 @@ class FusionScorer:
         lists = self.component_scores(query)
         notes = []
         for part, scores in zip(self.parts, lists):
-            rank = int((scores > scores[doc]).sum() + (scores[:doc] == scores[doc]).sum() + 1)
+            rank = QueryScores.of(scores).gold_rank(np.array([doc])) or 0  # never None: doc is one chunk
             if self.method == "rrf":
                 share = 1.0 / (self.rrf_k + rank) if rank <= RRF_DEPTH and scores[doc] != 0 else 0.0
                 notes.append(f"{part.name}: rank {rank}, score {scores[doc]:.4f} "
