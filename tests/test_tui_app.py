@@ -11,7 +11,7 @@ from textual.command import CommandPalette
 from textual.widgets import TabbedContent
 
 from ranklens.corpora import bundled_path
-from tests.support.app import open_path, opened, screen_text, search, settle
+from tests.support.app import notifications, open_path, opened, screen_text, search, settle, setup_line
 from ranklens.tui.app import TABS, describe, make_app
 from ranklens.tui.context import ChangeSetup, UseQuery
 from ranklens.tui.help import HelpScreen
@@ -21,18 +21,9 @@ from ranklens.tui.panes.search import SearchPane
 from ranklens.tui.setting_steps import SETTING_STEPS
 from ranklens.tui.widgets.lists import KeyTable
 from ranklens.tui.widgets.query_box import QueryBox
-from ranklens.tui.widgets.setup_line import SetupLine
 
 SIZE = (100, 30)
 REPO = Path(__file__).resolve().parents[1]
-
-
-def setup_line(app) -> str:  # noqa: ANN001
-    return str(app.query_one(SetupLine).render())
-
-
-def notifications(app) -> list[str]:  # noqa: ANN001
-    return [n.message for n in app._notifications]
 
 
 def test_importing_the_app_loads_no_numpy_scipy_or_sklearn() -> None:

@@ -14,7 +14,7 @@ import pytest
 from textual import events
 from textual.widgets import TabbedContent
 
-from tests.support.app import open_path, opened, search, settle
+from tests.support.app import notifications, open_path, opened, search, settle
 from tests.support.files import DOCS, beir_folder, deny_open, text_folder
 from ranklens.tui.app import RanklensApp, make_app
 from ranklens.tui.context import ChangeSetup
@@ -52,12 +52,8 @@ def malformed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, li
 BAD_CORPORA = [pytest.param(case, id=case.__name__) for case in (missing, unreadable, empty, malformed)]
 
 
-def messages(app: RanklensApp) -> list[str]:
-    return [n.message for n in app._notifications]
-
-
 def assert_told(app: RanklensApp, needles: list[str]) -> None:
-    assert any(all(needle in message for needle in needles) for message in messages(app)), messages(app)
+    assert any(all(needle in message for needle in needles) for message in notifications(app)), notifications(app)
 
 
 @pytest.mark.parametrize("bad", BAD_CORPORA)
@@ -136,7 +132,7 @@ async def test_overlap_as_large_as_the_size_is_refused_on_the_chunking_tab() -> 
         pane.post_message(ChangeSetup({"size": 3, "overlap": 3}, reason="chunking words 3/3"))
         await settle(pilot)  # the engine refuses it too, should it come from elsewhere
         assert_told(app, ["overlap 3 must be smaller than size 3"])
-        assert "chunking words 3/3" not in messages(app)
+        assert "chunking words 3/3" not in notifications(app)
         assert app.context is before
 
 

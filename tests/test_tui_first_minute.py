@@ -12,18 +12,9 @@ from ranklens.tui import app as app_module
 from ranklens.tui.app import make_app
 from ranklens.tui.panes import metrics as metrics_module
 from ranklens.tui.widgets.result_detail import ResultDetail
-from ranklens.tui.widgets.setup_line import SetupLine
-from tests.support.app import opened, screen_text, search, settle
+from tests.support.app import notifications, opened, screen_text, search, settle, setup_line
 
 SIZE = (80, 24)
-
-
-def setup_line(app) -> str:  # noqa: ANN001
-    return str(app.query_one(SetupLine).render())
-
-
-def notifications(app) -> list[str]:  # noqa: ANN001
-    return [n.message for n in app._notifications]
 
 
 async def test_a_key_for_a_setting_of_another_scorer_says_so() -> None:
@@ -98,7 +89,7 @@ async def test_after_a_failed_first_open_every_tab_says_why_and_its_keys_answer(
         assert "corpus not found: frobnicate" in text  # the tab's own status line, not its key hints
         await pilot.press(key)
         await settle(pilot)
-        assert "no corpus is open yet: ctrl+o opens one" in [n.message for n in app._notifications]
+        assert "no corpus is open yet: ctrl+o opens one" in notifications(app)
 
 
 async def test_a_cancelled_first_open_says_so(monkeypatch) -> None:  # noqa: ANN001

@@ -10,7 +10,7 @@ from ranklens.tui.panes.chunking import ChunkingPane
 from ranklens.tui.panes.search import SearchPane
 from ranklens.tui.widgets.input import TextBox
 from ranklens.tui.widgets.query_box import QueryBox
-from tests.support.app import opened, screen_text, settle
+from tests.support.app import notifications, opened, screen_text, settle
 
 SIZE = (80, 24)
 
@@ -96,7 +96,7 @@ async def test_ctrl_c_says_how_to_quit_in_plain_text() -> None:
         await opened(pilot)
         await pilot.press("escape", "ctrl+c")
         await pilot.pause()
-        messages = [n.message for n in app._notifications]
+        messages = notifications(app)
         assert messages and "ctrl+q" in messages[-1] and "[" not in messages[-1]
 
 

@@ -16,7 +16,7 @@ from ranklens.tui.panes.chunking import ChunkingPane
 from ranklens.tui.panes.metrics import MetricsPane
 from ranklens.tui.panes.prompt import DEFAULT_FILE, PromptPane
 from ranklens.tui.widgets.path_prompt import PathPrompt
-from tests.support.app import opened, search, settle
+from tests.support.app import notifications, opened, search, settle
 
 SIZE = (100, 30)
 
@@ -90,12 +90,12 @@ async def test_switching_to_sentences_says_what_the_numbers_now_count() -> None:
         # size still counts words (whole sentences packed up to it); the overlap now counts sentences:
         # 20 words of overlap must not silently become 20 sentences
         assert (pane.window.size, pane.window.overlap) == (100, 1)
-        said = [n.message for n in app._notifications][-1]
+        said = notifications(app)[-1]
         assert "overlap 1 sentence" in said and "was 20 words" in said
         await pilot.press("c")
         await settle(pilot)
         assert (pane.window.chunker, pane.window.overlap) == ("words", 20)
-        assert "overlap 20 words" in [n.message for n in app._notifications][-1]
+        assert "overlap 20 words" in notifications(app)[-1]
 
 
 def test_the_threshold_chart_keeps_a_gap_after_the_label_and_marks_overlaps() -> None:

@@ -91,3 +91,15 @@ async def open_path(pilot: Pilot, path: Path) -> None:
     await pilot.pause()
     await pilot.press("enter")
     await settle(pilot)
+
+
+def notifications(app: App) -> list[str]:
+    """The messages of the app's toasts, oldest first."""
+    return [n.message for n in app._notifications]
+
+
+def setup_line(app: App) -> str:
+    """What the setup line at the bottom says."""
+    from ranklens.tui.widgets.setup_line import SetupLine
+
+    return str(app.query_one(SetupLine).render())
