@@ -52,7 +52,7 @@ async def test_overlap_keys_change_the_chunk_count_and_the_verdict(fatture_text:
         assert pane.preview.chunks == expected == 4
         assert f"words 20/0 → {expected} chunks" in screen_text(app)
         assert "cut" in verdict(app)
-        await pilot.press(*["O"] * 8)
+        await pilot.press(*["O"] * 4)  # the overlap ladder of the settings: 0, 2, 4, 5, 8
         await settle(pilot)
         spans = word_windows(fatture_text, 20, 8)
         assert pane.preview.chunks == len(spans) == 6
@@ -61,8 +61,8 @@ async def test_overlap_keys_change_the_chunk_count_and_the_verdict(fatture_text:
         assert verdict(app) == "✔ whole in chunks " + ", ".join(map(str, whole))
         await pilot.press("o")
         await settle(pilot)
-        assert pane.preview.window.overlap == 7
-        assert pane.preview.chunks == len(word_windows(fatture_text, 20, 7))
+        assert pane.preview.window.overlap == 5  # one rung down
+        assert pane.preview.chunks == len(word_windows(fatture_text, 20, 5))
 
 
 @pytest.mark.parametrize(("size", "overlap", "chunks", "whole"),
@@ -85,7 +85,7 @@ async def test_size_keys_and_chunker_toggle(fatture_text: str) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         pane = await open_fatture(app, pilot, find="")
         assert pane.preview.window.label == "words 100/20"  # the engine's window for raw documents
-        await pilot.press(*["z"] * 8)
+        await pilot.press(*["z"] * 6)  # the size ladder down from 100: 80, 60, 50, 40, 30, 20
         await settle(pilot)
         assert (pane.preview.window.size, pane.preview.window.overlap) == (20, 19)  # overlap follows size down
         await pilot.press("c")
@@ -140,10 +140,10 @@ async def test_u_uses_the_previewed_chunking_in_the_app() -> None:
     app = PaneHarness(ChunkingPane, overrides={"size": 20, "overlap": 0})
     async with app.run_test(size=(100, 30)) as pilot:
         await open_fatture(app, pilot)
-        await pilot.press("O", "O", "u")
+        await pilot.press("O", "O", "u")  # the overlap ladder: 0, 2, 4
         await settle(pilot)
         assert [m.changes for m in app.messages if isinstance(m, ChangeSetup)] == [
-            {"size": 20, "overlap": 2, "chunker": "words"}]
+            {"size": 20, "overlap": 4, "chunker": "words"}]
 
 
 async def test_hostile_text_is_shown_literally(tmp_path) -> None:
@@ -168,7 +168,7 @@ async def test_in_the_app_u_rechunks_the_corpus_for_every_tab() -> None:
             await pilot.press("escape", "3")
             pane = app.query_one(ChunkingPane)
             await until(pilot, lambda: pane.preview is not None)
-            await pilot.press(*["z"] * 8, *["o"] * 11)  # 100/20 -> 20/19 -> 20/8
+            await pilot.press(*["z"] * 6, *["o"] * 3)  # 100/20 -> 20/19 -> 15, 10, 8: the settings' ladders
             await until(pilot, lambda: pane.preview.window.label == "words 20/8")
             await pilot.press("u")
             await until(pilot, lambda: app.context.setup.size == 20 and app.context.setup.overlap == 8)

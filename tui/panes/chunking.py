@@ -24,7 +24,8 @@ from ranklens.engine.experiments.chunking import (  # noqa: F401 - sweep_overlap
     SWEEP_SIZES, ChunkSweep, Window, sweep_overlaps, sweep_windows,
 )
 from ranklens.engine.progress import Progress
-from ranklens.engine.setup import CHUNKERS
+from ranklens.engine.settings import next_value
+from ranklens.engine.setup import CHUNKERS, setup_settings
 from ranklens.tui.chunk_map import Verdict, chunk_map, find_verdict, legend
 from ranklens.tui.context import ChangeSetup, Context
 from ranklens.tui.heap import keep_built
@@ -35,8 +36,6 @@ from ranklens.tui.widgets.lists import KeyScroll, KeyTable
 from ranklens.tui.panes.base import WorkPane
 from ranklens.tui.widgets.work_status import WorkStatus
 
-SIZE_STEP = 10
-OVERLAP_STEP = 1
 MAX_PREVIEW_CHARS = 20_000  # a longer document is measured whole but drawn only this far
 MAX_DOCUMENTS = 2_000  # rows of the document list; the rest are reachable from the Search tab
 
@@ -112,11 +111,12 @@ class ChunkingPane(WorkPane):
     """
     # Footer labels are short; the help and the palette read the tooltips. Shown: what fits in 80 columns.
     BINDINGS = [
-        Binding("z", "size(-1)", "size", tooltip=f"Chunk size -{SIZE_STEP}", group=SIZE_KEYS, id="chunking.size_down"),
-        Binding("Z", "size(1)", "size", tooltip=f"Chunk size +{SIZE_STEP}", group=SIZE_KEYS, id="chunking.size_up"),
-        Binding("o", "overlap(-1)", "overlap", tooltip=f"Overlap -{OVERLAP_STEP}", group=OVERLAP_KEYS,
+        Binding("z", "size(-1)", "size", tooltip="Chunk size: the next smaller", group=SIZE_KEYS,
+                id="chunking.size_down"),
+        Binding("Z", "size(1)", "size", tooltip="Chunk size: the next larger", group=SIZE_KEYS, id="chunking.size_up"),
+        Binding("o", "overlap(-1)", "overlap", tooltip="Overlap: the next smaller", group=OVERLAP_KEYS,
                 id="chunking.overlap_down"),
-        Binding("O", "overlap(1)", "overlap", tooltip=f"Overlap +{OVERLAP_STEP}", group=OVERLAP_KEYS,
+        Binding("O", "overlap(1)", "overlap", tooltip="Overlap: the next larger", group=OVERLAP_KEYS,
                 id="chunking.overlap_up"),
         Binding("c", "chunker", "chunker", tooltip="Words / sentences", show=False, id="chunking.chunker"),
         Binding("p", "passages", "passages", tooltip="First n passages / all", show=False, id="chunking.passages"),
@@ -208,14 +208,15 @@ class ChunkingPane(WorkPane):
     def action_size(self, direction: int) -> None:
         if self.window is None:  # no corpus yet: nothing to cut (keys and the palette both get here)
             return
-        size = max(SIZE_STEP, self.window.size + direction * SIZE_STEP)
+        # the same rungs as the app's chunk settings (engine/settings.py), so both step alike
+        size = next_value(setup_settings()["size"], self.window.size, up=direction > 0)
         self.window = dataclasses.replace(self.window, size=size, overlap=min(self.window.overlap, size - 1))
         self._start_preview()
 
     def action_overlap(self, direction: int) -> None:
         if self.window is None:
             return
-        overlap = self.window.overlap + direction * OVERLAP_STEP
+        overlap = next_value(setup_settings()["overlap"], self.window.overlap, up=direction > 0)
         if 0 <= overlap < self.window.size:
             self.window = dataclasses.replace(self.window, overlap=overlap)
             self._start_preview()
