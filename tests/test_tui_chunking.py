@@ -175,3 +175,23 @@ async def test_in_the_app_u_rechunks_the_corpus_for_every_tab() -> None:
             # the setup line says so once the app's indexing status has gone
             await until(pilot, lambda: "chunks words 20/8" in screen_text(app))
             assert pane.preview.window.label == "words 20/8"
+
+
+async def test_typing_in_the_find_box_previews_once_when_typing_pauses(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ranklens.tui.panes import chunking as chunking_module
+
+    made: list[str] = []
+    real = chunking_module.make_preview
+
+    def counted(corpus, doc, window, passages, sentence):  # noqa: ANN001, ANN202
+        made.append(sentence)
+        return real(corpus, doc, window, passages, sentence)
+
+    app = PaneHarness(ChunkingPane, overrides={"size": 20, "overlap": 8})
+    async with app.run_test(size=(100, 30)) as pilot:
+        pane = await open_fatture(app, pilot, find="")
+        monkeypatch.setattr(chunking_module, "make_preview", counted)
+        await pilot.press("f", *ANSWER)  # 44 keys, faster than the debounce
+        await settle(pilot)
+        assert made == [ANSWER]  # one chunking of the document, for the whole sentence
+        assert pane.preview.verdict.whole

@@ -54,7 +54,10 @@ class PaneHarness(App):
 
 
 async def settle(pilot: Pilot) -> None:
-    """Let every worker finish and the screen catch up."""
-    await pilot.pause()
+    """Wait out the typing debounce (a find box previews when typing pauses), then let every worker
+    finish and the screen catch up."""
+    from ranklens.tui.panes.search import DEBOUNCE_S
+
+    await pilot.pause(DEBOUNCE_S + 0.05)
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()

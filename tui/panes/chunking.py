@@ -14,6 +14,7 @@ from collections.abc import Hashable
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.timer import Timer
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
@@ -34,6 +35,7 @@ from ranklens.tui.safe import clean, one_line, safe_text
 from ranklens.tui.widgets.input import TextBox
 from ranklens.tui.widgets.lists import KeyScroll, KeyTable
 from ranklens.tui.panes.base import WorkPane
+from ranklens.tui.panes.search import DEBOUNCE_S
 from ranklens.tui.widgets.work_status import WorkStatus
 
 MAX_PREVIEW_CHARS = 20_000  # a longer document is measured whole but drawn only this far
@@ -135,6 +137,7 @@ class ChunkingPane(WorkPane):
         self.sweep: ChunkSweep | None = None
         self._documents: list[Document] = []
         self._shown_for: Context | None = None  # the context the tab's content reflects
+        self._find_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield WorkStatus()
@@ -203,7 +206,10 @@ class ChunkingPane(WorkPane):
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "chunk-find":
             event.stop()
-            self._start_preview()
+            # one preview when typing pauses, not a chunking of the document per keystroke
+            if self._find_timer is not None:
+                self._find_timer.stop()
+            self._find_timer = self.set_timer(DEBOUNCE_S, self._start_preview)
 
     def action_size(self, direction: int) -> None:
         if self.window is None:  # no corpus yet: nothing to cut (keys and the palette both get here)
