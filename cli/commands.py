@@ -371,21 +371,18 @@ def _flags(names: dict[str, str]) -> Iterator[None]:
 
 def _vectors(args: argparse.Namespace, overrides: dict[str, Any]) -> VectorSet:
     from ranklens.engine.experiments.indexes import lsa_vectors, synthetic_vectors
+    from ranklens.engine.scoring.registry import spec
 
     if args.synthetic:
         return synthetic_vectors()
     workbench, setup = _workbench(args, overrides)
     with _TerminalProgress() as progress:
-        if setup.scorer == "dense":  # the neural encoder's chunk vectors, queried by the corpus' questions
-            from ranklens.engine.index.vectors import encoder_set
-            from ranklens.engine.scoring.dense import DenseScorer
+        # a scorer that ranks every chunk by a cosine has vectors (LSA, dense): sweep its own
+        if spec(setup.scorer).ranks_all:
+            from ranklens.engine.index.vectors import corpus_set
 
-            retriever = workbench.retriever(setup, progress)
-            assert isinstance(retriever.scorer, DenseScorer)
-            return encoder_set(retriever.scorer, [q.text for q in retriever.corpus.questions],
-                               f"{retriever.corpus.name} {retriever.setup.describe().split(' · ')[0]}")
-        vectors = lsa_vectors(workbench, setup, progress)
-    return vectors
+            return corpus_set(workbench.retriever(setup, progress))
+        return lsa_vectors(workbench, setup, progress)
 
 
 def run_ivf(args: argparse.Namespace, overrides: dict[str, Any]) -> int:

@@ -4,13 +4,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.index.ivf import probe_ladder
 from ranklens.engine.scoring.dense import Encoder
-from ranklens.engine.scoring.lsa import LsaScorer
+from ranklens.engine.scoring.registry import spec
+
+if TYPE_CHECKING:
+    from ranklens.engine.retriever import Retriever
 
 MAX_SAMPLED_QUERIES = 200
 
@@ -34,13 +38,15 @@ def synthetic_set() -> VectorSet:
     return VectorSet("synthetic (seed 004: 50 topics)", vectors, queries, default_cells=100)
 
 
-def corpus_set(retriever) -> VectorSet:
-    """The chunks' LSA vectors; queries are the corpus' questions, or sampled chunks if it has none."""
+def corpus_set(retriever: Retriever) -> VectorSet:
+    """The chunk vectors of the retriever's scorer (LSA, dense: any ``Encoder``); queries are the
+    corpus' questions, or sampled chunks if it has none."""
     scorer = retriever.scorer
-    if not isinstance(scorer, LsaScorer):
-        raise RanklensError("the IVF sweep over a corpus needs the LSA scorer's vectors")
+    if not isinstance(scorer, Encoder):
+        raise RanklensError(f"an index sweep over a corpus needs a scorer with vectors (LSA or dense), "
+                            f"not {retriever.setup.scorer}")
     return encoder_set(scorer, [q.text for q in retriever.corpus.questions],
-                       f"{retriever.corpus.name} LSA {scorer.dims} dims")
+                       f"{retriever.corpus.name} {spec(retriever.setup.scorer).short(retriever.setup)}")
 
 
 def encoder_set(encoder: Encoder, questions: Sequence[str], name: str) -> VectorSet:

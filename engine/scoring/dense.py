@@ -8,7 +8,7 @@ below does, with a bi-encoder loaded by ``engine.models`` (the neural extra).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from collections.abc import Sequence
 
 import numpy as np
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ranklens.engine.termindex import QueryTerms
 
 
+@runtime_checkable
 class Encoder(Protocol):
     @property
     def name(self) -> str: ...
