@@ -409,30 +409,40 @@ def run_ivf(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 
 
 def run_ann(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    from ranklens.engine.experiments.indexes import index_sweep
+    from ranklens.engine.experiments.indexes import ann_rows, index_sweep
     from ranklens.engine.index.registry import index_kind
 
     with _flags({"index": "--index"}):
         kinds = [index_kind(name) for name in args.index]  # unknown names fail before any vector is made
+    hnsw = {"hnsw_m": "--hnsw-m", "ef_construction": "--ef-construction", "ef_search": "--ef-search"}
+    if "hnsw" not in args.index and (given := [flag for name, flag in hnsw.items() if getattr(args, name)]):
+        raise RanklensError(f"{given[0]}: only the hnsw index uses it (add --index ...,hnsw)")
+    settings: dict[str, tuple[int | None, list[int] | None, dict[str, int]]] = {"hnsw": (
+        args.hnsw_m, args.ef_search, {} if args.ef_construction is None else {"ef_construction": args.ef_construction})}
     vectors = _vectors(args, overrides)
     sweeps = []
     for kind in kinds:
+        param, values, options = settings.get(kind.kind, (None, None, {}))
         with _TerminalProgress() as progress:
-            sweeps.append(index_sweep(vectors, kind.kind, progress=progress))
+            sweeps.append(index_sweep(vectors, kind.kind, param, values, progress=progress, options=options))
     for sweep in sweeps:
         for warning in sweep.warnings:
             _tell("warning", f"{sweep.kind}: {warning}")
     if args.json:
         return _print_json({"source": vectors.name, "vectors": len(vectors.vectors), "queries": len(vectors.queries),
-                            "indexes": [s.to_dict() for s in sweeps]})
+                            "rows": ann_rows(sweeps), "indexes": [s.to_dict() for s in sweeps]})
     n, dims = vectors.vectors.shape
     _say(f"# {vectors.name}: {n:,} vectors x {dims} dims, {len(vectors.queries)} queries")
+    for sweep in sweeps:
+        if sweep.param or sweep.options:
+            built = {**({sweep.param: sweep.param_value} if sweep.param else {}), **sweep.options}
+            _say(f"# {sweep.kind}: " + ", ".join(f"{name} {value}" for name, value in built.items()))
     _say(f"{'index':<8} {'setting':>16} {'compared (mean)':>16} {'share':>7} {'recall@10':>10} {'ms/query':>9} "
          f"{'build s':>8} {'MB':>7}")
     for sweep in sweeps:
-        built = f"{sweep.param} {sweep.param_value}" if sweep.param else ""
+        built_as = f"{sweep.param} {sweep.param_value}" if sweep.param else ""
         for row in sweep.rows:
-            setting = f"{row.knob} {row.value}" if row.knob else built
+            setting = f"{row.knob} {row.value}" if row.knob else built_as
             _say(f"{sweep.kind:<8} {setting:>16} {row.compared_mean:>16.0f} {row.share:>7.1%} {row.recall:>10.3f} "
                  f"{row.ms_per_query:>9.3f} {sweep.stats.build_s:>8.2f} {sweep.stats.bytes / 1e6:>7.1f}")
     return 0

@@ -91,12 +91,18 @@ def build_parser() -> argparse.ArgumentParser:
     ivf.add_argument("--json", action="store_true")
     add_setup_options(ivf, with_k=False)
 
-    ann = sub.add_parser("ann", help="approximate indexes against exact search, each at its default settings")
+    ann = sub.add_parser("ann", help="approximate indexes against exact search, each over its knob's ladder")
     source = ann.add_mutually_exclusive_group(required=True)
     source.add_argument("corpus", nargs="?", help="use the corpus' LSA vectors")
     source.add_argument("--synthetic", action="store_true", help="the lesson's 20,000 x 64 synthetic set")
     ann.add_argument("--index", type=_names, default=["exact", "ivf"], metavar="KIND,KIND",
                      help="index kinds to measure (default exact,ivf)")
+    ann.add_argument("--hnsw-m", type=int_at_least("--hnsw-m", 2), metavar="M",
+                     help="hnsw: links per node (default 16)")
+    ann.add_argument("--ef-construction", type=int_at_least("--ef-construction", 1), metavar="N",
+                     help="hnsw: candidates kept while linking (default 128)")
+    ann.add_argument("--ef-search", type=_int_list("--ef-search", 1), metavar="N,N",
+                     help="hnsw: the ef_search values swept (default 10,16,32,64,128,256,512)")
     ann.add_argument("--json", action="store_true")
     add_setup_options(ann, with_k=False)
 

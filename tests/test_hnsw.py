@@ -140,3 +140,28 @@ def test_without_usearch_the_message_says_how_to_get_it(capsys, monkeypatch) -> 
     monkeypatch.setitem(sys.modules, "usearch", None)
     monkeypatch.setitem(sys.modules, "usearch.index", None)
     assert_error(run_cli(capsys, "ann", "studio-alfa", "--index", "hnsw"), "pip install 'ranklens[hnsw]'")
+
+
+def test_ann_takes_the_hnsw_build_settings_and_ef_values(capsys) -> None:
+    run = run_cli(capsys, "ann", "--synthetic", "--index", "exact,hnsw", "--hnsw-m", "8", "--ef-construction", "64",
+                  "--ef-search", "16,64", "--json")
+    assert run.status == 0, run.err
+    exact, hnsw = run.json["indexes"]
+    assert hnsw["M"] == 8 and hnsw["ef_construction"] == 64
+    rows = run.json["rows"]
+    assert [(row["index"], row["knob"]) for row in rows] == [("exact", {}), ("hnsw", {"ef_search": 16}),
+                                                             ("hnsw", {"ef_search": 64})]
+    # one thread, fixed vectors: the same graph every run, so its recall is pinned
+    assert [row["recall@10"] for row in rows] == pytest.approx([1.0, 0.5175, 0.781], abs=1e-9)
+    human = run_cli(capsys, "ann", "--synthetic", "--index", "hnsw", "--hnsw-m", "8", "--ef-search", "32")
+    assert human.status == 0 and "# hnsw: M 8, ef_construction 128" in human.out and "ef_search 32" in human.out
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (("--index", "hnsw", "--hnsw-m", "1"), "--hnsw-m must be at least 2"),
+    (("--index", "hnsw", "--ef-construction", "0"), "--ef-construction must be at least 1"),
+    (("--index", "hnsw", "--ef-search", "0,4"), "--ef-search values must be at least 1"),
+    (("--index", "exact,ivf", "--ef-construction", "64"), "--ef-construction: only the hnsw index uses it"),
+])
+def test_bad_hnsw_settings_are_one_line_errors(capsys, argv: tuple[str, ...], message: str) -> None:
+    assert_error(run_cli(capsys, "ann", "--synthetic", *argv), message)

@@ -7,7 +7,7 @@ IVF with 100 cells reproduces seed 004's table.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ranklens.engine.errors import Cancelled
@@ -36,14 +36,21 @@ class IndexSweep:
     stats: IndexStats
     warnings: tuple[str, ...] = field(default=())
     complete: bool = True
+    options: Mapping[str, int] = field(default_factory=dict)  # build settings beside param: ef_construction
 
     def to_dict(self) -> dict[str, Any]:
         """The ivf JSON shape (``{"rows": [...]}``), with what was swept around it."""
         param = {} if self.param is None else {self.param: self.param_value}
-        return {"source": self.source, "index": self.kind, **param, "knob": self.knob, "vectors": self.vectors,
-                "dims": self.dims, "queries": self.queries, "build_s": self.stats.build_s,
+        return {"source": self.source, "index": self.kind, **param, **self.options, "knob": self.knob,
+                "vectors": self.vectors, "dims": self.dims, "queries": self.queries, "build_s": self.stats.build_s,
                 "index_bytes": self.stats.bytes, "warnings": list(self.warnings), "complete": self.complete,
                 "rows": [r.to_dict() for r in self.rows]}
+
+
+def ann_rows(sweeps: Sequence[IndexSweep]) -> list[dict[str, Any]]:
+    """Every sweep's rows in one list, each naming its index and knob: the ann JSON's ``rows``."""
+    return [{"index": s.kind, "knob": row.setting, **row.measures(), "build_s": s.stats.build_s,
+             "index_bytes": s.stats.bytes} for s in sweeps for row in s.rows]
 
 
 def synthetic_vectors() -> VectorSet:
@@ -62,25 +69,27 @@ def lsa_vectors(workbench: Workbench, setup: Setup, progress: Progress = no_prog
 
 def index_sweep(vectors: VectorSet, kind: str = "ivf", param: int | None = None,
                 values: Sequence[int] | None = None, k: int = 10,
-                progress: Progress = no_progress) -> IndexSweep:
+                progress: Progress = no_progress, options: Mapping[str, int] | None = None) -> IndexSweep:
     """Build one index of ``kind`` over the set and measure each knob value against exact search.
 
     ``param`` None: the kind's default for these vectors (IVF: the set's
     default cells); ``values`` None: the index's own ladder (IVF: 1, 2, 4, …
     all cells). Settings are checked before the build. When ``progress``
     raises ``Cancelled`` after the build, the values measured so far come
-    back with ``complete`` False.
+    back with ``complete`` False. ``options`` are the kind's other build
+    settings by name (HNSW: ``ef_construction``), defaults for those missing.
     """
-    from ranklens.engine.index.registry import index_kind
+    from ranklens.engine.index.registry import build_options, index_kind
     from ranklens.engine.index.sweep import measure_knob
 
     index_class = index_kind(kind)
     chosen = list(values) if values is not None else None
     index_class.check_settings(param, chosen)
+    built = build_options(kind, options)
     build = stage(progress, 0, 2, "build")
     build(0, 1, kind)
     index = index_class.build(vectors.vectors, param if param is not None else index_class.default_param(vectors),
-                              progress=build)
+                              progress=build, **built)
     measure = stage(progress, 1, 2, "search")
     planned = len(chosen) if chosen is not None else max(1, len(index.knob_values()))
     rows: list[SweepRow] = []
@@ -94,4 +103,4 @@ def index_sweep(vectors: VectorSet, kind: str = "ivf", param: int | None = None,
         complete = False
     n, dims = vectors.vectors.shape
     return IndexSweep(vectors.name, kind, index_class.param, index.param_value, index_class.knob, n, dims,
-                      len(vectors.queries), tuple(rows), index.stats, index.warnings, complete)
+                      len(vectors.queries), tuple(rows), index.stats, index.warnings, complete, built)

@@ -76,10 +76,16 @@ class HNSWIndex(VectorIndex):
             raise IndexSettingError("ef_search", f"{{setting}} values must be at least 1 (got {knob_values})")
 
     @classmethod
+    def check_ef_construction(cls, ef_construction: int) -> None:
+        if ef_construction < 1:
+            raise IndexSettingError("ef_construction", f"{{setting}} must be at least 1 (got {ef_construction})")
+
+    @classmethod
     def build(cls, vectors: np.ndarray, param: int | None = None, *, seed: int = 0,
               progress: Progress = no_progress, ef_construction: int = EF_CONSTRUCTION) -> Self:
         m = DEFAULT_M if param is None else param
         cls.check_settings(m, None)
+        cls.check_ef_construction(ef_construction)
         Index = _usearch()
         started = time.perf_counter()
         data = np.ascontiguousarray(vectors, dtype=np.float32)

@@ -6,16 +6,23 @@ plus one entry in ``INDEX_KINDS``; a plug-in outside the package calls
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.index.base import VectorIndex
+from ranklens.engine.index.base import IndexSettingError, VectorIndex
 from ranklens.engine.index.exact import ExactIndex
-from ranklens.engine.index.hnsw import HNSWIndex
+from ranklens.engine.index.hnsw import EF_CONSTRUCTION, HNSWIndex
 from ranklens.engine.index.ivf import IVFIndex
 
 INDEX_KINDS: dict[str, type[VectorIndex]] = {
     ExactIndex.kind: ExactIndex,
     IVFIndex.kind: IVFIndex,
     HNSWIndex.kind: HNSWIndex,  # usearch, imported when one is built (the hnsw extra)
+}
+
+# Build settings beyond a kind's one ``param``, with their defaults: passed to ``build`` by name.
+BUILD_OPTIONS: dict[str, dict[str, int]] = {
+    HNSWIndex.kind: {"ef_construction": EF_CONSTRUCTION},
 }
 
 
@@ -33,3 +40,12 @@ def index_kind(name: str) -> type[VectorIndex]:
         return INDEX_KINDS[name]
     except KeyError:
         raise RanklensError(f"unknown index {name!r} (choose from {', '.join(INDEX_KINDS)})") from None
+
+
+def build_options(kind: str, given: Mapping[str, int] | None = None) -> dict[str, int]:
+    """The build options of ``kind``: its defaults, overridden by ``given``, whose names it must know."""
+    defaults = BUILD_OPTIONS.get(kind, {})
+    for name in given or {}:
+        if name not in defaults:
+            raise IndexSettingError(name, f"{{setting}} does not apply to the {kind} index")
+    return {**defaults, **(given or {})}

@@ -30,10 +30,17 @@ class SweepRow:
     ms_per_query: float
     k: int = 10
 
+    @property
+    def setting(self) -> dict[str, int | None]:
+        """The knob and its value (``{"n_probe": 4}``), empty for a kind without a knob."""
+        return {} if self.knob is None else {self.knob: self.value}
+
+    def measures(self) -> dict[str, Any]:
+        return {"compared_mean": self.compared_mean, "share": self.share, f"recall@{self.k}": self.recall,
+                "ms_per_query": self.ms_per_query}
+
     def to_dict(self) -> dict[str, Any]:
-        knob = {} if self.knob is None else {self.knob: self.value}
-        return {**knob, "compared_mean": self.compared_mean, "share": self.share,
-                f"recall@{self.k}": self.recall, "ms_per_query": self.ms_per_query}
+        return {**self.setting, **self.measures()}
 
 
 def sweep_to_dict(rows: Sequence[SweepRow]) -> dict[str, Any]:
