@@ -233,25 +233,16 @@ def _eval_reranked(args: argparse.Namespace, retriever: Retriever) -> int:
 
 
 def _eval_weight_sweep(args: argparse.Namespace, retriever: Retriever) -> int:
-    from ranklens.engine.experiments.weights import weight_sweep
+    from ranklens.engine.experiments.weights import fusion_sweep, report_lines
 
     with _TerminalProgress() as progress:
-        sweep = weight_sweep(retriever, folds=args.folds, progress=progress)
-    for note in sweep.notes:
-        _tell("note", note)
+        sweep = fusion_sweep(retriever, folds=args.folds, progress=progress)
     if args.json:
         return _print_json({"corpus": retriever.corpus.name, "scorer": retriever.setup.describe(),
-                            "weight_sweep": sweep.to_dict()})
-    _say(f"{_header(retriever)} · weight sweep ({sweep.method}) of {sweep.parts[0]} against "
-         f"{'+'.join(sweep.parts[1:])}, {sweep.questions} questions")
-    _say(f"{'weight':>7} {'nDCG@10':>8}")
-    for w, ndcg in zip(sweep.weights, sweep.ndcg):
-        _say(f"{'★' if w == sweep.best_weight else ' '}{w:>6.2f} {ndcg:>8.3f}")
-    _say(f"best weight {sweep.best_weight:g}: nDCG@10 {sweep.best_ndcg:.3f} on all questions (chosen on them: "
-         f"optimistic)")
-    chosen = ", ".join(f"{f.weight:g}" for f in sweep.folds)
-    _say(f"{len(sweep.folds)}-fold cross-validation: nDCG@10 {sweep.cv_ndcg:.3f} on held-out questions "
-         f"(weights chosen per fold: {chosen})")
+                            "setup": retriever.setup.to_dict(), "weight_sweep": sweep.to_dict()})
+    _say(f"{_header(retriever)} · fusion sweep: weight, method and normalisation")
+    for line in report_lines(sweep):
+        _say(line)
     return 0
 
 

@@ -7,15 +7,19 @@ nDCG@10 of fusions built independently of the sweep.
 """
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.experiments.weights import weight_sweep
+from ranklens.engine.experiments.weights import fusion_sweep, report_lines
 from ranklens.engine.loaders import load_corpus
 from ranklens.engine.metrics import QuestionScores, score_question
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.engine.scoring.fusion import convex, rrf, weighted_sum
+from ranklens.engine.setup import Setup
+from ranklens.engine.significance import randomization_test
 from tests.support.cli import assert_error, run_cli
 
 
@@ -65,56 +69,103 @@ def test_the_fused_retriever_scores_like_its_parts_fused_by_hand(studio_alfa: Wo
     assert explanation.formula.startswith("0.7·tfidf + 0.3·lsa")
 
 
-def test_the_weight_sweep_and_its_cross_validation_by_hand(studio_alfa: Workbench) -> None:
+def ndcg_by_question(workbench: Workbench, setup: Setup) -> np.ndarray:
+    """nDCG@10 of each answerable question under an ordinary retriever built for ``setup``."""
+    r = workbench.retriever(setup)
+    values = []
+    for q in workbench.corpus.answerable:
+        rel = r.relevant(q)
+        values.append(score_question(QuestionScores(q.id, q.text, np.asarray(r.scores(r.query(q.text))),
+                                                    np.array(list(rel)), np.array(list(rel.values()), float))).ndcg)
+    return np.array(values)
+
+
+@pytest.mark.parametrize(("fuse", "folds"), [("bm25,tfidf", 3), ("tfidf,bm25", 5)])
+def test_the_fusion_sweep_and_its_cross_validation_by_hand(studio_alfa: Workbench, fuse: str, folds: int) -> None:
+    """Every candidate fusion and every part alone through retrievers of their own; the folds' choices,
+    the held-out gain and its p-values (scipy's ttest_rel) recomputed from those."""
+    from scipy.stats import ttest_rel
+
     corpus = studio_alfa.corpus
-    setup = setup_for(corpus, {"scorer": "fusion", "fuse": "tfidf,lsa", "fusion_method": "minmax"})
-    sweep = weight_sweep(studio_alfa.retriever(setup), folds=3)
-    # per-question nDCG@10 of a retriever built at each weight, through the ordinary fusion scorer
-    table = []
-    for w in sweep.weights:
-        r = studio_alfa.retriever(setup.replace(fusion_weight=w))
-        row = []
-        for q in corpus.answerable:
-            rel = r.relevant(q)
-            row.append(score_question(QuestionScores(q.id, q.text, np.asarray(r.scores(r.query(q.text))),
-                                                     np.array(list(rel)), np.array(list(rel.values()), float))).ndcg)
-        table.append(row)
-    table = np.array(table).T  # questions x weights
-    assert sweep.ndcg == pytest.approx(table.mean(axis=0).tolist())
-    assert sweep.best_weight == sweep.weights[int(np.argmax(table.mean(axis=0)))]
-    held_out = []
-    for fold in sweep.folds:
-        assert 0.0 <= fold.weight <= 1.0
-    deal = np.random.default_rng(0).permutation(len(corpus.answerable)) % 3
-    for f in range(3):
+    setup = setup_for(corpus, {"scorer": "fusion", "fuse": fuse, "rrf_k": 30})
+    sweep = fusion_sweep(studio_alfa.retriever(setup), folds=folds)
+    assert [c.label for c in sweep.candidates[:3]] == ["rrf", "sum", "minmax w=0"]
+    assert len(sweep.candidates) == 2 + 2 * 11 and sweep.rrf_k == 30
+    table = np.array([ndcg_by_question(studio_alfa, setup.replace(
+        fusion_method=c.method, fusion_weight=0.5 if c.weight is None else c.weight))
+        for c in sweep.candidates]).T  # questions x candidates
+    alone = np.array([ndcg_by_question(studio_alfa, setup.replace(scorer=part)) for part in sweep.parts]).T
+    assert sweep.ndcg == pytest.approx(table.mean(axis=0).tolist(), abs=1e-12)
+    assert sweep.part_ndcg == pytest.approx(alone.mean(axis=0).tolist(), abs=1e-12)
+    assert sweep.best == sweep.candidates[int(np.argmax(table.mean(axis=0)))]
+    deal = np.random.default_rng(0).permutation(len(corpus.answerable)) % folds
+    fused, single = np.zeros(len(deal)), np.zeros(len(deal))
+    for f in range(folds):
         chosen = int(np.argmax(table[deal != f].mean(axis=0)))
-        assert sweep.folds[f].weight == sweep.weights[chosen]
-        held_out.extend(table[deal == f, chosen])
-    assert sweep.cv_ndcg == pytest.approx(np.mean(held_out))
+        part = int(np.argmax(alone[deal != f].mean(axis=0)))
+        assert (sweep.folds[f].chosen, sweep.folds[f].single) == (sweep.candidates[chosen], sweep.parts[part])
+        fused[deal == f], single[deal == f] = table[deal == f, chosen], alone[deal == f, part]
+    assert (sweep.cv_ndcg, sweep.cv_single_ndcg) == pytest.approx((fused.mean(), single.mean()), abs=1e-12)
+    assert sweep.gain == pytest.approx((fused - single).mean(), abs=1e-12)
+    assert sweep.p_ttest == pytest.approx(ttest_rel(single, fused).pvalue)
+    assert sweep.p_randomization == randomization_test(single, fused)
     assert sum(f.questions for f in sweep.folds) == 15
+
+
+def test_the_fusion_sweep_numbers_on_studio_alfa(studio_alfa: Workbench) -> None:
+    """BM25 and TF-IDF on the seed corpus: fusing looks no better than TF-IDF alone, and is not."""
+    setup = setup_for(studio_alfa.corpus, {"scorer": "fusion", "fuse": "bm25,tfidf"})
+    sweep = fusion_sweep(studio_alfa.retriever(setup))
+    assert [round(n, 4) for n in sweep.part_ndcg] == [0.829, 0.8386]
+    assert (sweep.best.label, round(sweep.best_ndcg, 4)) == ("minmax w=0", 0.8386)  # TF-IDF alone, in effect
+    assert [f.chosen.label for f in sweep.folds] == ["minmax w=0", "rrf", "minmax w=0", "minmax w=0", "minmax w=0"]
+    assert {f.single for f in sweep.folds} == {"tfidf"}
+    assert (round(sweep.cv_ndcg, 4), round(sweep.cv_single_ndcg, 4), round(sweep.gain, 4)) == (0.8366, 0.8386, -0.002)
+    # one question differs: the t-test's p is that of a single non-zero difference, every sign flip ties
+    assert (round(sweep.p_ttest, 4), sweep.p_randomization) == (0.3343, 1.0)
+
+
+def test_the_fusion_sweep_of_one_method(studio_alfa: Workbench) -> None:
+    setup = setup_for(studio_alfa.corpus, {"scorer": "fusion", "fuse": "bm25,tfidf"})
+    sweep = fusion_sweep(studio_alfa.retriever(setup), weights=(0.2, 0.8), methods=("zscore",), folds=3)
+    assert [c.label for c in sweep.candidates] == ["zscore w=0.2", "zscore w=0.8"]
+    assert [w for w, _ in sweep.weights("zscore")] == [0.2, 0.8] and sweep.weights("minmax") == []
+    lines = report_lines(sweep)
+    assert lines[1].split() == ["weight", "zscore"] and "rrf" not in lines[4]
 
 
 def test_the_weight_sweep_refuses_what_it_cannot_do(studio_alfa: Workbench) -> None:
     corpus = studio_alfa.corpus
     with pytest.raises(RanklensError, match="needs the fusion scorer"):
-        weight_sweep(studio_alfa.retriever(setup_for(corpus, {"scorer": "bm25"})))
+        fusion_sweep(studio_alfa.retriever(setup_for(corpus, {"scorer": "bm25"})))
     rrf_fusion = studio_alfa.retriever(setup_for(corpus, {"scorer": "fusion", "fuse": "bm25,tfidf"}))
     with pytest.raises(RanklensError, match="at least 16 questions"):
-        weight_sweep(rrf_fusion, folds=16)
-    assert weight_sweep(rrf_fusion, folds=2).notes == ("fusion method rrf has no weight: swept as minmax",)
+        fusion_sweep(rrf_fusion, folds=16)
+    with pytest.raises(RanklensError, match="fusion methods are rrf, sum, minmax, zscore"):
+        fusion_sweep(rrf_fusion, methods=("max",))
+    with pytest.raises(RanklensError, match="between 0 and 1"):
+        fusion_sweep(rrf_fusion, weights=(1.5,))
 
 
-def test_the_weight_sweep_on_the_command_line(capsys) -> None:
+def test_the_weight_sweep_on_the_command_line(capsys, studio_alfa: Workbench) -> None:
     run = run_cli(capsys, "eval", "studio-alfa", "--scorer", "fusion", "--fuse", "bm25,tfidf",
                   "--fusion-method", "zscore", "--weight-sweep", "--folds", "3", "--json")
     assert run.status == 0, run.err
     sweep = run.json["weight_sweep"]
-    assert [row["weight"] for row in sweep["rows"]] == pytest.approx([i / 10 for i in range(11)])
-    best = max(sweep["rows"], key=lambda row: row["ndcg@10"])
-    assert sweep["best_weight"] == best["weight"] and len(sweep["folds"]) == 3
+    direct = fusion_sweep(studio_alfa.retriever(setup_for(studio_alfa.corpus, {
+        "scorer": "fusion", "fuse": "bm25,tfidf", "fusion_method": "zscore"})), folds=3)
+    assert sweep == json.loads(json.dumps(direct.to_dict()))
+    assert [row["weight"] for row in sweep["rows"] if row["method"] == "zscore"] == pytest.approx(
+        [i / 10 for i in range(11)])
+    assert (sweep["best"], len(sweep["folds"]), run.json["setup"]["fuse"]) == (
+        {"method": "minmax", "weight": 0.0}, 3, ["bm25", "tfidf"])
+    assert sweep["cv_gain"] == pytest.approx(sweep["cv_ndcg@10"] - sweep["cv_single_ndcg@10"])
     human = run_cli(capsys, "eval", "studio-alfa", "--scorer", "fusion", "--fuse", "bm25,tfidf",
                     "--fusion-method", "minmax", "--weight-sweep")
-    assert "5-fold cross-validation: nDCG@10" in human.out and "★" in human.out
+    assert human.out.splitlines()[1:] == report_lines(fusion_sweep(studio_alfa.retriever(setup_for(
+        studio_alfa.corpus, {"scorer": "fusion", "fuse": "bm25,tfidf"}))))
+    assert "tuned fusion 0.837 · best single scorer 0.839 · gain -0.002" in human.out
+    assert "paired t-test p=0.334 · randomization test p=1" in human.out and "0.839★" in human.out
     assert_error(run_cli(capsys, "eval", "studio-alfa", "--weight-sweep"), "needs the fusion scorer")
     assert_error(run_cli(capsys, "eval", "studio-alfa", "--weight-sweep", "--folds", "1"), "--folds")
     assert_error(run_cli(capsys, "eval", "studio-alfa", "--fusion-weight", "1.5"), "--fusion-weight")

@@ -1,18 +1,21 @@
-"""The fusion weight sweep: which weight of the first fused scorer gives the best nDCG@10?
+"""Fusion tuning that does not fool its user: weight, method and normalisation, cross-validated.
 
-Each fused scorer's scores are computed once per question; every weight of the
-grid re-fuses them (``minmax`` or ``zscore``, as the setup says; ``rrf`` and
-``sum`` have no weight, so the sweep uses ``minmax`` for them and says so) and
-scores the question's nDCG@10. Picking the best weight on the questions one
-then reports flatters it, so the sweep also runs k-fold cross-validation:
-questions are dealt into ``folds`` folds (a fixed shuffle, seed 0); for each fold
-the weight best on the other folds is chosen and measured on the held-out one.
-The cross-validated nDCG@10 is the mean over questions of their held-out
-nDCG@10: an honest estimate of what tuning the weight is worth.
+Each fused scorer's scores are computed once per question; every candidate fusion
+(``rrf`` at the setup's k, ``sum``, and the convex ``minmax`` and ``zscore`` at each
+weight of the grid, the weight being the first part's) re-fuses them and scores the
+question's nDCG@10, and so does each part alone. Picking the best candidate on the
+questions one then reports flatters it, so the sweep runs k-fold cross-validation:
+questions are dealt into ``folds`` folds (a fixed shuffle, seed 0); for each fold the
+candidate best on the other folds, and the part best alone on the other folds, are
+chosen and measured on the held-out fold. Every question then has a held-out nDCG@10
+of the tuned fusion and of the best single part; the gain is the mean of their
+difference, with the paired t-test's and Fisher's randomization test's p-values over
+those pairs (engine.significance). Ties go to the first candidate in the order above
+(the lowest weight) and to the first part.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from collections.abc import Sequence
 
@@ -21,92 +24,179 @@ import numpy as np
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.metrics import NDCG_K, QuestionScores, score_question
 from ranklens.engine.progress import Progress, no_progress
-from ranklens.engine.scoring.fusion import FusionScorer, convex
+from ranklens.engine.scoring.fusion import NORMALISERS, FusionScorer, convex_weights, fuse_lists
+from ranklens.engine.significance import paired_t_test, randomization_test
 
 if TYPE_CHECKING:
     from ranklens.engine.retriever import Retriever
 
 WEIGHTS = tuple(round(w, 2) for w in np.linspace(0.0, 1.0, 11))
 FOLDS = 5
+METHODS = ("rrf", "sum", "minmax", "zscore")  # the order ties are broken in
+WEIGHTED = ("minmax", "zscore")  # the methods that take a weight
+NDCG = f"ndcg@{NDCG_K}"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One fusion tried: a method, and the first part's weight for the weighted ones."""
+
+    method: str
+    weight: float | None = None
+
+    @property
+    def label(self) -> str:
+        return self.method if self.weight is None else f"{self.method} w={self.weight:g}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"method": self.method, "weight": self.weight}
 
 
 @dataclass(frozen=True)
 class FoldResult:
     fold: int
-    questions: int
-    weight: float  # chosen on the other folds
-    train_ndcg: float
-    test_ndcg: float
+    questions: int  # held out
+    chosen: Candidate  # best on the other folds
+    single: str  # the part best alone on the other folds
+    train_ndcg: float  # the chosen candidate's, on the other folds
+    test_ndcg: float  # the chosen candidate's, held out
+    single_test_ndcg: float  # the single part's, held out
 
     def to_dict(self) -> dict[str, Any]:
-        return {"fold": self.fold, "questions": self.questions, "weight": self.weight,
-                f"train_ndcg@{NDCG_K}": self.train_ndcg, f"test_ndcg@{NDCG_K}": self.test_ndcg}
+        return {"fold": self.fold, "questions": self.questions, "chosen": self.chosen.to_dict(),
+                "single": self.single, f"train_{NDCG}": self.train_ndcg, f"test_{NDCG}": self.test_ndcg,
+                f"single_test_{NDCG}": self.single_test_ndcg}
 
 
 @dataclass(frozen=True)
-class WeightSweep:
-    method: str  # the normalisation swept: minmax or zscore
-    parts: tuple[str, ...]  # the fused scorers; the weight is the first one's
-    weights: tuple[float, ...]
-    ndcg: tuple[float, ...]  # mean nDCG@10 over all questions, per weight
-    best_weight: float  # best on all questions (in-sample: for looking, not for reporting)
+class FusionSweep:
+    parts: tuple[str, ...]  # the fused scorers; a weight is the first one's
+    rrf_k: int
+    candidates: tuple[Candidate, ...]
+    ndcg: tuple[float, ...]  # mean nDCG@10 over all questions, per candidate
+    part_ndcg: tuple[float, ...]  # mean nDCG@10 of each part alone
+    best: Candidate  # best on all questions (in-sample: for looking, not for reporting)
     best_ndcg: float
     folds: tuple[FoldResult, ...]
-    cv_ndcg: float  # mean held-out nDCG@10: the number to report
+    cv_ndcg: float  # mean held-out nDCG@10 of the tuned fusion: the number to report
+    cv_single_ndcg: float  # mean held-out nDCG@10 of the part chosen alone on the training folds
+    p_ttest: float  # of the held-out per-question gain
+    p_randomization: float
     questions: int
-    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def gain(self) -> float:
+        """Cross-validated nDCG@10 of the tuned fusion over the best single part."""
+        return self.cv_ndcg - self.cv_single_ndcg
+
+    def weights(self, method: str) -> list[tuple[float, float]]:
+        """(weight, mean nDCG@10) of a weighted method, in grid order."""
+        return [(c.weight, n) for c, n in zip(self.candidates, self.ndcg)
+                if c.method == method and c.weight is not None]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"method": self.method, "parts": list(self.parts), "questions": self.questions,
-                "rows": [{"weight": w, f"ndcg@{NDCG_K}": n} for w, n in zip(self.weights, self.ndcg)],
-                "best_weight": self.best_weight, f"best_ndcg@{NDCG_K}": self.best_ndcg,
-                "folds": [f.to_dict() for f in self.folds], f"cv_ndcg@{NDCG_K}": self.cv_ndcg,
-                "notes": list(self.notes)}
+        return {"parts": list(self.parts), "rrf_k": self.rrf_k, "questions": self.questions,
+                "rows": [{**c.to_dict(), NDCG: n} for c, n in zip(self.candidates, self.ndcg)],
+                "single": [{"scorer": p, NDCG: n} for p, n in zip(self.parts, self.part_ndcg)],
+                "best": self.best.to_dict(), f"best_{NDCG}": self.best_ndcg,
+                "folds": [f.to_dict() for f in self.folds],
+                f"cv_{NDCG}": self.cv_ndcg, f"cv_single_{NDCG}": self.cv_single_ndcg, "cv_gain": self.gain,
+                "p_ttest": self.p_ttest, "p_randomization": self.p_randomization}
 
 
-def weight_sweep(retriever: Retriever, weights: Sequence[float] = WEIGHTS, folds: int = FOLDS,
-                 progress: Progress = no_progress) -> WeightSweep:
-    """nDCG@10 of the setup's fusion at each weight, the best one, and its k-fold cross-validated value."""
+def candidates(methods: Sequence[str] = METHODS, weights: Sequence[float] = WEIGHTS) -> tuple[Candidate, ...]:
+    """The fusions a sweep tries, in tie-breaking order."""
+    return tuple(c for m in METHODS if m in methods
+                 for c in ([Candidate(m, float(w)) for w in weights] if m in WEIGHTED else [Candidate(m)]))
+
+
+def fusion_sweep(retriever: Retriever, weights: Sequence[float] = WEIGHTS, folds: int = FOLDS,
+                 methods: Sequence[str] = METHODS, progress: Progress = no_progress) -> FusionSweep:
+    """nDCG@10 of every candidate fusion of the setup's parts and of each part alone, with the
+    k-fold cross-validated gain of the tuned fusion over the best single part and its paired tests."""
     scorer = retriever.scorer
     if not isinstance(scorer, FusionScorer):
-        raise RanklensError(f"the weight sweep needs the fusion scorer (the setup's is {retriever.setup.scorer})")
+        raise RanklensError(f"the fusion sweep needs the fusion scorer (the setup's is {retriever.setup.scorer})")
     if folds < 2:
         raise RanklensError(f"folds must be at least 2 (got {folds})")
     weights = tuple(float(w) for w in weights)
     if not weights or any(not 0.0 <= w <= 1.0 for w in weights):
         raise RanklensError(f"fusion weights must lie between 0 and 1 (got {list(weights)})")
-    notes = []
-    method = scorer.method
-    if method not in ("minmax", "zscore"):
-        notes.append(f"fusion method {method} has no weight: swept as minmax")
-        method = "minmax"
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown or not methods:
+        raise RanklensError(f"fusion methods are {', '.join(METHODS)} (got {list(methods)})")
     questions = retriever.corpus.answerable
     if len(questions) < folds:
         raise RanklensError(f"{retriever.corpus.name}: {folds}-fold cross-validation needs at least {folds} "
                             f"questions with an answer (has {len(questions)})")
-    table = np.zeros((len(questions), len(weights)))  # nDCG@10 per question and weight
+    tried = candidates(methods, weights)
+    table = np.zeros((len(questions), len(tried)))  # nDCG@10 per question and candidate
+    alone = np.zeros((len(questions), len(scorer.parts)))  # nDCG@10 per question and part
     for i, question in enumerate(questions):
-        query = retriever.query(question.text)
-        lists = [np.asarray(part.scores(query), dtype=np.float64) for part in scorer.parts]
+        lists = [np.asarray(part.scores(retriever.query(question.text)), dtype=np.float64) for part in scorer.parts]
         relevant = retriever.relevant(question)
         rel = np.fromiter(relevant.keys(), dtype=np.int64, count=len(relevant))
         grades = np.fromiter(relevant.values(), dtype=np.float64, count=len(relevant))
-        for j, weight in enumerate(weights):
-            fused = convex(lists, weight, method)
-            table[i, j] = score_question(QuestionScores(question.id, question.text, fused, rel, grades)).ndcg
-        progress(i + 1, len(questions), "sweeping the fusion weight")
-    means = table.mean(axis=0)
-    best = int(np.argmax(means))  # the first of equals: the lowest weight
+
+        def ndcg(scores: np.ndarray) -> float:
+            return score_question(QuestionScores(question.id, question.text, scores, rel, grades)).ndcg  # noqa: B023
+
+        # Each normalisation once per question; the weights only mix them.
+        normalised = {m: [NORMALISERS[m](s) for s in lists] for m in WEIGHTED if m in methods}
+        for j, c in enumerate(tried):
+            if c.weight is None:
+                fused = fuse_lists(lists, c.method, scorer.rrf_k)
+            else:
+                mix = convex_weights(len(lists), c.weight)
+                fused = np.add.reduce([w * s for w, s in zip(mix, normalised[c.method])])
+            table[i, j] = ndcg(fused)
+        alone[i] = [ndcg(s) for s in lists]
+        progress(i + 1, len(questions), "sweeping the fusion")
+    means, part_means = table.mean(axis=0), alone.mean(axis=0)
+    best = int(np.argmax(means))  # argmax keeps the first of equals
     deal = np.random.default_rng(0).permutation(len(questions)) % folds
     fold_rows = []
-    held_out = np.zeros(len(questions))
+    held_out, held_out_single = np.zeros(len(questions)), np.zeros(len(questions))
     for f in range(folds):
         test, train = deal == f, deal != f
         train_means = table[train].mean(axis=0)
         chosen = int(np.argmax(train_means))
+        single = int(np.argmax(alone[train].mean(axis=0)))
         held_out[test] = table[test, chosen]
-        fold_rows.append(FoldResult(f + 1, int(test.sum()), weights[chosen], float(train_means[chosen]),
-                                    float(table[test, chosen].mean())))
-    return WeightSweep(method, tuple(p.name for p in scorer.parts), weights, tuple(float(m) for m in means),
-                       weights[best], float(means[best]), tuple(fold_rows), float(held_out.mean()), len(questions),
-                       tuple(notes))
+        held_out_single[test] = alone[test, single]
+        fold_rows.append(FoldResult(f + 1, int(test.sum()), tried[chosen], scorer.parts[single].name,
+                                    float(train_means[chosen]), float(table[test, chosen].mean()),
+                                    float(alone[test, single].mean())))
+    return FusionSweep(tuple(p.name for p in scorer.parts), scorer.rrf_k, tried, tuple(float(m) for m in means),
+                       tuple(float(m) for m in part_means), tried[best], float(means[best]), tuple(fold_rows),
+                       float(held_out.mean()), float(held_out_single.mean()),
+                       paired_t_test(held_out_single, held_out), randomization_test(held_out_single, held_out),
+                       len(questions))
+
+
+def report_lines(sweep: FusionSweep) -> list[str]:
+    """The sweep as plain lines, as ``eval --weight-sweep`` prints it and the Metrics tab shows it:
+    the grid (★ marks the best on all questions), then the cross-validated verdict."""
+    lines = [f"nDCG@{NDCG_K} of each fusion of {'+'.join(sweep.parts)} on {sweep.questions:,} questions "
+             f"(weight: {sweep.parts[0]}'s share)"]
+    weighted = [m for m in WEIGHTED if sweep.weights(m)]
+    if weighted:
+        lines.append(f"{'weight':>7}" + "".join(f"{m:>9}" for m in weighted))
+        for row in zip(*(sweep.weights(m) for m in weighted)):
+            cells = "".join(f"{n:>8.3f}{'★' if Candidate(m, w) == sweep.best else ' '}"
+                            for m, (w, n) in zip(weighted, row))
+            lines.append(f"{row[0][0]:>7.2f}{cells}".rstrip())
+    others = [f"{c.method}{f' k={sweep.rrf_k}' if c.method == 'rrf' else ''} {n:.3f}{'★' if c == sweep.best else ''}"
+              for c, n in zip(sweep.candidates, sweep.ndcg) if c.weight is None]
+    if others:
+        lines.append("   ".join(others))
+    lines.append("alone: " + "   ".join(f"{p} {n:.3f}" for p, n in zip(sweep.parts, sweep.part_ndcg)))
+    lines.append(f"best on all questions: {sweep.best.label}, nDCG@{NDCG_K} {sweep.best_ndcg:.3f} (optimistic: "
+                 "chosen on the questions it is measured on)")
+    lines.append(f"{len(sweep.folds)}-fold cross-validation, each choice made on the other folds; "
+                 f"held-out nDCG@{NDCG_K}:")
+    lines.append(f"tuned fusion {sweep.cv_ndcg:.3f} · best single scorer {sweep.cv_single_ndcg:.3f} · "
+                 f"gain {sweep.gain:+.3f}")
+    lines.append(f"paired t-test p={sweep.p_ttest:.3g} · randomization test p={sweep.p_randomization:.3g}")
+    lines.append("chosen per fold: " + ", ".join(f"{f.chosen.label} / {f.single}" for f in sweep.folds))
+    return lines
