@@ -7,19 +7,30 @@ not rank scores 0 there. For each measure: the means of A and B, Δ = B - A, the
 t-test's and the randomization test's two-sided p-values, and the bootstrap 95 % interval
 of Δ (``engine/significance.py``); wins, ties and losses count questions where B is above,
 equal to or below A.
+
+The sides themselves are made here too, the same way for every front end: a run of a setup
+made now (``setup_run``, also what saving a run writes), or a saved run of the workspace
+(``saved_side``: its sidecar's setup decides the chunking its judgments are resolved under).
 """
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
 
 from ranklens.engine.corpus import Question
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.measures import Measure, first_relevant_rank, parse_measures, relevant_only
 from ranklens.engine.significance import (PERMUTATIONS, SEED, bootstrap_ci, paired_t_test, randomization_test,
                                           wins_ties_losses)
+from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.trec import Run
+
+if TYPE_CHECKING:
+    from ranklens.engine.retriever import Workbench
+    from ranklens.engine.setup import Setup
+    from ranklens.engine.workspace import SavedRun
 
 
 @dataclass
@@ -141,3 +152,118 @@ def compare_runs(a: RunSide, b: RunSide, questions: Sequence[Question], measures
                                        randomization_test(va, vb, permutations, seed), bootstrap_ci(va, vb, seed=seed),
                                        wins, ties, losses))
     return Comparison(a, b, measure_rows, rows, permutations, seed, notes)
+
+
+# -- the sides --------------------------------------------------------------------------------
+
+
+def judged_setup(setup: Setup) -> Setup:
+    """``setup`` with a cheap scorer: resolving judgments reads the chunking only, never a model."""
+    return setup.replace(scorer="bm25", rerank=None)
+
+
+def resolved_judgments(workbench: Workbench, setup: Setup) -> dict[str, dict[str, int]]:
+    """The workbench's questions' judgments as chunk ids under ``setup``'s chunking."""
+    from ranklens.engine.runs import resolved_qrels
+
+    return resolved_qrels(workbench.retriever(judged_setup(setup)), workbench.corpus.questions)
+
+
+def run_depth(setup: Setup) -> Setup:
+    """The setup a run is made with: ``setup`` ranking DEFAULT_DEPTH chunks per question unless it asks for more
+    (the screen's k is for reading; measures such as R@100 need a deep run)."""
+    from ranklens.engine.runs import DEFAULT_DEPTH
+
+    return setup if setup.k >= DEFAULT_DEPTH else setup.replace(k=DEFAULT_DEPTH)
+
+
+def setup_run(workbench: Workbench, setup: Setup, name: str,
+              progress: Progress = no_progress) -> tuple[Run, dict[str, Any], dict[str, dict[str, int]]]:
+    """A run of every question of the workbench's corpus under ``setup`` (at ``setup.k`` chunks each), its
+    sidecar (setup, corpus identity, depth, date, headline measures) and its judgments as chunk ids."""
+    from ranklens.engine.measures import DEFAULT_MEASURES, measure_run
+    from ranklens.engine.runs import corpus_identity, make_run
+
+    corpus = workbench.corpus
+    if not corpus.questions:
+        raise RanklensError(f"{corpus.name} has no questions to run: save a query as a question first")
+    retriever = workbench.retriever(setup, progress)
+    run = make_run(retriever, corpus.questions, setup.k, name, progress)
+    qrels = resolved_judgments(workbench, retriever.setup)
+    measured = measure_run(run.ids(), qrels, DEFAULT_MEASURES)
+    meta: dict[str, Any] = {
+        "name": name,
+        "corpus": corpus_identity(corpus),
+        "setup": retriever.setup.to_dict(),
+        "describe": retriever.setup.describe(),
+        "k": retriever.setup.k,
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "questions": len(run.rankings),
+        "judged": len(qrels),
+        "metrics": measured.means if measured.questions else {},
+    }
+    return run, meta, qrels
+
+
+def setup_side(label: str, workbench: Workbench, setup: Setup, progress: Progress = no_progress) -> RunSide:
+    """A side made now: ``setup``'s run of every question."""
+    run, meta, qrels = setup_run(workbench, setup, label, progress)
+    return RunSide(label, run, qrels, meta["describe"], meta["setup"])
+
+
+def saved_side(saved: SavedRun, workbench: Workbench) -> RunSide:
+    """A saved run as a side, its judgments resolved under the chunking of the setup in its sidecar.
+
+    Raises ``RanklensError`` when the sidecar names another corpus (or another version of it).
+    """
+    from ranklens.engine.retriever import setup_for
+    from ranklens.engine.runs import corpus_identity
+    from ranklens.engine.setup import Setup
+
+    corpus, where = workbench.corpus, f"run {saved.name!r}"
+    identity = saved.meta.get("corpus") or {}
+    if identity and identity.get("fingerprint") != corpus_identity(corpus)["fingerprint"]:
+        raise RanklensError(f"{where} is a run of corpus {identity.get('name')!r} ({identity.get('documents')} "
+                            f"documents), not of {corpus.name!r} as loaded now: runs of different corpora "
+                            "cannot be compared")
+    stored = saved.meta.get("setup")
+    if isinstance(stored, dict):
+        try:
+            setup = Setup.from_mapping(stored, source=f"{where}'s sidecar")
+        except RanklensError as error:
+            raise RanklensError(f"{where}: its sidecar's setup is not one this ranklens reads ({error})") from None
+    else:
+        setup = setup_for(corpus)
+    return RunSide(saved.name, saved.run, resolved_judgments(workbench, setup), str(saved.meta.get("describe") or ""),
+                   stored if isinstance(stored, dict) else None)
+
+
+# -- two rankings of one question ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A chunk of one side's ranking: its rank there and how it moved against the other side.
+
+    ``move`` is the other side's rank minus this one for B (positive: B ranks it higher), this
+    one minus B's for A's dropped chunks; ``None`` with ``status`` "new" (in B only) or "dropped"
+    (in A only, within the depth compared).
+    """
+
+    rank: int
+    id: str
+    relevant: bool
+    move: int | None
+    status: str  # "moved", "new", "dropped"
+
+
+def side_by_side(a: Sequence[str], b: Sequence[str], relevant: Mapping[str, int],
+                 depth: int) -> tuple[list[Placed], list[Placed]]:
+    """A's and B's top ``depth`` chunks, each with its move (B against A) and whether it is relevant."""
+    rank_a = {doc: i for i, doc in enumerate(a, 1)}
+    rank_b = {doc: i for i, doc in enumerate(b, 1)}
+    left = [Placed(i, doc, relevant.get(doc, 0) > 0, None if doc not in rank_b else i - rank_b[doc],
+                   "moved" if doc in rank_b else "dropped") for i, doc in enumerate(a[:depth], 1)]
+    right = [Placed(i, doc, relevant.get(doc, 0) > 0, None if doc not in rank_a else rank_a[doc] - i,
+                    "moved" if doc in rank_a else "new") for i, doc in enumerate(b[:depth], 1)]
+    return left, right

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from collections.abc import Iterator, Sequence
 
@@ -106,6 +106,13 @@ class Workbench:
 
     def __repr__(self) -> str:
         return f"Workbench({self.corpus!r})"
+
+    def with_questions(self, corpus: Corpus) -> Workbench:
+        """A workbench on ``corpus``, this one's corpus with other questions (a workspace applied),
+        sharing its chunkings, term indexes and scorers: nothing is chunked or indexed again."""
+        if corpus.documents is not self.corpus.documents or corpus.chunks is not self.corpus.chunks:
+            raise ValueError("with_questions: the corpus must share this workbench's documents and chunks")
+        return replace(self, corpus=corpus)
 
     def retriever(self, setup: Setup, progress: Progress = no_progress) -> Retriever:
         with self._lock:

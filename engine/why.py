@@ -68,6 +68,27 @@ class WhyReport:
         """Whether search shows the chunk: within k, and search shows anything at all."""
         return self.rank <= self.k and not self.note
 
+    def summary(self, chunks: int, decimals: int = 4) -> list[str]:
+        """The report in sentences, one a line: rank and score against the top result's, the terms the
+        chunk lacks, those it has with lower weight, the words lost to analysis (``chunks``: how many
+        chunks were ranked)."""
+        shown = "shown" if self.in_top_k else "not shown"
+        lines = [f"{self.chunk.id} ranks {self.rank} of {chunks} with score {self.score:.{decimals}f} "
+                 f"(k = {self.k}: {shown}); the top result is {self.top.id} with {self.top_score:.{decimals}f}"]
+        if self.note:
+            lines.append(f"search shows nothing for this query: {self.note}")
+        if self.missing:
+            has = f" (the top result has {', '.join(self.missing_in_top)})" if self.missing_in_top else ""
+            lines.append(f"query terms the chunk lacks: {', '.join(self.missing)}{has}")
+        if self.weaker:
+            lines.append("terms it has with lower weight: " + ", ".join(
+                f"{w.term} {w.chunk:.{decimals}f} < {w.top:.{decimals}f}" for w in self.weaker))
+        if self.lost:
+            lines.append("lost to analysis: " + "; ".join(
+                f"{lost.word} ({lost.reason}{' to ' + lost.term if lost.reason == 'stemmed' else ''})"
+                for lost in self.lost))
+        return lines
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "query": self.query,

@@ -226,6 +226,17 @@ class Workspace:
             self._append(self.queries_path, lines)
         return stored
 
+    def question_for(self, text: str, corpus: Corpus) -> tuple[Question, bool]:
+        """The question asking ``text`` (the workspace's or the corpus', compared without surrounding
+        spaces), added to the workspace when none asks it; True when it was added."""
+        wanted = text.strip()
+        if not wanted:
+            raise RanklensError("an empty query cannot be a question: type one first")
+        for question in (*self.questions(), *corpus.questions):
+            if question.text.strip() == wanted:
+                return question, False
+        return self.add_questions([Question("", wanted)], taken=[q.id for q in corpus.questions])[0], True
+
     # -- judgments ---------------------------------------------------------------------------
 
     def log(self) -> list[Judgment]:

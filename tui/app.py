@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +34,7 @@ from textual.worker import get_current_worker
 
 from ranklens.engine.errors import Cancelled, RanklensError
 from ranklens.engine.progress import cancellable
-from ranklens.tui.context import ChangeSetup, Context, UseQuery
+from ranklens.tui.context import ChangeSetup, ChangeWorkspace, Context, UseQuery
 from ranklens.tui.heap import keep_built, release_kept
 from ranklens.tui.help import HelpScreen
 from ranklens.tui.key_map import all_rows, app_rows, own_bindings, rows_for
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
     from ranklens.engine.corpus import Corpus
     from ranklens.engine.retriever import Workbench
     from ranklens.engine.setup import Setup
+    from ranklens.engine.workspace import Workspace
 
 DEFAULT_CORPUS = "studio-alfa"
 PROGRESS_EVERY_S = 0.1  # how often a worker's progress reaches the screen
@@ -129,12 +131,14 @@ class RanklensApp(App[None]):
         Binding("ctrl+z", "undo", "undo", tooltip="Undo the last setting change", show=False, id="app.undo"),
         Binding("ctrl+y", "redo", "redo", tooltip="Redo a setting change undone", show=False, id="app.redo"),
         Binding("R", "reset", "reset", tooltip="Reset the settings to the corpus' own", show=False, id="app.reset"),
+        Binding("S", "save_run", "save run", tooltip="Save a run of every question under the current setup",
+                show=False, id="app.save_run"),
         # Textual's own focus keys, listed in the help: they move between the boxes of a tab.
         Binding("tab", "focus_next", "Next box", show=False, id="app.focus_next"),
         Binding("shift+tab", "focus_previous", "Previous box", show=False, id="app.focus_previous"),
     ]
     # Actions whose keys type into a text box: the footer hides them while one has the focus.
-    HIDDEN_WHILE_TYPING = frozenset({"show_tab", "focus_query", "help", "quit", "setting", "reset"})
+    HIDDEN_WHILE_TYPING = frozenset({"show_tab", "focus_query", "help", "quit", "setting", "reset", "save_run"})
     SHOWN_WHILE_TYPING = frozenset({"jump_tab", "help_while_typing"})
     SETTING_BINDINGS = _setting_bindings()
     # The tab keys are bound per app, from the tab table it is given (see __init__).
@@ -178,6 +182,8 @@ class RanklensApp(App[None]):
         self._running_command = False  # a palette command runs: keys are not being typed (see typing)
         self.recent: list[str] = []  # corpora opened lately (paths), read in the opening worker
         self._labels_typing: str | None = None  # what the tab labels show now (see _sync_typing)
+        self._loaded: Corpus | None = None  # the open corpus as loaded, without its workspace
+        self._workspace_lock = threading.Lock()  # workspace writes, one at a time
 
     def get_default_screen(self) -> Screen[None]:
         return MainScreen(id="_default")
@@ -255,16 +261,20 @@ class RanklensApp(App[None]):
         from ranklens.engine.cache import IndexCache
         from ranklens.engine.retriever import CACHE_MIN_CHUNKS as ENGINE_CACHE_MIN_CHUNKS
         from ranklens.engine.retriever import Workbench, setup_for
+        from ranklens.engine.workspace import Workspace
 
         worker = get_current_worker()
         progress = cancellable(self._progress_from_thread, lambda: worker.is_cancelled)
         try:
             corpus = loaders.load_corpus(spec, progress)
             setup = setup_for(corpus, self.overrides, source="command line")
+            # The user's own questions and judgments count at once, as on the command line.
+            workspace = Workspace.for_corpus(corpus)
+            applied, warnings = self._applied(workspace, corpus)
             # The persisted term index, as the command line uses it: a large corpus reopens in a fraction
             # of the time its analysis takes.
             minimum = ENGINE_CACHE_MIN_CHUNKS if CACHE_MIN_CHUNKS is None else CACHE_MIN_CHUNKS
-            workbench = Workbench(corpus, IndexCache(), minimum)
+            workbench = Workbench(applied, IndexCache(), minimum)
             retriever = workbench.retriever(setup, progress)
             keep_built()
             if Path(spec).expanduser().exists():  # a path, not a bundled name: offered again by the Open dialog
@@ -279,25 +289,114 @@ class RanklensApp(App[None]):
         except Exception as error:  # noqa: BLE001 - a loader bug on input nobody foresaw must not end the app
             self.call_from_thread(self._failed, f"cannot open {spec}: {type(error).__name__}: {error}")
             return
-        self.call_from_thread(self._opened, workbench, setup, len(retriever.chunks), retriever.setup, recent)
+        self.call_from_thread(self._opened, workbench, setup, len(retriever.chunks), retriever.setup, recent,
+                              workspace, corpus, warnings)
 
-    def _opened(self, workbench: Workbench, setup: Setup, chunks: int, ran: Setup, recent: list[str]) -> None:
+    def _opened(self, workbench: Workbench, setup: Setup, chunks: int, ran: Setup, recent: list[str],
+                workspace: Workspace, corpus: Corpus, warnings: list[str]) -> None:
         previous = self.context
         self.recent = recent
         self._chunk_count, self._ran = chunks, ran
         self._no_corpus = ""
         self._undo.clear(), self._redo.clear()
+        self._loaded = corpus
         self._set_status("")
-        self._publish(Context(workbench, setup, self._query, previous.generation + 1 if previous else 0))
+        self._publish(Context(workbench, setup, self._query, previous.generation + 1 if previous else 0, workspace))
         if previous is not None:
             release_kept()  # the old corpus goes: its cycles, if any, must be collectable
-        self._show_warnings(workbench.corpus)
+        self._show_warnings([*corpus.warnings, *warnings])
 
-    def _show_warnings(self, corpus: Corpus) -> None:
-        for warning in corpus.warnings[:MAX_WARNINGS]:
+    def _show_warnings(self, warnings: list[str]) -> None:
+        for warning in warnings[:MAX_WARNINGS]:
             self.notify(warning, title="corpus", severity="warning", markup=False)
-        if len(corpus.warnings) > MAX_WARNINGS:
-            self.notify(f"and {len(corpus.warnings) - MAX_WARNINGS} more warnings", severity="warning", markup=False)
+        if len(warnings) > MAX_WARNINGS:
+            self.notify(f"and {len(warnings) - MAX_WARNINGS} more warnings", severity="warning", markup=False)
+
+    @staticmethod
+    def _applied(workspace: Workspace, corpus: Corpus) -> tuple[Corpus, list[str]]:
+        """``corpus`` with ``workspace`` applied; a workspace that cannot be read is a warning, not a failure
+        to open the corpus."""
+        try:
+            return workspace.apply(corpus)
+        except RanklensError as error:
+            return corpus, [f"the workspace is left out: {error}"]
+
+    # -- the workspace: questions, judgments, runs ----------------------------------------------------
+
+    def on_change_workspace(self, message: ChangeWorkspace) -> None:
+        if self.context is None or self.context.workspace is None or self._loaded is None:
+            self.notify("no corpus is open yet", severity="warning")
+            return
+        self._write_workspace(message.change, self.context.workspace, self._loaded)
+
+    @work(thread=True, group="workspace")
+    def _write_workspace(self, change: Callable[[Workspace, Corpus], str], workspace: Workspace,
+                         corpus: Corpus) -> None:
+        """Make ``change`` and apply the workspace again; changes run one at a time, in the order made."""
+        with self._workspace_lock:
+            try:
+                said = change(workspace, corpus)
+                applied, warnings = workspace.apply(corpus)
+            except RanklensError as error:
+                self.call_from_thread(self.notify, str(error), severity="error")
+                return
+            self.call_from_thread(self._workspace_changed, workspace, corpus, applied, said, warnings)
+
+    def _workspace_changed(self, workspace: Workspace, corpus: Corpus, applied: Corpus, said: str,
+                           warnings: list[str]) -> None:
+        if self.context is None or self.context.workspace != workspace or self._loaded is not corpus:
+            return  # another corpus was opened meanwhile
+        self._change(workbench=self.context.workbench.with_questions(applied))
+        if said:
+            self.notify(said)
+        self._show_warnings(warnings)
+
+    def action_save_run(self) -> None:
+        """Ask for a name, then save a run of every question under the current setup in the workspace."""
+        if self.context is None or self.context.workspace is None:
+            self.notify("no corpus is open yet", severity="warning")
+            return
+        context = self.context
+
+        def chosen(name: str | None) -> None:
+            if name:
+                self._save_run(context, name)
+
+        where = context.workspace.runs_dir
+        self.push_screen(PathPrompt("Save a run of every question under the current setup, named",
+                                    context.setup.scorer,
+                                    hint=f"Enter saves it in {where}, Escape cancels"), chosen)
+
+    @work(thread=True, exclusive=True, group="save-run")
+    def _save_run(self, context: Context, name: str) -> None:
+        from ranklens.engine.compare import run_depth, setup_run
+
+        assert context.workspace is not None
+        worker = get_current_worker()
+        progress = cancellable(self._progress_from_thread, lambda: worker.is_cancelled)
+        try:
+            context.workspace.run_path(name)  # a bad name is refused before the run is made
+            run, meta, _ = setup_run(context.workbench, run_depth(context.setup), name, progress)
+            saved = context.workspace.save_run(name, run, meta)
+        except Cancelled:
+            self.call_from_thread(self._set_status, "saving the run cancelled")
+            return
+        except RanklensError as error:
+            self.call_from_thread(self._set_status, "")
+            self.call_from_thread(self.notify, str(error), severity="error")
+            return
+        headline = "  ".join(f"{key} {value:.3f}" for key, value in list(meta["metrics"].items())[:2])
+        self.call_from_thread(self._set_status, "")
+        self.call_from_thread(self.notify, f"run {name} saved: {meta['questions']} questions"
+                                           f"{' · ' + headline if headline else ''} ({saved.path})")
+        self.call_from_thread(self._runs_changed)
+
+    def _runs_changed(self) -> None:
+        """A run was saved: a pane listing runs lists it."""
+        for pane in self.panes:
+            refresh = getattr(pane, "runs_changed", None)
+            if callable(refresh):
+                refresh()
 
     def _failed(self, message: str, error: bool = True) -> None:
         self._set_status(message, error=error)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
@@ -10,11 +11,16 @@ if TYPE_CHECKING:  # numpy and scipy load with the engine; the first paint must 
     from ranklens.engine.corpus import Corpus
     from ranklens.engine.retriever import Workbench
     from ranklens.engine.setup import Setup
+    from ranklens.engine.workspace import Workspace
 
 
 @dataclass(frozen=True)
 class Context:
-    """The corpus (with its cached indexes), the current setup and query.
+    """The corpus (with its cached indexes), the current setup and query, and the corpus' workspace.
+
+    The workbench's corpus is the corpus with the workspace applied (the user's questions and
+    judgments): a change to the workspace makes a new context whose workbench shares the old
+    one's indexes (``Workbench.with_questions``).
 
     The app replaces the context whenever one of them changes and hands the
     new one to every pane through ``context_changed``; panes never mutate it.
@@ -24,6 +30,7 @@ class Context:
     setup: Setup
     query: str = ""
     generation: int = 0  # bumps on every change, so workers can drop stale results
+    workspace: Workspace | None = None  # None until a corpus is open
 
     @property
     def corpus(self) -> Corpus:
@@ -46,3 +53,13 @@ class ChangeSetup(Message):
         self.changes = changes
         self.reason = reason
 
+
+
+class ChangeWorkspace(Message):
+    """A pane asks the app to write to the workspace: ``change(workspace, corpus)`` runs in a thread worker,
+    ``corpus`` being the corpus as loaded (without the workspace), and returns what to tell the user; then
+    the app applies the workspace again and publishes the new context."""
+
+    def __init__(self, change: Callable[[Workspace, Corpus], str]) -> None:
+        super().__init__()
+        self.change = change

@@ -4,11 +4,15 @@ Results follow the context: the app publishes a new one (generation + 1) for
 every query or setup change, and the tab runs the search through the panes'
 worker path (tui/panes/base.py), which drops a result computed for an older
 context, so a stale result never reaches the screen.
-"""
+
+Judging: J turns judge mode on; then 0-3 grade the selected result for the query (saved as a
+question of the corpus' workspace if it is not one yet), u takes the latest judgment back and o
+shows the judged results only. The app writes the workspace and publishes a context with it
+applied, so the grades column, the Metrics tab and saved runs count the judgment at once."""
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +29,7 @@ from textual.widgets import DataTable, Input, Tree
 from ranklens.engine.analysis import Analyzer
 from ranklens.engine.progress import Progress
 from ranklens.engine.setup import Setup
-from ranklens.tui.context import Context
+from ranklens.tui.context import ChangeWorkspace, Context
 from ranklens.tui.panes.base import WorkPane
 from ranklens.tui.safe import clean, one_line, safe_text
 from ranklens.tui.widgets.highlight import highlighted, snippet
@@ -37,11 +41,14 @@ if TYPE_CHECKING:
     from ranklens.engine.corpus import Chunk, Corpus
     from ranklens.engine.retriever import Hit, Retriever
     from ranklens.engine.scoring.explain import Explanation
+    from ranklens.engine.why import WhyReport
+    from ranklens.engine.workspace import Workspace
 
 DEBOUNCE_S = 0.15  # typing pauses this long before a search starts
 TREE_DOCUMENTS = 1_000  # documents listed in the tree; a bigger corpus is reached by searching
 SNIPPET_CHARS = 300  # characters cut for a snippet; the column shows what fits
-RANK_WIDTH, SCORE_WIDTH = 3, 6
+RANK_WIDTH, SCORE_WIDTH, GRADE_WIDTH = 3, 6, 1
+GRADES = {0: "not relevant", 1: "relevant", 2: "highly relevant", 3: "perfect"}
 SCROLLBAR_WIDTH = 2
 MIN_DOCUMENT_COLUMN = 70  # cells of the results table below which the document column is left out
 DOCUMENT_WINDOW = 20_000  # characters of a document the detail pane draws around a chunk
@@ -90,6 +97,15 @@ class Found:
     relevant: frozenset[int] = frozenset()  # positions of chunks judged relevant, when the query is a known question
     known: bool = False  # the query is one of the corpus' questions with an answer
     lost: str = ""  # what analysis dropped from the query: words not in the corpus, stop words
+    grades: Mapping[int, int] = field(default_factory=dict)  # position -> grade of judged chunks (0 too)
+    unseen: tuple[str, ...] = ()  # ids of relevant chunks the rows do not show, best grade first
+
+
+@dataclass(frozen=True)
+class Why:
+    report: WhyReport
+    chunks: int
+    decimals: int
 
 
 @dataclass(frozen=True)
@@ -117,15 +133,63 @@ def find(context: Context, progress: Progress) -> Found:
     result = retriever.search(context.query)
     analyzer = analyzer_for(context.setup)
     rows = [_row(retriever, analyzer, hit, result.terms) for hit in result.hits]
-    # A known question (one sent from Metrics, or typed as it is): its judged chunks get a ✓.
+    # A known question (one sent from Metrics, or typed as it is): its judged chunks get a ✓ and a grade.
     text = context.query.strip()
-    question = next((q for q in retriever.corpus.answerable if q.text.strip() == text), None)
-    relevant = frozenset(retriever.relevant(question)) if question is not None else frozenset()
+    question = next((q for q in retriever.corpus.questions if q.text.strip() == text), None) if text else None
+    grades = dict(retriever.relevant(question)) if question is not None else {}
+    relevant = frozenset(grades)
+    if question is not None and context.workspace is not None:
+        grades.update(_workspace_grades(context.workspace, retriever, question.id))
+    shown = {row.hit.index for row in rows}
+    unseen = tuple(retriever.chunks[i].id for i in sorted((i for i in relevant if i not in shown),
+                                                          key=lambda i: (-grades.get(i, 1), i)))
     lost = lost_words(retriever, context.query)
     said = [("not in the corpus", [w.word for w in lost if w.reason == "not in the vocabulary"]),
             ("stop words", [w.word for w in lost if w.reason == "stop word"])]
     return Found(context, rows, result.note or "No chunk matches.", tuple(result.terms), relevant,
-                 question is not None, " · ".join(f"{name}: {', '.join(words)}" for name, words in said if words))
+                 question is not None and question.answerable,
+                 " · ".join(f"{name}: {', '.join(words)}" for name, words in said if words), grades, unseen)
+
+
+def _workspace_grades(workspace: Workspace, retriever: Retriever, question: str) -> dict[int, int]:
+    """The workspace's judgments of ``question`` by chunk position (grade 0 included: judged, not relevant)."""
+    from ranklens.engine.corpus import Question
+    from ranklens.engine.errors import RanklensError
+
+    try:
+        judged = workspace.judgments().get(question, {})
+    except RanklensError:
+        return {}  # the app said, when it opened the corpus, that the workspace could not be read
+    # Resolved as any judgment is (chunk ids, or documents' chunks), grades 0 kept.
+    return retriever.relevant(Question(question, "", judged))
+
+
+def why_not(context: Context, chunk: str, progress: Progress) -> Why:
+    """engine/why.py's report on ``chunk`` for the context's query."""
+    from ranklens.engine.why import why
+
+    retriever = context.workbench.retriever(context.setup, progress)
+    return Why(why(retriever, context.query, chunk), len(retriever.chunks), retriever.setup.decimals)
+
+
+def grade_result(text: str, chunk: str, grade: int | None, workspace: Workspace, corpus: Corpus) -> str:
+    """Grade ``chunk`` for the question asking ``text`` (saved as one first if it is not): a ChangeWorkspace."""
+    question, added = workspace.question_for(text, corpus)
+    workspace.judge(question.id, chunk, grade)
+    return f"saved the query as question {question.id}" if added else ""
+
+
+def save_question(text: str, workspace: Workspace, corpus: Corpus) -> str:
+    question, added = workspace.question_for(text, corpus)
+    return f"saved as question {question.id}" if added else f"already a question: {question.id}"
+
+
+def undo_judgment(workspace: Workspace, corpus: Corpus) -> str:
+    undone = workspace.undo()
+    if undone is None:
+        return "no judgment to undo"
+    back = "unjudged" if undone.grade is None else f"grade {undone.grade}"
+    return f"undone: {undone.id} for question {undone.question} is {back} again"
 
 
 def _row(retriever: Retriever, analyzer: Analyzer, hit: Hit, terms: Sequence[str]) -> ResultRow:
@@ -169,7 +233,22 @@ class SearchPane(WorkPane):
     BINDINGS = [
         Binding("slash", "app.focus_query", "query", id="search.query"),
         Binding("s", "app.setting('scorer')", "scorer", id="search.scorer"),
+        Binding("J", "judge_mode", "judge", tooltip="Judge mode on/off: 0-3 grade the selected result",
+                id="search.judge"),
+        # In judge mode only (check_action): otherwise 1-3 switch tabs, as everywhere.
+        *(Binding(str(grade), f"grade({grade})", "grade", key_display="0-3", show=grade == 0,
+                  tooltip=f"Judge mode: grade the selected result {grade} ({name})", id=f"search.grade.{grade}")
+          for grade, name in GRADES.items()),
+        Binding("u", "undo_judgment", "undo", tooltip="Judge mode: take back the latest judgment",
+                id="search.undo_judgment"),
+        Binding("o", "judged_only", "judged only", tooltip="Judge mode: show the judged results only / all",
+                id="search.judged_only"),
+        Binding("n", "save_question", "question", tooltip="Save the query as a question of the workspace",
+                show=False, id="search.save_question"),
+        Binding("y", "why", "why?", tooltip="Why not? The selected result (a known question's relevant chunk "
+                                            "the results miss, first) against the top result", id="search.why"),
     ]
+    JUDGING = frozenset({"grade", "undo_judgment", "judged_only"})
 
     class QueryChanged(Message):
         """The query box settled on a new text (after the debounce, or at once on Enter)."""
@@ -186,6 +265,10 @@ class SearchPane(WorkPane):
         self._debounce: Timer | None = None
         self._tree: Documents | None = None  # what the documents tree shows
         self._relevant: frozenset[int] = frozenset()  # positions of the rows' chunks judged relevant
+        self._found: Found | None = None  # what the rows on screen come from
+        self._visible: list[ResultRow] = []  # the rows in the table, in order (judged only: a subset)
+        self.judging = False  # judge mode: 0-3 grade the selected result
+        self.judged_only = False
         self.shown_query: str | None = None  # the query the results on screen were computed for
         self.shown_generation = -1
 
@@ -235,10 +318,15 @@ class SearchPane(WorkPane):
             self.query_one(ResultDetail).show_result(result.heading, result.text, result.explanation)
         elif group == "documents":
             self._fill_tree(result)
+        elif group == "why":
+            self.query_one(ResultDetail).show_why(result.report, result.chunks, result.decimals)
 
     def work_failed(self, group: str, message: str) -> None:
         if group == "documents" or self.context is None:
             return  # the search reports errors of the same setup
+        if group == "why":
+            self.notify(message, severity="warning")
+            return
         self._show_rows(Found(self.context, [], message))
         self.notify(message, severity="error", markup=False)
 
@@ -276,9 +364,11 @@ class SearchPane(WorkPane):
 
     def _show_rows(self, found: Found) -> None:
         context = found.context
+        # The same query again (a judgment applied, a setting changed): the cursor stays on its row.
+        same = self._shown is not None and self._shown.query == context.query
         self.shown_query, self.shown_generation = context.query, context.generation
         self._shown, self._rows, self._terms = context, found.rows, found.terms
-        self._relevant = found.relevant
+        self._relevant, self._found = found.relevant, found
         results = self.query_one("#results", KeyTable)
         notes = [found.lost] if found.lost else []
         if found.known:
@@ -287,35 +377,64 @@ class SearchPane(WorkPane):
                          else f"a known question: no relevant chunk in the top {len(found.rows)}")
         # Query words are untrusted: the subtitle is Content, never markup.
         results.border_subtitle = Content(one_line(" · ".join(notes), 200)) if notes else None
-        self._fill_table()
-        if found.rows:
-            self._explain(found.rows[0].hit)
-        else:
-            self.query_one(ResultDetail).show_note(found.note)
+        self._fill_table(None if same else 0)
+        if not self._visible:
+            self.query_one(ResultDetail).show_note(found.note if not found.rows else
+                                                   "No judged result among these: o shows them all.")
+        elif not same:
+            self._explain(self._visible[0].hit)
 
-    def _fill_table(self) -> None:
+    def _fill_table(self, cursor: int | None = None) -> None:
+        """Fill the table from the rows; the cursor goes to row ``cursor`` (None: stays where it is)."""
         table = self.query_one("#results", KeyTable)
+        keep = table.cursor_row if cursor is None else cursor
         table.clear(columns=True)
+        grades = self._found.grades if self._found is not None else {}
+        self._visible = [row for row in self._rows if not self.judged_only or row.hit.index in grades]
+        self._title_results()
         # Room for a vertical scrollbar is always kept, so widths do not depend on whether one shows.
         width = table.size.width - SCROLLBAR_WIDTH
         # Below MIN_DOCUMENT_COLUMN cells the document's name goes (the detail's heading names it):
         # at 80 columns the snippet is what tells results apart.
         document_width = max(8, min(18, width // 6)) if width >= MIN_DOCUMENT_COLUMN else 0
         # Each column has one cell of padding on either side.
-        snippet_width = max(10, width - RANK_WIDTH - SCORE_WIDTH - document_width - (8 if document_width else 6))
+        snippet_width = max(10, width - RANK_WIDTH - SCORE_WIDTH - GRADE_WIDTH - document_width
+                            - (10 if document_width else 8))
         table.add_column("#", width=RANK_WIDTH, key="rank")
+        table.add_column("g", width=GRADE_WIDTH, key="grade")
         table.add_column("score", width=SCORE_WIDTH, key="score")
         if document_width:
             table.add_column("document", width=document_width, key="document")
         table.add_column("snippet", width=snippet_width, key="snippet")
-        for row in self._rows:
+        for row in self._visible:
             relevant = row.hit.index in self._relevant
             rank = Text(f"✓{row.hit.rank}" if relevant else str(row.hit.rank), justify="right",
                         style=f"bold {self.colour('success')}" if relevant else "")
-            cells = [rank, Text(f"{row.hit.score:.3f}", justify="right")]
+            cells = [rank, self._grade_cell(grades.get(row.hit.index)), Text(f"{row.hit.score:.3f}", justify="right")]
             if document_width:
                 cells.append(Text(row.document, no_wrap=True, overflow="ellipsis"))
             table.add_row(*cells, row.snippet, key=str(row.hit.rank))
+        if self._visible and keep > 0:
+            table.move_cursor(row=min(keep, len(self._visible) - 1))
+
+    def _grade_cell(self, grade: int | None) -> Text:
+        """A judged result's grade; "·" marks one not judged yet."""
+        if grade is None:
+            return Text("·", style="dim")
+        return Text(str(grade), style=f"bold {self.colour('success' if grade > 0 else 'error')}")
+
+    def _title_results(self) -> None:
+        """The results' title: how many of the shown results are judged, and the judge mode's state."""
+        results = self.query_one("#results", KeyTable)
+        title = "results"
+        if self._found is not None and self._found.rows:
+            judged = sum(row.hit.index in self._found.grades for row in self._found.rows)
+            title += f" · judged {judged}/{len(self._found.rows)}"
+        if self.judging:
+            title += " · JUDGE MODE: 0-3 grade · u undo · o judged only"
+        if self.judged_only:
+            title += " · judged only"
+        results.border_title = title
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._fill_table)
@@ -324,8 +443,8 @@ class SearchPane(WorkPane):
 
     @on(DataTable.RowHighlighted, "#results")
     def _result_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if 0 <= event.cursor_row < len(self._rows):
-            self._explain(self._rows[event.cursor_row].hit)
+        if 0 <= event.cursor_row < len(self._visible):
+            self._explain(self._visible[event.cursor_row].hit)
 
     @on(DataTable.RowSelected, "#results")
     def _result_selected(self) -> None:
@@ -335,6 +454,70 @@ class SearchPane(WorkPane):
         # Against the context the rows were computed for: the hit's position is in its chunking.
         if self._shown is not None:
             self.start_work("explain", partial(explain, self._shown, hit, self._terms))
+
+    # -- judging ----------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in self.JUDGING and not self.judging:
+            return False  # the key falls through to the app: 1-3 switch tabs
+        return super().check_action(action, parameters)
+
+    def _selected(self) -> ResultRow | None:
+        table = self.query_one("#results", KeyTable)
+        return self._visible[table.cursor_row] if 0 <= table.cursor_row < len(self._visible) else None
+
+    def action_judge_mode(self) -> None:
+        self.judging = not self.judging
+        if not self.judging:
+            self.judged_only = False
+            self._fill_table()
+        else:
+            self._title_results()
+            self.query_one("#results", KeyTable).focus()
+        self.refresh_bindings()
+
+    def action_grade(self, grade: int) -> None:
+        row, context = self._selected(), self._shown
+        if row is None or context is None or not context.query.strip():
+            self.notify("no result to grade: search first", severity="warning")
+            return
+        self.post_message(ChangeWorkspace(partial(grade_result, context.query, row.hit.chunk.id, grade)))
+        # On to the next result, as one judges down a list.
+        table = self.query_one("#results", KeyTable)
+        if table.cursor_row + 1 < len(self._visible):
+            table.move_cursor(row=table.cursor_row + 1)
+
+    def action_undo_judgment(self) -> None:
+        self.post_message(ChangeWorkspace(undo_judgment))
+
+    def action_judged_only(self) -> None:
+        self.judged_only = not self.judged_only
+        self._fill_table(0)
+        if self._visible:
+            self._explain(self._visible[0].hit)
+        elif self._rows:
+            self.query_one(ResultDetail).show_note("No judged result among these: o shows them all.")
+
+    def action_save_question(self) -> None:
+        query = self._shown.query if self._shown is not None else ""
+        if not query.strip():
+            self.notify("type a query first: it is what gets saved", severity="warning")
+            return
+        self.post_message(ChangeWorkspace(partial(save_question, query)))
+
+    def action_why(self) -> None:
+        if self._shown is None or self._found is None or not self._shown.query.strip():
+            self.notify("search first: why? explains a result of the query", severity="warning")
+            return
+        if self._found.unseen:  # "why not?": the relevant chunk the results miss
+            chunk = self._found.unseen[0]
+        else:
+            row = self._selected()
+            if row is None:
+                self.notify("no result selected", severity="warning")
+                return
+            chunk = row.hit.chunk.id
+        self.start_work("why", partial(why_not, self._shown, chunk))
 
     # -- the documents tree -----------------------------------------------------------------------
 

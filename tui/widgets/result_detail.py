@@ -1,5 +1,6 @@
 """The detail pane of the Search tab: one result's text and the score's term-by-term explanation,
-or a document with one chunk highlighted, or a note when there is nothing to show."""
+or a document with one chunk highlighted, or why a chunk ranks where it does, or a note when there is
+nothing to show."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -15,6 +16,7 @@ from ranklens.tui.widgets.lists import KeyScroll
 
 if TYPE_CHECKING:  # the engine pulls in numpy; this module is imported before the first paint
     from ranklens.engine.scoring.explain import Explanation
+    from ranklens.engine.why import WhyReport
 
 _NUMBER = "{:.3f}"
 
@@ -38,6 +40,10 @@ class ResultDetail(KeyScroll):
         parts.append(Text(f"{explanation.scorer}: {explanation.formula}", style="dim"))
         parts.extend(Text(note, style="dim") for note in explanation.notes)
         self._show(Group(*parts))
+
+    def show_why(self, report: WhyReport, chunks: int, decimals: int) -> None:
+        """"Why not?": the report's sentences, then the chunk's explanation beside the top result's."""
+        self._show(why_view(report, chunks, decimals))
 
     def show_document(self, heading: Text, text: Text) -> None:
         self._show(Group(heading, text))
@@ -69,3 +75,18 @@ def explanation_table(explanation: Explanation) -> Table:
     table.add_row(Text("total", style="bold"), *[""] * (len(numbers) - 1),
                   Text(_NUMBER.format(explanation.total), style="bold"))
     return table
+
+
+def why_view(report: WhyReport, chunks: int, decimals: int) -> Group:
+    """The report as the detail pane shows it (ids, terms and texts are untrusted: Text, never markup)."""
+    lines = report.summary(chunks, decimals)
+    parts: list[RenderableType] = [safe_text(f"why? {lines[0]}", style="bold", keep_newlines=False)]
+    parts.extend(safe_text(line, keep_newlines=False) for line in lines[1:])
+    for title, chunk, explanation in ((f"this chunk, #{report.rank}", report.chunk, report.explanation),
+                                      ("the top result, #1", report.top, report.top_explanation)):
+        parts.append(Text())
+        parts.append(safe_text(f"{title}: {chunk.id}", style="bold", keep_newlines=False))
+        if explanation.terms:
+            parts.append(explanation_table(explanation))
+        parts.append(safe_text(chunk.text[:300], style="dim"))
+    return Group(*parts)
