@@ -342,6 +342,7 @@ def _read_text(name: str) -> str:
 
 # The command line's names for the index settings, said where a message names one.
 _INDEX_FLAGS = {"cells": "--cells", "n_probe": "--probes"}
+_HNSW_FLAGS = {"M": "--hnsw-m", "ef_construction": "--ef-construction", "ef_search": "--ef-search"}
 
 
 @contextmanager
@@ -361,19 +362,14 @@ def _flags(names: dict[str, str]) -> Iterator[None]:
 
 
 def _vectors(args: argparse.Namespace, overrides: dict[str, Any]) -> VectorSet:
-    from ranklens.engine.experiments.indexes import lsa_vectors, synthetic_vectors
-    from ranklens.engine.scoring.registry import spec
+    from ranklens.engine.experiments.indexes import corpus_vectors, synthetic_vectors
 
     if args.synthetic:
         return synthetic_vectors()
     workbench, setup = _workbench(args, overrides)
     with _TerminalProgress() as progress:
-        # a scorer that ranks every chunk by a cosine has vectors (LSA, dense): sweep its own
-        if spec(setup.scorer).ranks_all:
-            from ranklens.engine.index.vectors import corpus_set
-
-            return corpus_set(workbench.retriever(setup, progress))
-        return lsa_vectors(workbench, setup, progress)
+        # a scorer that ranks every chunk by a cosine has vectors (LSA, dense): its own are swept, else LSA's
+        return corpus_vectors(workbench, setup, progress)
 
 
 def run_ivf(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
@@ -400,22 +396,18 @@ def run_ivf(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 
 
 def run_ann(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    from ranklens.engine.experiments.indexes import ann_rows, index_sweep
-    from ranklens.engine.index.registry import index_kind
+    from ranklens.engine.experiments.indexes import KindSettings, ann_rows, check_sweeps, index_sweeps
 
-    with _flags({"index": "--index"}):
-        kinds = [index_kind(name) for name in args.index]  # unknown names fail before any vector is made
-    hnsw = {"hnsw_m": "--hnsw-m", "ef_construction": "--ef-construction", "ef_search": "--ef-search"}
-    if "hnsw" not in args.index and (given := [flag for name, flag in hnsw.items() if getattr(args, name)]):
+    given = [flag for flag in _HNSW_FLAGS.values() if getattr(args, flag[2:].replace("-", "_")) is not None]
+    if given and "hnsw" not in args.index:
         raise RanklensError(f"{given[0]}: only the hnsw index uses it (add --index ...,hnsw)")
-    settings: dict[str, tuple[int | None, list[int] | None, dict[str, int]]] = {"hnsw": (
-        args.hnsw_m, args.ef_search, {} if args.ef_construction is None else {"ef_construction": args.ef_construction})}
+    options = {} if args.ef_construction is None else {"ef_construction": args.ef_construction}
+    settings = {"hnsw": KindSettings(args.hnsw_m, args.ef_search, options)}
+    with _flags({"index": "--index", **_HNSW_FLAGS}):
+        check_sweeps(args.index, settings)  # unknown names fail before any vector is made
     vectors = _vectors(args, overrides)
-    sweeps = []
-    for kind in kinds:
-        param, values, options = settings.get(kind.kind, (None, None, {}))
-        with _TerminalProgress() as progress:
-            sweeps.append(index_sweep(vectors, kind.kind, param, values, progress=progress, options=options))
+    with _TerminalProgress() as progress:
+        sweeps = index_sweeps(vectors, args.index, settings, progress)
     for sweep in sweeps:
         for warning in sweep.warnings:
             _tell("warning", f"{sweep.kind}: {warning}")

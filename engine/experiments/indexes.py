@@ -1,8 +1,9 @@
 """What an approximate index saves in comparisons and costs in recall, knob value by knob value.
 
-Two sources of vectors: a corpus' own LSA vectors (its chunks, queried by its
-questions) or the lesson's synthetic set (20,000 x 64, 200 queries), on which
-IVF with 100 cells reproduces seed 004's table.
+Two sources of vectors: a corpus' own (its chunks, queried by its questions:
+the dense model's vectors when the scorer is dense, else LSA's) or the
+lesson's synthetic set (20,000 x 64, 200 queries), on which IVF with 100
+cells reproduces seed 004's table.
 """
 from __future__ import annotations
 
@@ -60,11 +61,49 @@ def synthetic_vectors() -> VectorSet:
     return synthetic_set()
 
 
-def lsa_vectors(workbench: Workbench, setup: Setup, progress: Progress = no_progress) -> VectorSet:
-    """The corpus' chunks as LSA vectors under ``setup`` (its scorer aside), queried by its questions."""
+def vector_setup(setup: Setup) -> Setup:
+    """The setup whose scorer gives a corpus its vectors: its own when it ranks every chunk by a cosine
+    (LSA, dense), else LSA's."""
+    from ranklens.engine.scoring.registry import spec
+
+    return setup if spec(setup.scorer).ranks_all else setup.replace(scorer="lsa")
+
+
+def corpus_vectors(workbench: Workbench, setup: Setup, progress: Progress = no_progress) -> VectorSet:
+    """The corpus' chunk vectors under ``vector_setup(setup)``, queried by its questions."""
     from ranklens.engine.index.vectors import corpus_set
 
-    return corpus_set(workbench.retriever(setup.replace(scorer="lsa"), progress))
+    return corpus_set(workbench.retriever(vector_setup(setup), progress))
+
+
+@dataclass(frozen=True)
+class KindSettings:
+    """What a sweep of one kind is asked for; None and empty mean the kind's defaults."""
+
+    param: int | None = None  # IVF cells, HNSW M
+    values: Sequence[int] | None = None  # the knob's values: n_probe, ef_search
+    options: Mapping[str, int] = field(default_factory=dict)  # other build settings: ef_construction
+
+
+def check_sweeps(kinds: Sequence[str], settings: Mapping[str, KindSettings]) -> None:
+    """Reject unknown kinds and settings that cannot work, before any vector is computed."""
+    from ranklens.engine.index.registry import build_options, index_kind
+
+    for kind in kinds:
+        asked = settings.get(kind, KindSettings())
+        index_kind(kind).check_settings(asked.param, None if asked.values is None else list(asked.values))
+        build_options(kind, asked.options)
+
+
+def index_sweeps(vectors: VectorSet, kinds: Sequence[str], settings: Mapping[str, KindSettings],
+                 progress: Progress = no_progress) -> tuple[IndexSweep, ...]:
+    """One ``index_sweep`` per kind over the same vectors, in order, each a stage of ``progress``."""
+    sweeps = []
+    for i, kind in enumerate(kinds):
+        asked = settings.get(kind, KindSettings())
+        sweeps.append(index_sweep(vectors, kind, asked.param, asked.values,
+                                  progress=stage(progress, i, len(kinds), kind), options=asked.options))
+    return tuple(sweeps)
 
 
 def index_sweep(vectors: VectorSet, kind: str = "ivf", param: int | None = None,

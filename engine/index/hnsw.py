@@ -128,4 +128,6 @@ class HNSWIndex(VectorIndex):
 
     @property
     def stats(self) -> IndexStats:
-        return IndexStats(self._build_s, int(self._index.memory_usage))
+        # The graph and its vectors, as saved: usearch's memory_usage counts its allocator's arenas
+        # too, 16 MB before the first vector, which would make 18 vectors look as big as 20,000.
+        return IndexStats(self._build_s, int(self._index.serialized_length))
