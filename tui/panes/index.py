@@ -64,14 +64,14 @@ def parse_probes(text: str) -> list[int] | None:
 def run_sweep(context: Context, source: str, cells: int | None, probes: list[int] | None,
               progress: Progress) -> IndexSweep:
     """The vector set, then the engine's IVF sweep over it (in a worker); errors name the boxes."""
-    from ranklens.engine.experiments.indexes import index_sweep, lsa_vectors, synthetic_vectors
+    from ranklens.engine.experiments.indexes import corpus_vectors, index_sweep, synthetic_vectors
     from ranklens.engine.index.base import IndexSettingError
 
     prepare = stage(progress, 0, 2, "vectors")
     prepare(0, 1, "LSA of the corpus" if source == "corpus" else "synthetic set")
     try:
         vectors = (synthetic_vectors() if source == "synthetic" else
-                   lsa_vectors(context.workbench, context.setup, prepare))
+                   corpus_vectors(context.workbench, context.setup, prepare))
         return index_sweep(vectors, "ivf", cells, probes, progress=stage(progress, 1, 2, "IVF"))
     except IndexSettingError as error:
         raise RanklensError(error.naming(BOX_NAMES.get(error.setting, error.setting))) from None
