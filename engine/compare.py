@@ -243,27 +243,26 @@ def saved_side(saved: SavedRun, workbench: Workbench) -> RunSide:
 
 @dataclass(frozen=True)
 class Placed:
-    """A chunk of one side's ranking: its rank there and how it moved against the other side.
-
-    ``move`` is the other side's rank minus this one for B (positive: B ranks it higher), this
-    one minus B's for A's dropped chunks; ``None`` with ``status`` "new" (in B only) or "dropped"
-    (in A only, within the depth compared).
+    """A chunk of one side's ranking: its rank there, whether that side's judgments call it relevant,
+    and how many places higher B ranks it than A (``move``; negative: lower). ``status`` is "moved"
+    (in both rankings), "new" (in B's only) or "dropped" (in A's only); ``move`` is None for those.
     """
 
     rank: int
     id: str
     relevant: bool
     move: int | None
-    status: str  # "moved", "new", "dropped"
+    status: str
 
 
-def side_by_side(a: Sequence[str], b: Sequence[str], relevant: Mapping[str, int],
+def side_by_side(a: Sequence[str], b: Sequence[str], relevant_a: Mapping[str, int], relevant_b: Mapping[str, int],
                  depth: int) -> tuple[list[Placed], list[Placed]]:
-    """A's and B's top ``depth`` chunks, each with its move (B against A) and whether it is relevant."""
+    """A's and B's top ``depth`` chunks of one question, each with its move (B against A, over the whole
+    rankings) and whether its side's judgments call it relevant (grade >= 1)."""
     rank_a = {doc: i for i, doc in enumerate(a, 1)}
     rank_b = {doc: i for i, doc in enumerate(b, 1)}
-    left = [Placed(i, doc, relevant.get(doc, 0) > 0, None if doc not in rank_b else i - rank_b[doc],
+    left = [Placed(i, doc, relevant_a.get(doc, 0) >= 1, i - rank_b[doc] if doc in rank_b else None,
                    "moved" if doc in rank_b else "dropped") for i, doc in enumerate(a[:depth], 1)]
-    right = [Placed(i, doc, relevant.get(doc, 0) > 0, None if doc not in rank_a else rank_a[doc] - i,
+    right = [Placed(i, doc, relevant_b.get(doc, 0) >= 1, rank_a[doc] - i if doc in rank_a else None,
                     "moved" if doc in rank_a else "new") for i, doc in enumerate(b[:depth], 1)]
     return left, right

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from ranklens.tui.panes.base import WorkPane
 from ranklens.tui.panes.chunking import ChunkingPane
+from ranklens.tui.panes.compare import ComparePane
 from ranklens.tui.panes.index import IndexPane
 from ranklens.tui.panes.metrics import MetricsPane
 from ranklens.tui.panes.prompt import PromptPane
@@ -45,4 +46,5 @@ TABS = tab_table(
     Tab("chunking", "Chunking", ChunkingPane, "3"),
     Tab("index", "Index", IndexPane, "4"),
     Tab("prompt", "Prompt", PromptPane, "5"),
+    Tab("compare", "Compare", ComparePane, "6"),
 )

@@ -1,0 +1,321 @@
+"""The Compare tab: two runs of the corpus' questions side by side, every measure's Δ tested.
+
+A and B are each a saved run of the workspace (``S`` saves one) or the current setup, run
+now. The comparison is engine/compare.py's, as ``ranklens compare`` prints it: the measures
+(A, B, Δ, the paired t-test's and the randomization test's p-values, the bootstrap 95 %
+interval of Δ), wins, ties and losses, the questions by how much they moved, and for the
+selected question the two rankings with each chunk's move and the relevant ones marked.
+``y`` explains (engine/why.py) why the question's relevant chunk ranks where it does in B.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import DataTable, Select, Static
+
+from ranklens.engine.progress import Progress
+from ranklens.tui.context import Context
+from ranklens.tui.panes.base import WorkPane
+from ranklens.tui.safe import one_line, safe_text
+from ranklens.tui.widgets.lists import KeyScroll, KeyTable
+from ranklens.tui.widgets.result_detail import why_view
+from ranklens.tui.widgets.work_status import WorkStatus
+
+if TYPE_CHECKING:
+    from ranklens.engine.compare import Comparison, Placed, QuestionRow, RunSide
+    from ranklens.engine.why import WhyReport
+
+CURRENT = "@current"  # the current setup among the choices; run names start with a letter or digit
+RANKS_SHOWN = 20  # chunks of each ranking listed for the selected question
+HINT = "Choose A and B: saved runs (S saves the current setup's) or the current setup."
+
+
+@dataclass(frozen=True)
+class Compared:
+    comparison: Comparison
+
+
+@dataclass(frozen=True)
+class Why:
+    question: str
+    report: WhyReport
+    chunks: int
+    decimals: int
+
+
+def compare(context: Context, a: str, b: str, progress: Progress) -> Compared:
+    """The comparison of choices ``a`` and ``b`` on the context's questions (in a thread worker)."""
+    from ranklens.engine.compare import compare_runs
+    from ranklens.engine.measures import DEFAULT_MEASURES
+
+    sides = [side(context, choice, progress) for choice in (a, b)]
+    return Compared(compare_runs(sides[0], sides[1], context.corpus.questions, DEFAULT_MEASURES))
+
+
+def side(context: Context, choice: str, progress: Progress) -> RunSide:
+    """A saved run of the workspace, or the current setup's run made now."""
+    from ranklens.engine.compare import run_depth, saved_side, setup_side
+
+    if choice == CURRENT:
+        return setup_side(f"current: {context.setup.scorer}", context.workbench, run_depth(context.setup), progress)
+    assert context.workspace is not None
+    return saved_side(context.workspace.load_run(choice), context.workbench)
+
+
+def why_not(context: Context, comparison: Comparison, question: QuestionRow, progress: Progress) -> Why:
+    """Why the question's best relevant chunk ranks where it does under B's setup (A's when B's is unknown)."""
+    from ranklens.engine.errors import RanklensError
+    from ranklens.engine.retriever import setup_for
+    from ranklens.engine.setup import Setup
+    from ranklens.engine.why import why
+
+    chosen = comparison.b if comparison.b.setup or not comparison.a.setup else comparison.a
+    setup = (Setup.from_mapping(chosen.setup, source=f"{chosen.label}'s setup") if chosen.setup
+             else setup_for(context.corpus))
+    relevant = chosen.qrels.get(question.id, {})
+    best = sorted((ident for ident, grade in relevant.items() if grade >= 1), key=lambda i: -relevant[i])
+    if not best:
+        raise RanklensError(f"question {question.id}: no chunk judged relevant under {chosen.label}'s chunking")
+    retriever = context.workbench.retriever(setup, progress)
+    return Why(question.id, why(retriever, question.text, best[0]), len(retriever.chunks), retriever.setup.decimals)
+
+
+def _p(value: float) -> str:
+    if value != value:
+        return "—"
+    return f"{value:.4f}" if value >= 0.0001 else f"{value:.0e}"
+
+
+def measures_table(comparison: Comparison) -> Group:
+    """The measures: A, B, Δ, both p-values and the 95 % interval of Δ; then wins, ties and losses."""
+    table = Table(box=None, padding=(0, 1, 0, 0), show_edge=False, header_style="bold")
+    table.add_column("measure", no_wrap=True)
+    for name in ("A", "B", "Δ", "p t-test", "p rand.", "95% CI of Δ"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for row in comparison.rows:
+        low, high = row.ci95
+        table.add_row(row.name, f"{row.a:.4f}", f"{row.b:.4f}", f"{row.delta:+.4f}", _p(row.p_ttest),
+                      _p(row.p_randomization), f"[{low:+.3f}, {high:+.3f}]")
+    primary = comparison.primary
+    summary = Text(f"B vs A on {primary.name}: {primary.wins} wins, {primary.ties} ties, {primary.losses} losses · "
+                   f"{len(comparison.questions)} questions · {comparison.permutations:,} flips, seed {comparison.seed}",
+                   style="dim")
+    return Group(table, summary)
+
+
+def _move(placed: Placed) -> Text:
+    if placed.status != "moved":
+        return Text(placed.status, style="italic")
+    assert placed.move is not None
+    if placed.move > 0:
+        return Text(f"↑{placed.move}", style="green")
+    if placed.move < 0:
+        return Text(f"↓{-placed.move}", style="red")
+    return Text("=", style="dim")
+
+
+def rankings_view(comparison: Comparison, question: QuestionRow) -> RenderableType:
+    """The two rankings of ``question`` side by side: rank, ✓ for a relevant chunk, its id, its move."""
+    from ranklens.engine.compare import side_by_side
+
+    a = [doc for doc, _ in comparison.a.run.rankings.get(question.id, ())]
+    b = [doc for doc, _ in comparison.b.run.rankings.get(question.id, ())]
+    left, right = side_by_side(a, b, comparison.a.qrels.get(question.id, {}), comparison.b.qrels.get(question.id, {}),
+                               RANKS_SHOWN)
+    table = Table(box=None, padding=(0, 1, 0, 0), show_edge=False, header_style="bold", expand=True)
+    for name in ("A", "", "B", ""):
+        if name:
+            table.add_column(name, overflow="ellipsis", no_wrap=True, ratio=1)
+        else:  # the move: ↑12, new, dropped
+            table.add_column(name, no_wrap=True, width=7)
+    for i in range(max(len(left), len(right))):
+        cells: list[Text] = []
+        for placed in (left[i] if i < len(left) else None, right[i] if i < len(right) else None):
+            if placed is None:
+                cells += [Text(), Text()]
+                continue
+            mark = Text("✓" if placed.relevant else " ", style="bold green")
+            cells.append(mark + Text(f"{placed.rank:>2} ") + safe_text(placed.id, keep_newlines=False))
+            cells.append(_move(placed))
+        table.add_row(*cells)
+    name = comparison.primary.name
+    heading = safe_text(one_line(f"{question.id}: {question.text}", 200), style="bold", keep_newlines=False)
+    ranks = Text(f"{name} {question.a[name]:.3f} → {question.b[name]:.3f} · first relevant "
+                 f"{_rank(question.rank_a)} → {_rank(question.rank_b)} · y: why?", style="dim")
+    return Group(heading, ranks, table)
+
+
+def _rank(rank: int | None) -> str:
+    return "—" if rank is None else str(rank)
+
+
+class ComparePane(WorkPane):
+    DEFAULT_CSS = """
+    ComparePane #compare-sides { height: 1; }
+    ComparePane #compare-sides Static { width: auto; padding: 0 1 0 0; }
+    ComparePane #compare-sides Select { width: 1fr; margin-right: 1; }
+    ComparePane #compare-measures { height: auto; }
+    ComparePane #compare-body { height: 1fr; }
+    ComparePane #compare-questions { width: 1fr; }
+    ComparePane #compare-detail { width: 1fr; }
+    """
+    BINDINGS = [
+        Binding("r", "rerun", "re-run", tooltip="Compare A and B again", id="compare.rerun"),
+        Binding("y", "why", "why?", tooltip="Why not? The selected question's relevant chunk under B's setup",
+                id="compare.why"),
+    ]
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.comparison: Comparison | None = None
+        self._questions: list[QuestionRow] = []  # the table's rows, in order
+        self._filling = False  # the choices are being set: their Changed events start nothing
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="compare-sides"):
+            yield Static("A", markup=False)
+            yield Select([("current setup", CURRENT)], value=CURRENT, allow_blank=False, compact=True, id="compare-a")
+            yield Static("B", markup=False)
+            yield Select([("current setup", CURRENT)], value=CURRENT, allow_blank=False, compact=True, id="compare-b")
+        yield WorkStatus()
+        yield Static(id="compare-measures")
+        with Horizontal(id="compare-body"):
+            questions = KeyTable(id="compare-questions", cursor_type="row", classes="-framed")
+            questions.border_title = "questions by |Δ|"
+            yield questions
+            detail = KeyScroll(Static(id="compare-detail-body"), id="compare-detail", classes="-framed")
+            detail.border_title = "rankings"
+            yield detail
+
+    def on_mount(self) -> None:
+        self.query_one(WorkStatus).show(HINT)
+
+    # -- the choices --------------------------------------------------------------------------------
+
+    def refresh_content(self, context: Context) -> None:
+        self._fill_choices(context)
+        self._start(context)
+
+    def runs_changed(self) -> None:
+        """A run was saved: it is offered at once (the comparison on screen stays)."""
+        if self.context is not None:
+            self._fill_choices(self.context)
+
+    def _fill_choices(self, context: Context) -> None:
+        try:
+            names = context.workspace.run_names() if context.workspace is not None else []
+        except OSError:
+            names = []
+        options = [("current setup", CURRENT), *((name, name) for name in names)]
+        a, b = self.query_one("#compare-a", Select), self.query_one("#compare-b", Select)
+        # Until the user picks, A is a saved run and B the current setup: "is what I have now better?"
+        same = a.value == b.value
+        wanted_a = a.value if a.value in names and not same else (names[0] if names else CURRENT)
+        wanted_b = b.value if b.value in names or b.value == CURRENT and not same else CURRENT
+        self._filling = True
+        try:
+            for select, value in ((a, wanted_a), (b, wanted_b)):
+                select.set_options(options)
+                select.value = value
+        finally:
+            self._filling = False
+
+    @on(Select.Changed)
+    def _choice_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        if not self._filling and self.context is not None:
+            self._start(self.context)
+
+    def action_rerun(self) -> None:
+        if self.has_corpus():
+            assert self.context is not None
+            self._start(self.context)
+
+    def _start(self, context: Context) -> None:
+        a, b = (str(self.query_one(f"#compare-{x}", Select).value) for x in "ab")
+        if a == b:
+            self.comparison = None
+            self._show_questions()
+            self.query_one(WorkStatus).show(f"A and B are the same. {HINT}")
+            return
+        self.start_work("compare", partial(compare, context, a, b), f"comparing {self._label(a)} with {self._label(b)}")
+
+    @staticmethod
+    def _label(choice: str) -> str:
+        return "the current setup" if choice == CURRENT else one_line(choice, 40)
+
+    # -- the results ----------------------------------------------------------------------------------
+
+    def work_done(self, group: str, result: Any) -> None:
+        if group == "compare":
+            self.comparison = result.comparison
+            comparison = result.comparison
+            notes = " · ".join(comparison.notes)
+            self.query_one(WorkStatus).show(
+                one_line(f"A {comparison.a.label} · B {comparison.b.label}" + (f" · {notes}" if notes else ""), 300))
+            self._show_questions()
+        elif group == "why":
+            self.query_one("#compare-detail", KeyScroll).border_title = f"why? ({one_line(result.question, 30)})"
+            self._detail(why_view(result.report, result.chunks, result.decimals))
+
+    def _show_questions(self) -> None:
+        measures = self.query_one("#compare-measures", Static)
+        table = self.query_one("#compare-questions", KeyTable)
+        table.clear(columns=True)
+        comparison = self.comparison
+        if comparison is None:
+            measures.update("")
+            self._questions = []
+            self._detail(Text())
+            return
+        measures.update(measures_table(comparison))
+        name = comparison.primary.name
+        self._questions = sorted(comparison.questions, key=lambda q: -abs(q.b[name] - q.a[name]))
+        table.add_column("Δ", key="delta")
+        table.add_column("A→B", key="ranks")
+        table.add_column("question", key="question")
+        for question in self._questions:
+            delta = question.b[name] - question.a[name]
+            style = "green" if delta > 1e-12 else "red" if delta < -1e-12 else "dim"
+            table.add_row(Text(f"{delta:+.3f}", style=style, justify="right"),
+                          Text(f"{_rank(question.rank_a)}→{_rank(question.rank_b)}", justify="right"),
+                          safe_text(one_line(question.text, 60), keep_newlines=False))
+        table.border_title = f"questions by |Δ {name}|"
+        if self._questions:
+            self._show_rankings(0)
+
+    @on(DataTable.RowHighlighted, "#compare-questions")
+    def _question_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_rankings(event.cursor_row)
+
+    def _show_rankings(self, row: int) -> None:
+        if self.comparison is None or not 0 <= row < len(self._questions):
+            return
+        self.query_one("#compare-detail", KeyScroll).border_title = "rankings: A | B (moves B against A)"
+        self._detail(rankings_view(self.comparison, self._questions[row]))
+
+    def _detail(self, renderable: RenderableType) -> None:
+        self.query_one("#compare-detail-body", Static).update(renderable)
+        self.query_one("#compare-detail", KeyScroll).scroll_home(animate=False)
+
+    def action_why(self) -> None:
+        table = self.query_one("#compare-questions", KeyTable)
+        if self.comparison is None or self.context is None or not 0 <= table.cursor_row < len(self._questions):
+            self.notify("compare two runs first: why? explains a question of the comparison", severity="warning")
+            return
+        self.start_work("why", partial(why_not, self.context, self.comparison, self._questions[table.cursor_row]))
+
+    def work_failed(self, group: str, message: str) -> None:
+        if group == "why":
+            self.notify(message, severity="warning")
+        else:
+            super().work_failed(group, message)
