@@ -7,13 +7,14 @@ STAMP_RUN := $(VENV)/.installed-run
 STAMP_TEST := $(VENV)/.installed-test
 STAMP_BENCH := $(VENV)/.installed-bench
 STAMP_NEURAL := $(VENV)/.installed-neural
+STAMP_QDRANT := $(VENV)/.installed-qdrant
 # The CPU build: sentence-transformers asks for any torch, and an unpinned one is a CUDA build of several GB.
 TORCH_VERSION ?= 2.13.0
 # Installs say nothing unless they fail: --quiet for pip, and no warnings from the build backend (setuptools
 # warns about every editable install, which would push `make run`'s and `make test`'s output off screen).
 PIP_INSTALL := PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet
 
-.PHONY: run test test-neural bench mutants clean
+.PHONY: run test test-neural test-qdrant bench mutants clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,7 +39,7 @@ run: $(STAMP_RUN)
 test: $(STAMP_TEST)
 	$(BIN)/ruff check --quiet .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q -n 4 $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -rs -n 4 $(PYTEST_ARGS)
 
 $(STAMP_NEURAL): pyproject.toml | $(BIN)/python
 	$(PIP_INSTALL) "torch==$(TORCH_VERSION)"
@@ -50,6 +51,15 @@ $(STAMP_NEURAL): pyproject.toml | $(BIN)/python
 # run several times slower.
 test-neural: $(STAMP_NEURAL)
 	HF_HUB_OFFLINE=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -n 2 $(wildcard tests/test_neural_*.py) $(PYTEST_ARGS)
+
+$(STAMP_QDRANT): pyproject.toml | $(BIN)/python
+	$(PIP_INSTALL) -e ".[test,qdrant]"
+	touch $@ $(STAMP_TEST) $(STAMP_RUN)
+
+# The qdrant extra's tests, against qdrant-client's in-process local mode (no server); `make test` skips
+# them, saying why, without the extra.
+test-qdrant: $(STAMP_QDRANT)
+	$(BIN)/python -m pytest -q -n 2 $(wildcard tests/test_qdrant_*.py) $(PYTEST_ARGS)
 
 bench: $(STAMP_BENCH)
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)

@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 from ranklens.engine.analysis import Analyzer
+from ranklens.engine.backends.base import Backend, attached_backend, over_backend
 from ranklens.engine.cache import IndexCache, index_key
 from ranklens.engine.chunking import chunk_documents, contains_answer
 from ranklens.engine.corpus import Chunk, Corpus, Question
@@ -94,6 +95,8 @@ class Workbench:
     # term indexes of corpora this large are kept on disk between runs (None: never)
     cache: IndexCache | None = None
     cache_min_chunks: int = CACHE_MIN_CHUNKS
+    # an external engine ranking the chunks (engine/backends/); the local scorer then only explains
+    backend: Backend | None = field(default_factory=attached_backend)
     # Built pieces, most recently used last. Chunkings and term indexes are bounded (a chunk
     # sweep over a large corpus must not keep every chunking); evicting one drops what was
     # built on it. Keys are settings, never object ids, so an evicted object's id reused
@@ -117,6 +120,8 @@ class Workbench:
     def retriever(self, setup: Setup, progress: Progress = no_progress) -> Retriever:
         with self._lock:
             started = time.perf_counter()
+            if self.backend is not None:
+                setup = setup.replace(scorer=self.backend.scorer)  # the collection's; its local twin explains
             chunk_key = self._chunk_key(setup)
             chunks = self._chunking(chunk_key, setup, progress)
             term_key = (chunk_key, setup.index_title, Analyzer.from_setup(setup).key)
@@ -124,7 +129,8 @@ class Workbench:
             scorer = self._scorer(term_key, setup, index, setup.scorer, progress)
             if scorer.effective_settings():
                 setup = setup.replace(**scorer.effective_settings())  # describe what ran (clamped LSA dims)
-            return Retriever(self.corpus, setup, chunks, index, scorer, index_s=time.perf_counter() - started)
+            retriever = Retriever(self.corpus, setup, chunks, index, scorer, index_s=time.perf_counter() - started)
+            return retriever if self.backend is None else over_backend(retriever, self.backend)
 
     def _chunk_key(self, setup: Setup) -> tuple:
         if setup.size is None and len(self.corpus.chunks) > 0:
@@ -208,6 +214,7 @@ class Retriever:
     index: TermIndex
     scorer: Scorer
     index_s: float = 0.0
+    source: str = ""  # the external engine ranking (a backend's label), "" when ranklens ranks
 
     def __repr__(self) -> str:
         return f"Retriever({self.corpus!r}, {self.setup.describe()!r})"
@@ -286,7 +293,7 @@ class Retriever:
 
     @cached_property
     def _description(self) -> str:
-        return self.setup.describe()
+        return self.setup.describe() + (f" · through {self.source}" if self.source else "")
 
     @cached_property
     def _chunk_positions(self) -> dict[str, int]:

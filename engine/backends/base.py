@@ -1,0 +1,169 @@
+"""What an external engine must do for the workbench, and the scorer that wraps it.
+
+A backend holds the chunks of a corpus pushed under one setup and answers a
+query with the ids (chunk positions) and scores of its top k. ``BackendScorer``
+puts it behind the ``Scorer`` contract, so ``Retriever`` (search, evaluate,
+threshold, prompt), the runs and compare work over it unchanged: a search asks
+the engine for k results, an evaluation for ``depth`` (the ranks metrics such
+as MRR read), and a chunk the engine does not return scores 0, below every
+returned one (BM25 scores are positive).
+
+The chunks, their texts and the questions still come from the corpus loaded
+here; the fingerprint pushed with the collection (``engine/backends/fingerprint.py``)
+proves that the collection holds these chunks, analysed the same way, so the
+query's term ids are the collection's.
+"""
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ranklens.engine.retriever import Retriever
+    from ranklens.engine.scoring.base import Scorer
+    from ranklens.engine.scoring.explain import Explanation
+    from ranklens.engine.termindex import QueryTerms
+    from ranklens.engine.topk import QueryScores
+
+DEPTH = 1000  # results an evaluation asks for per question: a relevant chunk ranked below counts as not found
+# float32 scores (Qdrant stores and adds in float32) beside float64 ones: relative differences up to a few
+# 1e-7 per term are rounding; beyond this they are a different computation
+AGREE_RELATIVE = 1e-5
+
+
+class Backend(Protocol):
+    """An external engine holding one corpus' chunks (point id = chunk position)."""
+
+    @property
+    def label(self) -> str:
+        """Where the ranking comes from, for headers: "qdrant:PATH collection NAME"."""
+        ...
+
+    @property
+    def scorer(self) -> str:
+        """The registry name of the scorer whose scores the engine computes ("bm25")."""
+        ...
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What the collection was pushed with (``fingerprint.fingerprint``)."""
+        ...
+
+    def check(self, retriever: Retriever) -> None:
+        """Raise RanklensError, naming the difference, unless the collection holds ``retriever``'s chunks and terms."""
+        ...
+
+    def search(self, query: QueryTerms, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(chunk positions, scores) of the engine's top k for the query, best first."""
+        ...
+
+    def score_of(self, query: QueryTerms, chunk: int) -> float:
+        """The engine's score of one chunk for the query (0 when the chunk shares no term with it)."""
+        ...
+
+    def close(self) -> None:
+        ...
+
+
+# A front end that builds workbenches in many places (the command line's commands) attaches the backend for
+# the length of one command; a Workbench made meanwhile takes it (the TUI passes its own explicitly).
+_ATTACHED: contextvars.ContextVar[Backend | None] = contextvars.ContextVar("ranklens_backend", default=None)
+
+
+def attached_backend() -> Backend | None:
+    return _ATTACHED.get()
+
+
+@contextmanager
+def attached(backend: Backend) -> Iterator[Backend]:
+    """Workbenches made inside the block rank through ``backend``; it is closed on the way out."""
+    token = _ATTACHED.set(backend)
+    try:
+        yield backend
+    finally:
+        _ATTACHED.reset(token)
+        backend.close()
+
+
+def agree(a: float, b: float) -> bool:
+    """Whether two scores of one chunk are the same number up to float32 rounding."""
+    return abs(a - b) <= AGREE_RELATIVE * max(abs(a), abs(b), 1e-12)
+
+
+@dataclass(repr=False)
+class BackendScorer:
+    """The backend behind the ``Scorer`` contract; ``local`` (the same scorer, here) explains its scores."""
+
+    backend: Backend
+    local: Scorer
+    n: int  # chunks in the collection
+    depth: int = DEPTH
+
+    def __repr__(self) -> str:
+        return f"BackendScorer({self.backend.label})"
+
+    @property
+    def name(self) -> str:
+        return self.local.name
+
+    @property
+    def notes(self) -> Sequence[str]:
+        return ()
+
+    def effective_settings(self) -> dict[str, Any]:
+        return {}
+
+    def top_k(self, query: QueryTerms, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The engine's top k, ties ordered by the lower chunk index as ranklens orders them."""
+        import numpy as np
+
+        if not query.ids.size:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        ids, scores = self.backend.search(query, min(k, self.n))
+        order = np.lexsort((ids, -scores))
+        return ids[order], scores[order]
+
+    def query_scores(self, query: QueryTerms) -> QueryScores:
+        """The engine's top ``depth`` as touched chunks; every other chunk scores 0."""
+        import numpy as np
+
+        from ranklens.engine.topk import QueryScores
+
+        ids, scores = self.top_k(query, self.depth)
+        order = np.argsort(ids, kind="stable")
+        return QueryScores(self.n, scores[order], ids[order], 0.0)
+
+    def scores(self, query: QueryTerms) -> np.ndarray:
+        return self.query_scores(query).dense()
+
+    def scores_batch(self, queries: Sequence[QueryTerms]) -> np.ndarray:
+        import numpy as np
+
+        return np.stack([self.scores(q) for q in queries])
+
+    def explain(self, query: QueryTerms, doc: int) -> Explanation:
+        """The local explanation term by term, with the engine's score of the same chunk beside it."""
+        import dataclasses
+
+        explanation = self.local.explain(query, doc)
+        remote = self.backend.score_of(query, doc) if query.ids.size else 0.0
+        local = explanation.score
+        if agree(remote, local):
+            note = f"{self.backend.label} scores it {remote:.6g}: equal to the local {local:.6g} up to float32"
+        else:
+            note = (f"warning: {self.backend.label} scores it {remote:.6g}, the local computation {local:.6g} "
+                    f"(differs by {abs(remote - local):.3g}, beyond float32)")
+        return dataclasses.replace(explanation, notes=[*explanation.notes, note])
+
+
+def over_backend(retriever: Retriever, backend: Backend) -> Retriever:
+    """``retriever`` ranking through ``backend`` (checked to hold its chunks); its own scorer explains."""
+    import dataclasses
+
+    backend.check(retriever)
+    scorer = BackendScorer(backend, retriever.scorer, len(retriever.chunks))
+    return dataclasses.replace(retriever, scorer=scorer, source=backend.label)
