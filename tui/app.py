@@ -346,7 +346,10 @@ class RanklensApp(App[None]):
                            warnings: list[str]) -> None:
         if self.context is None or self.context.workspace != workspace or self._loaded is not corpus:
             return  # another corpus was opened meanwhile
-        self._change(workbench=self.context.workbench.with_questions(applied))
+        # Published even when the questions compare equal: a grade 0 changes no question's relevant chunks,
+        # but the Search tab shows it.
+        self._publish(dataclasses.replace(self.context, workbench=self.context.workbench.with_questions(applied),
+                                          generation=self.context.generation + 1))
         if said:
             self.notify(said)
         self._show_warnings(warnings)

@@ -1,0 +1,146 @@
+"""Judging in the Search tab (issue 12): keys write the workspace's qrels, undo restores them, the Metrics tab
+measures the judgment at once; S saves a run of every question with its setup sidecar."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ranklens.engine.loaders import load_corpus
+from ranklens.engine.retriever import Workbench, setup_for
+from ranklens.engine.trec import read_run
+from ranklens.engine.workspace import Workspace
+from ranklens.tui.app import make_app
+from ranklens.tui.panes.metrics import MetricsPane
+from ranklens.tui.panes.search import SearchPane
+from ranklens.tui.widgets.lists import KeyTable
+from tests.support.app import notifications, opened, search, settle, until
+
+SIZE = (100, 30)
+# studio-alfa's first question without an answer; TF-IDF ranks trasferte-2 then accessi-1 for it
+UNANSWERED = "qual è la politica sulle auto aziendali elettriche"
+SEED_MRR = 707 / 900  # TF-IDF's MRR over the 15 answerable questions: the seed's 0.786, as ranks 1/r sum to 11.783
+
+
+@pytest.fixture(autouse=True)
+def _own_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+
+
+def grade_cells(pane: SearchPane) -> list[str]:
+    table = pane.query_one("#results", KeyTable)
+    return [table.get_row_at(r)[1].plain for r in range(table.row_count)]
+
+
+def tfidf(app) -> tuple[int, float]:  # noqa: ANN001
+    """The Metrics tab's TF-IDF row: questions measured and MRR."""
+    result = app.query_one(MetricsPane).result
+    evaluation = next(r.evaluation for r in result.scorers if r.scorer == "tfidf")
+    return result.question_count, evaluation.metrics["mrr"]
+
+
+async def test_grading_writes_qrels_undo_restores_them_and_metrics_follow() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("escape", "2")  # out of the query box, which has the focus at start
+        await settle(pilot)
+        assert tfidf(app) == (15, pytest.approx(SEED_MRR))
+        await pilot.press("1")
+        pane = await search(pilot, UNANSWERED)
+        await pilot.press("escape", "J")  # leave the box; judge mode puts the focus on the results
+        assert pane.judging and app.focused is pane.query_one("#results")
+        assert grade_cells(pane) == ["·"] * 5  # nothing judged yet
+        await pilot.press("j", "3")  # the second result: perfect
+        await settle(pilot)
+        workspace = app.context.workspace
+        assert workspace.qrels_path.read_text() == "u1 0 accessi-1 3\n"  # the corpus' own id for the question
+        assert grade_cells(pane) == ["·", "3", "·", "·", "·"]
+        assert "judged 1/5" in str(pane.query_one("#results").border_title)
+        await pilot.press("0")  # the cursor moved on: the third result is not relevant
+        await settle(pilot)
+        assert workspace.judgments() == {"u1": {"accessi-1": 3, "trasferte-1": 0}}
+        assert grade_cells(pane) == ["·", "3", "0", "·", "·"]
+
+        await pilot.press("o")  # judged only
+        assert pane.query_one("#results", KeyTable).row_count == 2
+        await pilot.press("o", "J", "2")  # all again, judge mode off: 2 is the Metrics tab again
+        await settle(pilot)
+        # u1 is answerable now, its relevant chunk at rank 2: MRR (15 x SEED_MRR + 1/2) / 16 = 0.7677
+        assert tfidf(app) == (16, pytest.approx((15 * SEED_MRR + 0.5) / 16))
+
+        await pilot.press("1", "J", "u", "u")  # both judgments taken back, latest first
+        await settle(pilot)
+        assert workspace.qrels_path.read_text() == ""
+        assert grade_cells(pane) == ["·"] * 5
+        assert [e.op for e in workspace.log()] == ["judge", "judge", "undo", "undo"]
+        await pilot.press("J", "2")
+        await settle(pilot)
+        assert tfidf(app) == (15, pytest.approx(SEED_MRR))
+
+
+async def test_a_new_query_is_saved_as_a_question_when_graded() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        pane = await search(pilot, "rimborso taxi aeroporto")
+        await pilot.press("escape", "J", "2")
+        await settle(pilot)
+        workspace = app.context.workspace
+        assert [(q.id, q.text) for q in workspace.questions()] == [("w1", "rimborso taxi aeroporto")]
+        top = pane._rows[0].hit.chunk.id
+        assert workspace.judgments() == {"w1": {top: 2}}
+        assert "saved the query as question w1" in notifications(app)
+        assert grade_cells(pane)[0] == "2"
+        # the question counts in the app's corpus, without a new workbench cache
+        assert app.context.workbench.corpus.questions[-1].relevant == {top: 2}
+
+
+async def test_outside_judge_mode_digits_switch_tabs() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await search(pilot, UNANSWERED)
+        await pilot.press("escape", "3")
+        await settle(pilot)
+        assert app.query_one("#tabs").active == "chunking"
+        assert not app.context.workspace.log_path.exists()
+
+
+async def test_save_run_writes_the_run_and_its_sidecar() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("escape", "S")
+        await until(pilot, lambda: app.screen.query("#path-input"))
+        app.screen.query_one("#path-input").value = "mine"
+        await pilot.press("enter")
+        await settle(pilot)
+        workspace = app.context.workspace
+        assert workspace.run_names() == ["mine"]
+        meta = json.loads((workspace.runs_dir / "mine.json").read_text())
+        assert (meta["setup"]["scorer"], meta["k"], meta["questions"], meta["judged"]) == ("tfidf", 100, 19, 15)
+        assert meta["metrics"]["MRR@10"] == pytest.approx(SEED_MRR)
+        # the run holds what search ranks, 100 deep, for every question
+        corpus = load_corpus("studio-alfa")
+        retriever = Workbench(corpus).retriever(setup_for(corpus, {"k": 100}))
+        run = read_run(workspace.runs_dir / "mine.run")
+        assert len(run.rankings) == 19
+        for question in corpus.questions:
+            assert [doc for doc, _ in run.rankings[question.id]] == [h.chunk.id for h in
+                                                                     retriever.search(question.text).hits]
+        assert any(n.startswith("run mine saved: 19 questions") for n in notifications(app))
+
+
+async def test_a_bad_run_name_is_a_notification() -> None:
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("escape", "S")
+        await until(pilot, lambda: app.screen.query("#path-input"))
+        app.screen.query_one("#path-input").value = "../x"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert any("run name '../x'" in n for n in notifications(app))
+        assert not Workspace.for_corpus(app.context.corpus).runs_dir.exists()
