@@ -1,0 +1,132 @@
+"""The Compare tab (issue 12): two saved runs measured side by side, as `ranklens compare` measures them; the
+questions by |Δ|; the selected question's rankings with moves; why? under B's setup; hostile text stays literal."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Select, Static
+
+from ranklens.engine.compare import run_depth, setup_run
+from ranklens.engine.corpus import Question
+from ranklens.engine.loaders import load_corpus
+from ranklens.engine.retriever import Workbench, setup_for
+from ranklens.engine.workspace import Workspace
+from ranklens.tui.app import make_app
+from ranklens.tui.panes.compare import ComparePane
+from ranklens.tui.widgets.lists import KeyTable
+from tests.support.app import opened, screen_text, settle
+from tests.support.cli import run_cli
+from tests.support.hostile import HOSTILE_TEXTS
+
+SIZE = (80, 24)
+
+
+@pytest.fixture(autouse=True)
+def _own_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+
+
+def save_runs(corpus_name: str, *scorers: str, questions: list[Question] | None = None) -> Workspace:
+    """Runs of ``scorers`` saved under their names, as S (and `ranklens run --save`) save them."""
+    corpus = load_corpus(corpus_name)
+    workspace = Workspace.for_corpus(corpus)
+    if questions:
+        workspace.add_questions(questions)
+        for question in questions:
+            for ident, grade in question.relevant.items():
+                workspace.judge(question.id, ident, grade)
+    applied, _ = workspace.apply(corpus)
+    workbench = Workbench(applied)
+    for scorer in scorers:
+        run, meta, _ = setup_run(workbench, run_depth(setup_for(applied, {"scorer": scorer})), scorer)
+        workspace.save_run(scorer, run, meta)
+    return workspace
+
+
+def rendered(app, selector: str) -> str:  # noqa: ANN001
+    from io import StringIO
+
+    from rich.console import Console
+
+    console = Console(width=200, record=True, file=StringIO())
+    console.print(app.query_one(selector, Static).content)
+    return "\n".join(" ".join(line.split()) for line in console.export_text().splitlines())  # spaces collapsed
+
+
+async def choose(pilot, a: str, b: str) -> None:  # noqa: ANN001
+    app = pilot.app
+    app.query_one("#compare-a", Select).value = a
+    app.query_one("#compare-b", Select).value = b
+    await settle(pilot)
+
+
+async def test_two_saved_runs_measured_as_the_command_line_measures_them(capsys: pytest.CaptureFixture[str]) -> None:
+    save_runs("studio-alfa", "bm25", "tfidf")
+    expected = run_cli(capsys, "compare", "studio-alfa", "bm25", "tfidf", "--json").json
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("escape", "6")
+        await settle(pilot)
+        await choose(pilot, "bm25", "tfidf")
+        pane = app.query_one(ComparePane)
+        shown = {row.name: row for row in pane.comparison.rows}
+        for name, cli in expected["metrics"].items():
+            assert (shown[name].a, shown[name].b, shown[name].p_ttest, shown[name].p_randomization) == pytest.approx(
+                (cli["a"], cli["b"], cli["p_ttest"], cli["p_randomization"]))
+        measures = rendered(app, "#compare-measures")
+        # pinned: BM25 against TF-IDF on studio-alfa's 15 answerable questions, seed 42, 10,000 sign flips
+        assert "nDCG@10 0.8290 0.8386 +0.0096 0.2320 0.4967 [+0.000, +0.027]" in measures
+        assert "MRR@10 0.7744 0.7856 +0.0111 0.2377 0.4967 [+0.000, +0.031]" in measures
+        assert "B vs A on nDCG@10: 2 wins, 13 ties, 0 losses · 15 questions" in measures
+        assert (expected["wins"], expected["ties"], expected["losses"]) == (2, 13, 0)
+        # the questions by |Δ|: q04 moved most (first relevant chunk 5 -> 3), then q11 (6 -> 5)
+        table = pane.query_one("#compare-questions", KeyTable)
+        first = [cell.plain.strip() for cell in table.get_row_at(0)]
+        assert first[:2] == ["+0.113", "5→3"] and first[2].startswith("ho perso il cellulare")
+        rankings = rendered(app, "#compare-detail-body")
+        assert "nDCG@10 0.387 → 0.500 · first relevant 5 → 3" in rankings
+        assert "✓ 5 accessi-2 ↑2" in rankings and "✓ 3 accessi-2 =" not in rankings
+        await pilot.press("y")
+        await settle(pilot)
+        why = rendered(app, "#compare-detail-body")
+        assert why.startswith("why? accessi-2 ranks 3 of 18")  # under B's setup, TF-IDF
+        assert "the top result is accessi-1" in why
+
+
+async def test_the_current_setup_against_a_saved_run() -> None:
+    save_runs("studio-alfa", "tfidf")
+    app = make_app("studio-alfa", {"scorer": "bm25"}, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("escape", "6")
+        await settle(pilot)
+        # by default A is a saved run and B the current setup
+        assert (app.query_one("#compare-a", Select).value, app.query_one("#compare-b", Select).value) == (
+            "tfidf", "@current")
+        assert "nDCG@10 0.8386 0.8290 -0.0096 0.2320 0.4967" in rendered(app, "#compare-measures")
+        assert "B current: bm25" in screen_text(app)
+
+
+async def test_hostile_question_text_stays_literal() -> None:
+    corpus = load_corpus("studio-alfa")
+    hostile = [Question(f"h{i}", text, {corpus.chunks[i].id: 1}) for i, text in enumerate(HOSTILE_TEXTS[:3])]
+    save_runs("studio-alfa", "bm25", "tfidf", questions=hostile)
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await opened(pilot)
+        await pilot.press("escape", "6")
+        await settle(pilot)
+        await choose(pilot, "bm25", "tfidf")
+        table = app.query_one("#compare-questions", KeyTable)
+        texts = [table.get_row_at(r)[2].plain for r in range(table.row_count)]
+        assert "[bold]x and [/] and [TODO] a" in texts
+        assert "[link=http://x]y[/link] back\\slash \\[bold] [/bold]" in texts
+        assert any(t.startswith("ansi ␛[31mred␛[0m") for t in texts)
+        text = screen_text(app)
+        assert "[bold]x and [/] and [TODO] a" in text and "\x1b" not in text
+        row = texts.index("[bold]x and [/] and [TODO] a")
+        table.move_cursor(row=row)
+        await settle(pilot)
+        assert "h0: [bold]x and [/] and [TODO] a" in rendered(app, "#compare-detail-body")
