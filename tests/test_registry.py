@@ -104,5 +104,5 @@ async def test_the_metrics_tab_shows_it_as_a_column(coord) -> None:
         await pilot.press("escape", "2")
         await settle(pilot)
         questions = app.query_one("#metrics-questions")
-        headings = [str(column.label) for column in questions.columns.values()]
+        headings = [column.label for column in questions.columns]
         assert "Coord" in headings and "BM25" in headings

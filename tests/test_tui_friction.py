@@ -129,8 +129,7 @@ async def test_a_cancelled_evaluation_keeps_the_scorers_it_finished(monkeypatch:
                 reached.set()
                 gate.wait(10)
 
-        return compare_scorers(context.workbench, context.setup, progress=progress, checkpoint=checkpoint,
-                               question_rows=metrics_module.MAX_QUESTION_ROWS)
+        return compare_scorers(context.workbench, context.setup, progress=progress, checkpoint=checkpoint)
 
     monkeypatch.setattr(metrics_module, "measure", held)
     app = make_app("studio-alfa", cursor_blink=False)

@@ -18,6 +18,7 @@ from ranklens.tui.panes import metrics
 from ranklens.tui.panes.metrics import MetricsPane
 from ranklens.tui.widgets.chart import Chart
 from ranklens.tui.widgets.lists import KeyTable
+from ranklens.tui.widgets.row_list import RowList
 from ranklens.tui.widgets.work_status import WorkStatus
 from tests.support.panes import PaneHarness, screen_text, settle, until
 
@@ -49,8 +50,8 @@ def row(app: PaneHarness, key: str) -> list[str]:
     return [cell.plain for cell in app.query_one("#metrics-scorers", KeyTable).get_row(key)]
 
 
-def column(table: KeyTable, index: int) -> list[str]:
-    return [table.get_row_at(r)[index].plain.strip() for r in range(table.row_count)]
+def column(table: RowList, index: int) -> list[str]:
+    return [table.row_cells(r)[index].plain.strip() for r in range(table.row_count)]
 
 
 async def test_tfidf_row_shows_the_seed_numbers() -> None:
@@ -64,7 +65,7 @@ async def test_tfidf_row_shows_the_seed_numbers() -> None:
         assert tfidf[3] == "0.786"  # MRR
         assert [row(app, key)[0].strip() for key in ("bm25", "lsa", "fusion")] == [
             "BM25 lucene", "LSA 18 dims", "fusion bm25+lsa"]  # 100 dims clamped to 18 passages
-        questions = app.query_one("#metrics-questions", KeyTable)
+        questions = app.query_one("#metrics-questions", RowList)
         assert questions.row_count == 15
         assert column(questions, 2) == [str(r) for r in SEED_TFIDF_RANKS]
         assert column(questions, 1)[:2] == ["ferie-0", "trasferte-1"]

@@ -12,7 +12,7 @@ from textual import events
 from ranklens.tui.app import make_app
 from ranklens.tui.panes.metrics import MetricsPane
 from ranklens.tui.widgets.path_prompt import PathPrompt
-from tests.support.app import opened, settle
+from tests.support.app import opened, settle, until
 
 SIZE = (100, 30)
 
@@ -56,18 +56,18 @@ async def test_o_sorts_the_questions_worst_first_and_back() -> None:
         await settle(pilot)
         pane = app.query_one(MetricsPane)
         table = app.query_one("#metrics-questions")
-        first = str(table.get_row_at(0)[0])
+        first = str(table.row_cells(0)[0])
         await pilot.press("o")
         await pilot.pause()
         current = [r.scorer for r in pane.result.scorers].index(pane.result.current)
         worst = max(pane.result.questions, key=lambda q: (q.ranks[current] is None, q.ranks[current] or 0))
-        assert str(table.get_row_at(0)[0]).startswith(worst.text[:10])
+        assert str(table.row_cells(0)[0]).startswith(worst.text[:10])
         await pilot.press("enter")  # the sorted row's question is the one searched
         await settle(pilot)
         assert app.context.query == worst.text
         await pilot.press("escape", "2", "o")
         await pilot.pause()
-        assert str(app.query_one("#metrics-questions").get_row_at(0)[0]) == first
+        assert str(app.query_one("#metrics-questions").row_cells(0)[0]) == first
 
 
 async def test_export_never_writes_into_the_corpus_folder(tmp_path: Path) -> None:
@@ -93,8 +93,8 @@ async def test_f_filters_the_questions_by_their_words() -> None:
         await settle(pilot)
         table = app.query_one("#metrics-questions")
         await pilot.press("f", *"password")
-        await pilot.pause()
-        texts = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+        await until(pilot, lambda: table.row_count < 15)  # once typing pauses
+        texts = [str(table.row_cells(i)[0]) for i in range(table.row_count)]
         assert texts and all("password" in t for t in texts) and table.row_count < 15
         await pilot.press("escape", "enter")  # back in the table: Enter searches the filtered row
         await settle(pilot)

@@ -13,14 +13,15 @@ import os
 import tempfile
 from pathlib import Path
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
-from textual.widgets import DataTable, Input, Static
+from textual.timer import Timer
+from textual.widgets import Input, Static
 
 from ranklens.engine.progress import Progress
 from ranklens.engine.scoring.registry import scorer_names, spec
@@ -30,23 +31,25 @@ from ranklens.tui.heap import keep_built
 from ranklens.tui.metric_text import metric_columns, metric_text, plural
 from ranklens.tui.safe import clean, one_line, safe_text
 from ranklens.tui.widgets.chart import Chart
-from ranklens.tui.widgets.lists import KeyTable
+from ranklens.tui.widgets.lists import KeyScroll, KeyTable
+from ranklens.tui.widgets.row_list import Column, RowList
 from ranklens.tui.widgets.input import TextBox
 from ranklens.tui.widgets.path_prompt import PathPrompt
 from ranklens.tui.panes.base import WorkPane
 from ranklens.tui.widgets.work_status import WorkStatus
 
 if TYPE_CHECKING:  # numpy comes with the engine's results; the first paint must not wait for it
-    from ranklens.engine.experiments.scorers import QuestionRow, ScorerComparison
+    from ranklens.engine.experiments.scorers import ScorerComparison
+    from ranklens.engine.experiments.weights import FusionSweep
 
-# A DataTable row costs the event loop a little; beyond this many questions the CLI is the tool.
-MAX_QUESTION_ROWS = 500
 RANK_WIDTH = 6
 GOLD_WIDTH = 14
 MIN_QUESTION_WIDTH = 16
 MAX_LISTED_SCORES = 6  # unanswerable questions' top scores listed under the chart
 CORPUS_FORMAT = "docs/corpus-format.md"
 COMPACT_BELOW = 78  # pane width under which hit rates show as counts only
+QUESTION_CUT = 400  # a question's text is cut here before the list cuts it to its column
+FILTER_PAUSE_S = 0.2  # the filter applies once typing pauses
 
 
 def safe_name(name: str) -> str:
@@ -87,12 +90,19 @@ def measure(context: Context, progress: Progress) -> ScorerComparison:
     """Every scorer under the context's settings, then the current scorer's threshold (in a worker)."""
     from ranklens.engine.experiments.scorers import compare_scorers  # numpy: loaded off the first paint
 
-    return compare_scorers(context.workbench, context.setup, progress=progress, checkpoint=keep_built,
-                           question_rows=MAX_QUESTION_ROWS)
+    return compare_scorers(context.workbench, context.setup, progress=progress, checkpoint=keep_built)
 
 
-class QuestionTable(KeyTable):
-    """The per-question table; Enter is described because it leaves the tab."""
+def tune(context: Context, progress: Progress) -> FusionSweep:
+    """The fusion sweep of the context's fusion (in a worker)."""
+    from ranklens.engine.experiments.weights import fusion_sweep
+
+    return fusion_sweep(context.workbench.retriever(context.setup, progress), progress=progress)
+
+
+class QuestionList(RowList):
+    """Every question with its ranks, drawn as it scrolls into view; Enter is described because it leaves
+    the tab."""
 
     BINDINGS = [Binding("enter", "select_cursor", "search it", tooltip="Search it", id="metrics.use")]
 
@@ -103,6 +113,9 @@ class MetricsPane(WorkPane):
     MetricsPane #metrics-questions { height: 1fr; min-height: 5; }
     MetricsPane #metrics-filter { height: 3; display: none; }
     MetricsPane.-filtering #metrics-filter { display: block; }
+    MetricsPane #metrics-sweep { height: 1fr; display: none; }
+    MetricsPane.-tuned #metrics-sweep { display: block; }
+    MetricsPane.-tuned #metrics-questions, MetricsPane.-tuned #metrics-threshold { display: none; }
     MetricsPane #metrics-empty { display: none; padding: 1 2; }
     MetricsPane.-no-questions #metrics-empty { display: block; }
     MetricsPane.-no-questions #metrics-scorers, MetricsPane.-no-questions #metrics-questions,
@@ -112,6 +125,8 @@ class MetricsPane(WorkPane):
         Binding("r", "rerun", "re-run", tooltip="Re-evaluate", id="metrics.rerun"),
         Binding("f", "filter", "filter", tooltip="Filter the questions by their text", id="metrics.filter"),
         Binding("o", "order", "sort", tooltip="Sort the questions: worst rank first / file order", id="metrics.order"),
+        Binding("u", "tune", "tune", tooltip="Tune the fusion: weight, method, normalisation, cross-validated "
+                "(u again: back to the questions)", id="metrics.tune"),
         Binding("e", "export", "export", tooltip="Export the table (CSV, or JSON by the file's name)", show=False,
                 id="metrics.export"),
     ]
@@ -122,6 +137,9 @@ class MetricsPane(WorkPane):
         self.result: ScorerComparison | None = None
         self.worst_first = False  # the questions' order: file order, or the current scorer's worst rank first
         self._last_export: Path | None = None
+        self._folded: list[str] = []  # the questions' text casefolded, for the filter
+        self._filter_timer: Timer | None = None
+        self._compact: bool | None = None  # the scorer table's layout when last drawn
 
     def compose(self) -> ComposeResult:
         yield WorkStatus()
@@ -130,12 +148,15 @@ class MetricsPane(WorkPane):
         scorers.can_focus = False
         yield scorers
         yield TextBox(placeholder="words of the question", id="metrics-filter", classes="-framed")
-        yield QuestionTable(id="metrics-questions", cursor_type="row", zebra_stripes=True, classes="-framed")
+        yield QuestionList(id="metrics-questions", classes="-framed")
+        with KeyScroll(id="metrics-sweep", classes="-framed"):
+            yield Static(id="metrics-sweep-text", markup=False)
         yield Chart(id="metrics-threshold")
         yield Static(id="metrics-empty", markup=False)
 
     def on_mount(self) -> None:
-        self.query_one("#metrics-questions", QuestionTable).border_title = "questions · Enter searches one"
+        self.query_one("#metrics-questions", QuestionList).border_title = "questions · Enter searches one"
+        self.query_one("#metrics-sweep", KeyScroll).border_title = "fusion sweep · u: back to the questions"
 
     def refresh_content(self, context: Context) -> None:
         # What is on screen was measured for another corpus or setup: it goes now, not when the new
@@ -146,8 +167,11 @@ class MetricsPane(WorkPane):
 
     def _clear(self) -> None:
         self.result = None
+        self._folded = []
         self.query_one("#metrics-scorers", KeyTable).clear()
-        self.query_one("#metrics-questions", QuestionTable).clear()
+        self.query_one("#metrics-questions", QuestionList).clear()
+        self.query_one("#metrics-sweep-text", Static).update("")
+        self._show_sweep(False)
         self.query_one("#metrics-threshold", Chart).plot(None)
 
     def action_rerun(self) -> None:
@@ -155,8 +179,12 @@ class MetricsPane(WorkPane):
             assert self.context is not None
             self.refresh_content(self.context)
 
-    def work_done(self, group: str, result: ScorerComparison) -> None:
+    def work_done(self, group: str, result: Any) -> None:
+        if group == "tune":
+            self._tuned(result)
+            return
         self.result = result
+        self._folded = [q.text.casefold() for q in result.questions]
         status = self.query_one(WorkStatus)
         if not result.scorers and not result.complete:
             status.show("cancelled · r runs it again")
@@ -178,17 +206,16 @@ class MetricsPane(WorkPane):
         self._show_threshold(result)
 
     def on_resize(self, event: events.Resize) -> None:
-        # The question column takes the width that is left; hit rates go compact when narrow.
-        if self.result is not None and self.result.scorers:
+        # Hit rates go compact when narrow; the question list fits its columns itself.
+        if self.result is not None and self.result.scorers and self._compact != (self.size.width < COMPACT_BELOW):
             self._show_scorers(self.result)
-            self._show_questions(self.result)
 
     def _show_scorers(self, result: ScorerComparison) -> None:
         table = self.query_one("#metrics-scorers", KeyTable)
         # The columns come with the first result: their names are the engine's (see metric_columns).
         columns = metric_columns()
         table.clear(columns=True)
-        compact = self.size.width < COMPACT_BELOW
+        compact = self._compact = self.size.width < COMPACT_BELOW
         table.cell_padding = 0 if compact else 1  # compact: one leading space per cell instead
         gap = " " if compact else ""
         table.add_columns("scorer", *(gap + header for header, _ in columns))
@@ -205,40 +232,32 @@ class MetricsPane(WorkPane):
             table.add_row(*cells, key=r.scorer)
 
     def _show_questions(self, result: ScorerComparison) -> None:
-        table = self.query_one("#metrics-questions", QuestionTable)
-        row = table.cursor_row
-        table.clear(columns=True)
-        names = [spec(r.scorer).label for r in result.scorers]
-        fixed = 2 + 2 + (GOLD_WIDTH + 2) + len(names) * (RANK_WIDTH + 2) + 2  # frame, padding, scrollbar
-        width = max(MIN_QUESTION_WIDTH, self.content_size.width - fixed)
-        extra = result.question_count - len(result.questions)
-        shown = len(self._ordered(result))
-        table.add_column(f"question (first {len(result.questions)}; {extra} more: use the CLI)" if extra > 0
-                         else "question", width=width)
-        matching = f" · {shown} of {len(result.questions)} match" if shown < len(result.questions) else ""
-        table.border_title = f"questions{matching} · Enter searches one"
-        table.add_column("gold", width=GOLD_WIDTH)
-        for name in names:
-            table.add_column(name, width=RANK_WIDTH)
-        for n, q in self._ordered(result):
-            gold = safe_text(one_line(", ".join(q.gold), GOLD_WIDTH) if q.gold else "answer cut")
-            if not q.gold:
-                gold.stylize(self.colour("error"))
-            table.add_row(safe_text(one_line(q.text, width)), gold, *(self._rank(rank) for rank in q.ranks),
-                          key=str(n))
-        if result.questions:
-            table.move_cursor(row=min(row, len(result.questions) - 1))
+        questions = self.query_one("#metrics-questions", QuestionList)
+        shown = self._ordered(result)
+        matching = f" · {len(shown):,} of {len(result.questions):,} match" if len(shown) < len(result.questions) else ""
+        questions.border_title = f"questions{matching} · Enter searches one"
+        columns = [Column("question", 0), Column("gold", GOLD_WIDTH),
+                   *(Column(spec(r.scorer).label, RANK_WIDTH) for r in result.scorers)]
+        questions.set_rows(columns, shown, lambda n: self._cells(result, int(str(n))))
 
-    def _ordered(self, result: ScorerComparison) -> list[tuple[int, QuestionRow]]:
-        """(position in the file, row), in file order or worst rank first under the setup's scorer."""
-        rows = list(enumerate(result.questions))
+    def _cells(self, result: ScorerComparison, n: int) -> list[Text]:
+        """Question ``n``'s row, drawn when it scrolls into view."""
+        q = result.questions[n]
+        gold = safe_text(one_line(", ".join(q.gold), GOLD_WIDTH) if q.gold else "answer cut")
+        if not q.gold:
+            gold.stylize(self.colour("error"))
+        return [safe_text(one_line(q.text, QUESTION_CUT)), gold, *(self._rank(rank) for rank in q.ranks)]
+
+    def _ordered(self, result: ScorerComparison) -> list[int]:
+        """Positions of the questions in the file that match the filter, in file order or worst rank first
+        under the setup's scorer."""
         wanted = self.query_one("#metrics-filter", TextBox).value.casefold().split()
-        if wanted:
-            rows = [row for row in rows if all(word in row[1].text.casefold() for word in wanted)]
+        rows = [n for n, text in enumerate(self._folded) if all(word in text for word in wanted)]
         names = [r.scorer for r in result.scorers]
         if self.worst_first and result.current in names:
             at = names.index(result.current)
-            rows.sort(key=lambda row: (row[1].ranks[at] is None, row[1].ranks[at] or 0), reverse=True)
+            ranks = [q.ranks[at] for q in result.questions]
+            rows.sort(key=lambda n: (ranks[n] is None, ranks[n] or 0), reverse=True)
         return rows
 
     def action_filter(self) -> None:
@@ -250,22 +269,28 @@ class MetricsPane(WorkPane):
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "metrics-filter":
             event.stop()
-            if self.result is not None and self.result.scorers:
-                self._show_questions(self.result)
+            if self._filter_timer is not None:
+                self._filter_timer.stop()
+            self._filter_timer = self.set_timer(FILTER_PAUSE_S, self._refilter)
+
+    def _refilter(self) -> None:
+        if self.result is not None and self.result.scorers:
+            self._show_questions(self.result)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "metrics-filter":  # Enter: no filter any more
             event.stop()
             event.input.value = ""
             self.remove_class("-filtering")
-            self.query_one("#metrics-questions", QuestionTable).focus()
+            self._show_sweep(False)
+            self.query_one("#metrics-questions", QuestionList).focus()
 
     def action_order(self) -> None:
         self.worst_first = not self.worst_first
         self.notify("questions: worst rank first" if self.worst_first else "questions: in file order")
         if self.result is not None and self.result.scorers:
             self._show_questions(self.result)
-            self.query_one("#metrics-questions", QuestionTable).move_cursor(row=0)
+            self.query_one("#metrics-questions", QuestionList).cursor_row = 0
 
     def action_export(self) -> None:
         result = self.result
@@ -337,7 +362,46 @@ class MetricsPane(WorkPane):
             "$text-muted")
         chart.plot(lambda width, height: [title, *dot_rows(rows, width, report.best_threshold, "t="), footer])
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        if event.data_table.id == "metrics-questions" and self.result is not None:
+    def on_row_list_selected(self, event: RowList.Selected) -> None:
+        if event.row_list.id == "metrics-questions" and self.result is not None:
             event.stop()
-            self.post_message(UseQuery(self.result.questions[int(event.row_key.value or 0)].text))
+            self.post_message(UseQuery(self.result.questions[int(str(event.key))].text))
+
+    def action_tune(self) -> None:
+        if self.has_class("-tuned"):
+            self._show_sweep(False)
+            return
+        if not self.has_corpus():
+            return
+        assert self.context is not None
+        context = self.context
+        if context.setup.scorer != "fusion":
+            self.notify(f"the sweep tunes a fusion, and the scorer is {spec(context.setup.scorer).label}: "
+                        "s switches scorers", severity="warning")
+            return
+        if self.is_working():
+            self.notify("still evaluating: u once the table is there (Escape stops it)", severity="warning")
+            return
+        parts = "+".join(context.setup.fuse)
+        self.start_work("tune", lambda progress: tune(context, progress),
+                        f"tuning the fusion of {parts} on {clean(context.corpus.name)}")
+
+    def _tuned(self, sweep: FusionSweep) -> None:
+        from ranklens.engine.experiments.weights import report_lines
+
+        text = Text("\n".join(report_lines(sweep)))
+        text.highlight_regex("★", f"bold {self.colour('success')}")
+        self.query_one("#metrics-sweep-text", Static).update(text)
+        self.query_one(WorkStatus).show(
+            f"fusion tuned: {sweep.cv_ndcg:.3f} vs {sweep.cv_single_ndcg:.3f} alone held out, "
+            f"gain {sweep.gain:+.3f} (t-test p={sweep.p_ttest:.2g}) · u: back to the questions")
+        self._show_sweep(True)
+
+    def _show_sweep(self, shown: bool) -> None:
+        """The sweep's report in place of the questions and threshold, or back."""
+        had_focus = self.has_class("-tuned") and self.app.focused is self.query_one("#metrics-sweep")
+        self.set_class(shown, "-tuned")
+        if shown:
+            self.query_one("#metrics-sweep", KeyScroll).focus()
+        elif had_focus:
+            self.query_one("#metrics-questions", QuestionList).focus()
