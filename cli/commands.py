@@ -233,7 +233,7 @@ def _eval_reranked(args: argparse.Namespace, retriever: Retriever) -> int:
 
 
 def _eval_weight_sweep(args: argparse.Namespace, retriever: Retriever) -> int:
-    from ranklens.engine.experiments.weights import fusion_sweep, report_lines
+    from ranklens.engine.experiments.weights import fusion_sweep, grid_lines, verdict_lines
 
     with _TerminalProgress() as progress:
         sweep = fusion_sweep(retriever, folds=args.folds, progress=progress)
@@ -241,7 +241,7 @@ def _eval_weight_sweep(args: argparse.Namespace, retriever: Retriever) -> int:
         return _print_json({"corpus": retriever.corpus.name, "scorer": retriever.setup.describe(),
                             "setup": retriever.setup.to_dict(), "weight_sweep": sweep.to_dict()})
     _say(f"{_header(retriever)} · fusion sweep: weight, method and normalisation")
-    for line in report_lines(sweep):
+    for line in grid_lines(sweep) + verdict_lines(sweep):
         _say(line)
     return 0
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.experiments.weights import fusion_sweep, report_lines
+from ranklens.engine.experiments.weights import fusion_sweep, grid_lines, verdict_lines
 from ranklens.engine.loaders import load_corpus
 from ranklens.engine.metrics import QuestionScores, score_question
 from ranklens.engine.retriever import Workbench, setup_for
@@ -130,8 +130,8 @@ def test_the_fusion_sweep_of_one_method(studio_alfa: Workbench) -> None:
     sweep = fusion_sweep(studio_alfa.retriever(setup), weights=(0.2, 0.8), methods=("zscore",), folds=3)
     assert [c.label for c in sweep.candidates] == ["zscore w=0.2", "zscore w=0.8"]
     assert [w for w, _ in sweep.weights("zscore")] == [0.2, 0.8] and sweep.weights("minmax") == []
-    lines = report_lines(sweep)
-    assert lines[1].split() == ["weight", "zscore"] and "rrf" not in lines[4]
+    lines = grid_lines(sweep)
+    assert lines[1].split() == ["weight", "zscore"] and lines[4].startswith("alone: ") and len(lines) == 5
 
 
 def test_the_weight_sweep_refuses_what_it_cannot_do(studio_alfa: Workbench) -> None:
@@ -162,8 +162,9 @@ def test_the_weight_sweep_on_the_command_line(capsys, studio_alfa: Workbench) ->
     assert sweep["cv_gain"] == pytest.approx(sweep["cv_ndcg@10"] - sweep["cv_single_ndcg@10"])
     human = run_cli(capsys, "eval", "studio-alfa", "--scorer", "fusion", "--fuse", "bm25,tfidf",
                     "--fusion-method", "minmax", "--weight-sweep")
-    assert human.out.splitlines()[1:] == report_lines(fusion_sweep(studio_alfa.retriever(setup_for(
-        studio_alfa.corpus, {"scorer": "fusion", "fuse": "bm25,tfidf"}))))
+    direct = fusion_sweep(studio_alfa.retriever(setup_for(studio_alfa.corpus, {"scorer": "fusion",
+                                                                               "fuse": "bm25,tfidf"})))
+    assert human.out.splitlines()[1:] == grid_lines(direct) + verdict_lines(direct)
     assert "tuned fusion 0.837 · best single scorer 0.839 · gain -0.002" in human.out
     assert "paired t-test p=0.334 · randomization test p=1" in human.out and "0.839★" in human.out
     assert_error(run_cli(capsys, "eval", "studio-alfa", "--weight-sweep"), "needs the fusion scorer")

@@ -174,9 +174,9 @@ def fusion_sweep(retriever: Retriever, weights: Sequence[float] = WEIGHTS, folds
                        len(questions))
 
 
-def report_lines(sweep: FusionSweep) -> list[str]:
-    """The sweep as plain lines, as ``eval --weight-sweep`` prints it and the Metrics tab shows it:
-    the grid (★ marks the best on all questions), then the cross-validated verdict."""
+def grid_lines(sweep: FusionSweep) -> list[str]:
+    """The sweep's grid as plain lines (★ marks the best on all questions), as ``eval --weight-sweep``
+    prints it and the Metrics tab shows it."""
     lines = [f"nDCG@{NDCG_K} of each fusion of {'+'.join(sweep.parts)} on {sweep.questions:,} questions "
              f"(weight: {sweep.parts[0]}'s share)"]
     weighted = [m for m in WEIGHTED if sweep.weights(m)]
@@ -191,12 +191,16 @@ def report_lines(sweep: FusionSweep) -> list[str]:
     if others:
         lines.append("   ".join(others))
     lines.append("alone: " + "   ".join(f"{p} {n:.3f}" for p, n in zip(sweep.parts, sweep.part_ndcg)))
-    lines.append(f"best on all questions: {sweep.best.label}, nDCG@{NDCG_K} {sweep.best_ndcg:.3f} (optimistic: "
-                 "chosen on the questions it is measured on)")
-    lines.append(f"{len(sweep.folds)}-fold cross-validation, each choice made on the other folds; "
-                 f"held-out nDCG@{NDCG_K}:")
-    lines.append(f"tuned fusion {sweep.cv_ndcg:.3f} · best single scorer {sweep.cv_single_ndcg:.3f} · "
-                 f"gain {sweep.gain:+.3f}")
-    lines.append(f"paired t-test p={sweep.p_ttest:.3g} · randomization test p={sweep.p_randomization:.3g}")
-    lines.append("chosen per fold: " + ", ".join(f"{f.chosen.label} / {f.single}" for f in sweep.folds))
     return lines
+
+
+def verdict_lines(sweep: FusionSweep) -> list[str]:
+    """What the sweep says tuning is worth: the in-sample best, then the cross-validated gain and its tests."""
+    return [
+        f"best on all questions: {sweep.best.label}, nDCG@{NDCG_K} {sweep.best_ndcg:.3f} (optimistic: "
+        "chosen on the questions it is measured on)",
+        f"{len(sweep.folds)}-fold cross-validation, each choice made on the other folds; held-out nDCG@{NDCG_K}:",
+        f"tuned fusion {sweep.cv_ndcg:.3f} · best single scorer {sweep.cv_single_ndcg:.3f} · gain {sweep.gain:+.3f}",
+        f"paired t-test p={sweep.p_ttest:.3g} · randomization test p={sweep.p_randomization:.3g}",
+        "chosen per fold: " + ", ".join(f"{f.chosen.label} / {f.single}" for f in sweep.folds),
+    ]

@@ -387,14 +387,15 @@ class MetricsPane(WorkPane):
                         f"tuning the fusion of {parts} on {clean(context.corpus.name)}")
 
     def _tuned(self, sweep: FusionSweep) -> None:
-        from ranklens.engine.experiments.weights import report_lines
+        from ranklens.engine.experiments.weights import grid_lines, verdict_lines
 
-        text = Text("\n".join(report_lines(sweep)))
+        # The verdict first: at 80x24 the grid runs below the fold.
+        text = Text("\n".join([*verdict_lines(sweep), "", *grid_lines(sweep)]))
         text.highlight_regex("★", f"bold {self.colour('success')}")
         self.query_one("#metrics-sweep-text", Static).update(text)
         self.query_one(WorkStatus).show(
-            f"fusion tuned: {sweep.cv_ndcg:.3f} vs {sweep.cv_single_ndcg:.3f} alone held out, "
-            f"gain {sweep.gain:+.3f} (t-test p={sweep.p_ttest:.2g}) · u: back to the questions")
+            f"held out: tuned fusion {sweep.cv_ndcg:.3f}, best single {sweep.cv_single_ndcg:.3f}, "
+            f"gain {sweep.gain:+.3f} (p={sweep.p_ttest:.2g}) · u back")
         self._show_sweep(True)
 
     def _show_sweep(self, shown: bool) -> None:

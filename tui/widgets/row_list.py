@@ -49,10 +49,10 @@ class RowList(ScrollView, can_focus=True):
     COMPONENT_CLASSES = {"row-list--header", "row-list--even", "row-list--cursor"}
     BINDINGS = [
         *_vim_moves("cursor_down", "cursor_up", "rows", "cursor_top", "cursor_bottom"),
-        Binding("down", "cursor_down", "Down", show=False),
-        Binding("up", "cursor_up", "Up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("down", "cursor_down", "Down", show=False, id="rows.down_arrow"),
+        Binding("up", "cursor_up", "Up", show=False, id="rows.up_arrow"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="rows.page_down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="rows.page_up"),
     ]
 
     cursor_row: reactive[int] = reactive(0, always_update=True)
