@@ -54,4 +54,4 @@ async def test_the_tab_bar_fits_at_60_columns_while_typing() -> None:
     async with app.run_test(size=(60, 20)) as pilot:
         await opened(pilot)
         bar = text_of(app).splitlines()[0]
-        assert "Prompt" in bar and "alt+1-5" in text_of(app).splitlines()[-1]
+        assert "Prompt" in bar and "alt+1-6" in text_of(app).splitlines()[-1]
