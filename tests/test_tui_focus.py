@@ -140,7 +140,7 @@ async def test_footer_and_tab_bar_show_the_keys_that_work_where_the_focus_is() -
         await pilot.pause()
         assert tab_bar(app).lstrip().startswith("1 Search")
         line = footer(app)
-        for key in ("/", "s", "1-5", "?", "q"):
+        for key in ("/", "s", "1-6", "?", "q"):
             assert f"{key} " in line, line
         await pilot.press("3")
         await settle(pilot)

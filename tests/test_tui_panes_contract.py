@@ -69,16 +69,16 @@ class ToyPane(WorkPane):
             self.refresh_content(self.context)
 
 
-TOY_TABS = tab_table(*TABS.values(), Tab("toy", "Toy", ToyPane, "6"))
+TOY_TABS = tab_table(*TABS.values(), Tab("toy", "Toy", ToyPane, "7"))
 
 
 async def test_a_tab_added_to_the_table_is_shown_bound_listed_and_works_in_a_thread() -> None:
     app = make_app("studio-alfa", cursor_blink=False, tabs=TOY_TABS)
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
-        assert "6 Toy" in screen_text(app)
+        assert "7 Toy" in screen_text(app)
         assert not app.query(ToyPane)  # built when first shown, like every tab after the first
-        await pilot.press("escape", "6")
+        await pilot.press("escape", "7")
         await settle(pilot)
         assert app.query_one(TabbedContent).active == "toy"
         toy = app.query_one(ToyPane)
@@ -102,7 +102,7 @@ async def test_a_hidden_tab_ignores_contexts_until_shown_and_other_changes_altog
     app = make_app("studio-alfa", cursor_blink=False, tabs=TOY_TABS)
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
-        await pilot.press("escape", "6")
+        await pilot.press("escape", "7")
         await settle(pilot)
         toy = app.query_one(ToyPane)
         assert len(toy.refreshed) == 1
@@ -114,7 +114,7 @@ async def test_a_hidden_tab_ignores_contexts_until_shown_and_other_changes_altog
         app.apply_settings({"size": 30, "overlap": 5})  # new chunks while the toy tab is hidden
         await settle(pilot)
         assert len(toy.refreshed) == 1
-        await pilot.press("escape", "6")
+        await pilot.press("escape", "7")
         await settle(pilot)
         assert toy.refreshed[-1] == app.context.generation
         assert toy.done[-1][:2] == (app.context.generation, len(app.context.workbench.retriever(
