@@ -165,3 +165,9 @@ def test_ann_takes_the_hnsw_build_settings_and_ef_values(capsys) -> None:
 ])
 def test_bad_hnsw_settings_are_one_line_errors(capsys, argv: tuple[str, ...], message: str) -> None:
     assert_error(run_cli(capsys, "ann", "--synthetic", *argv), message)
+
+
+def test_one_query_is_searched_like_a_batch(data, index: HNSWIndex) -> None:
+    V, Q = data
+    # usearch answers a single query with another type (Matches, without counts)
+    assert np.array_equal(index.search(Q[:1], 10, 64).ids, index.search(Q[:2], 10, 64).ids[:1])

@@ -33,7 +33,7 @@ async def test_the_ivf_chart_is_drawn_at_60x20() -> None:
         chart = app.query_one("#ivf-chart")
         assert chart.size.width >= 20 and chart.size.height >= 5
         assert chart.region.bottom <= 20 - 2  # on screen, above the setup line and the footer
-        assert "share" in screen_text(app)  # the x axis' label is on screen
+        assert "t: time" in screen_text(app)  # the x axis' line is on screen
 
 
 async def test_every_metric_column_shows_at_60x20() -> None:

@@ -41,7 +41,7 @@ def test_chunking_tab(snap_compare, size: tuple[int, int]) -> None:
 
 @pytest.mark.parametrize("size", SIZES)
 def test_index_tab(snap_compare, size: tuple[int, int]) -> None:
-    """The synthetic set with 100 cells: seed 004's table (timings hidden) and the recall/share curve."""
+    """The synthetic set: seed 004's IVF table, HNSW's ef_search ladder (timings hidden) and one plot of both."""
 
     async def run_before(pilot) -> None:
         await settle(pilot)

@@ -6,15 +6,15 @@ variables, so the charts follow the app's theme.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from textual.content import Content
 
 AXIS_STYLE = "$text-muted"
 MARK_STYLE = "bold $warning"
 LINE_STYLE = "$text-muted"
-POINT_STYLE = "bold $accent"
 MIN_PLOT_WIDTH = 10
 LABEL_GAP = 2  # cells between a dot row's label and its first column
 SEVERAL = "◉"  # two or more values in one cell
@@ -83,18 +83,36 @@ def dot_rows(rows: Sequence[DotRow], width: int, mark: float | None = None, mark
     return lines
 
 
-def line_plot(
-    points: Sequence[tuple[float, float]],
+@dataclass(frozen=True)
+class Curve:
+    """One series of a curve plot: its points (x, y), joined left to right unless it is a single point."""
+
+    label: str
+    points: Sequence[tuple[float, float]]
+    style: str
+    marker: str = "●"
+
+
+def legend(curves: Sequence[Curve]) -> Content:
+    """Each curve's marker and label, in its style, on one line."""
+    return Content(" ").join(Content.assemble((c.marker, c.style), " ", (c.label, AXIS_STYLE)) for c in curves)
+
+
+def curve_plot(
+    curves: Sequence[Curve],
     width: int,
     height: int,
-    x_max: float = 1.0,
     y_range: tuple[float, float] = (0.0, 1.0),
     x_label: str = "",
+    x_format: Callable[[float], str] = "{:g}".format,
 ) -> list[Content]:
-    """Points (x, y), x from 0 to ``x_max``, joined left to right by dotted segments.
+    """Curves on one grid, x on a log scale spanning their points, y over ``y_range``.
 
+    A log scale because costs span orders of magnitude (one probed cell against
+    every vector): on a linear one the cheap end of a curve is a single column.
     The y axis is labelled at its top, middle and bottom; the x axis at both
-    ends with percentages and ``x_label`` in the middle.
+    ends (``x_format``) with ``x_label`` in the middle. Markers are drawn over
+    the dotted segments, later curves over earlier ones.
     """
     height = max(3, height)
     y_min, y_max = y_range
@@ -103,21 +121,30 @@ def line_plot(
     plot = max(MIN_PLOT_WIDTH, width - gutter)
     grid = [[" "] * plot for _ in range(height)]
     styles = [[LINE_STYLE] * plot for _ in range(height)]
+    xs = [x for c in curves for x, _ in c.points if x > 0]
+    low, high = (min(xs), max(xs)) if xs else (1.0, 10.0)
+    if high <= low * 1.01:  # one cost for every point: give the axis a decade to sit in
+        low, high = low / 3, high * 3
+    log_low, log_high = math.log10(low), math.log10(high)
 
-    def cell(x: float, y: float) -> tuple[int, int]:
-        return height - 1 - _column(y, y_min, y_max, height), _column(x, 0.0, x_max, plot)
+    def column(x: float) -> float:
+        return (math.log10(max(x, low)) - log_low) / (log_high - log_low) * (plot - 1)
 
-    ordered = sorted(points)
-    for (x0, y0), (x1, y1) in zip(ordered, ordered[1:]):
-        (_, c0), (_, c1) = cell(x0, y0), cell(x1, y1)
-        for column in range(c0 + 1, c1):
-            x = x_max * column / (plot - 1)
-            row, _ = cell(x, y0 + (y1 - y0) * (x - x0) / (x1 - x0))
-            grid[row][column] = "·"
-    for x, y in ordered:
-        row, column = cell(x, y)
-        grid[row][column] = "●"
-        styles[row][column] = POINT_STYLE
+    def row(y: float) -> int:
+        return height - 1 - _column(y, y_min, y_max, height)
+
+    for curve in curves:
+        ordered = sorted(curve.points)
+        for (x0, y0), (x1, y1) in zip(ordered, ordered[1:]):
+            c0, c1 = column(x0), column(x1)
+            for c in range(round(c0) + 1, round(c1)):
+                r = row(y0 + (y1 - y0) * (c - c0) / (c1 - c0))
+                grid[r][c], styles[r][c] = "·", curve.style
+    for curve in curves:
+        for x, y in curve.points:
+            r, c = row(y), round(column(x))
+            grid[r][c] = curve.marker
+            styles[r][c] = curve.style
     lines = []
     for r in range(height):
         label = y_labels.get(r)
@@ -125,8 +152,8 @@ def line_plot(
         parts.extend((grid[r][c], styles[r][c]) for c in range(plot))
         lines.append(Content.assemble(*parts))
     axis = [" "] * plot
-    _place(axis, 0, "0%")
-    right = f"{x_max:.0%}"
+    _place(axis, 0, x_format(low))
+    right = x_format(high)
     _place(axis, plot - len(right), right)
     _place(axis, (plot - len(x_label)) // 2, x_label)
     lines.append(Content.assemble((" " * gutter + "".join(axis), AXIS_STYLE)))

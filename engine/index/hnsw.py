@@ -115,7 +115,8 @@ class HNSWIndex(VectorIndex):
         found = self._index.search(Q, min(k, self._n), threads=1)
         keys = np.atleast_2d(found.keys)
         distances = np.atleast_2d(found.distances)
-        counts = np.atleast_1d(found.counts)
+        # one query comes back as Matches, which has no counts: its keys are all it found
+        counts = np.atleast_1d(found.counts) if hasattr(found, "counts") else np.array([len(found.keys)])
         for row in range(Q.shape[0]):
             c = int(counts[row])
             ids[row, :c] = keys[row, :c].astype(np.intp)

@@ -1,9 +1,12 @@
-"""The Index tab: what an IVF index saves in comparisons and costs in recall, n_probe by n_probe.
+"""The Index tab: exact search, IVF and HNSW over the same vectors, what each saves and what it costs.
 
-Two sources of vectors: the corpus' own LSA vectors (its chunks, queried by
-its questions) or the lesson's synthetic set (20,000 x 64, 200 queries), on
-which 100 cells reproduce the lesson's table. Nothing runs until asked (`r`):
-k-means on 20,000 vectors takes seconds of both cores.
+Two sources of vectors: the corpus' own (its chunks, queried by its questions:
+the dense model's vectors when the scorer is dense, else LSA's) or the
+lesson's synthetic set (20,000 x 64, 200 queries), on which 100 cells
+reproduce the lesson's IVF table. IVF is swept over n_probe, HNSW over
+ef_search; one plot puts every index's recall against its cost. Nothing runs
+until asked (`r`): k-means and the HNSW graph on 20,000 vectors take seconds
+of both cores.
 """
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ from textual.widgets import Input, Static
 
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.progress import Progress
-from ranklens.tui.charts import line_plot
+from ranklens.tui.charts import Curve, curve_plot, legend
 from ranklens.tui.context import Context
 from ranklens.tui.metric_text import plural
 from ranklens.tui.widgets.chart import Chart
@@ -31,73 +34,118 @@ from ranklens.tui.panes.base import WorkPane, stage
 from ranklens.tui.widgets.work_status import WorkStatus
 
 if TYPE_CHECKING:  # numpy comes with these; the first paint must not wait for it
-    from ranklens.engine.experiments.indexes import IndexSweep
+    from ranklens.engine.experiments.indexes import IndexSweep, KindSettings
+    from ranklens.engine.setup import Setup
 
 SOURCES = ("corpus", "synthetic")
-TABLE_HEADERS = ("n_probe", "compared", "share", "recall@10", "ms/query")
+TABLE_HEADERS = ("index", "setting", "visited", "recall@10", "ms/query", "build s", "MB")
 MIN_CHART_WIDTH = 20
-MIN_CHART_HEIGHT = 5
+MIN_CHART_HEIGHT = 3  # plot rows; the title and the x axis come on top
+# Each index's mark on the plot; exact search is one point, the others a curve along their knob.
+# (marker, theme colour)
+CURVES = {"exact": ("◆", "foreground"), "ivf": ("●", "accent"), "hnsw": ("▲", "success")}
+AXES = ("time", "visited")
 # The boxes' names for the engine's settings, said where a message names one.
-BOX_NAMES = {"cells": "cells", "n_probe": "n_probe list"}
+BOX_NAMES = {"cells": "cells", "n_probe": "n_probe", "M": "M", "ef_construction": "ef_constr",
+             "ef_search": "ef_search"}
 
 
-def parse_cells(text: str) -> int | None:
-    """The cells box: a positive integer, or blank for the source's default."""
+def parse_count(text: str, name: str, low: int = 1) -> int | None:
+    """A box holding one whole number of at least ``low``, or blank for the default."""
     text = text.strip()
     if not text:
         return None
-    if not text.isdigit() or int(text) < 1:
-        raise RanklensError(f"cells: {text!r} is not a positive whole number")
+    if not text.isdigit() or int(text) < low:
+        raise RanklensError(f"{name}: {text!r} is not a whole number of at least {low}")
     return int(text)
 
 
-def parse_probes(text: str) -> list[int] | None:
-    """The n_probe box: whole numbers separated by commas or spaces, or blank for the default list."""
+def parse_values(text: str, name: str) -> list[int] | None:
+    """A box holding knob values: whole numbers separated by commas or spaces, or blank for the ladder."""
     parts = text.replace(",", " ").split()
     if not parts:
         return None
     if not all(p.isdigit() and int(p) > 0 for p in parts):
-        raise RanklensError(f"n_probe: {text!r} is not a list of positive whole numbers (e.g. 1,2,4,8)")
+        raise RanklensError(f"{name}: {text!r} is not a list of positive whole numbers (e.g. 1,2,4,8)")
     return sorted({int(p) for p in parts})
 
 
-def run_sweep(context: Context, source: str, cells: int | None, probes: list[int] | None,
-              progress: Progress) -> IndexSweep:
-    """The vector set, then the engine's IVF sweep over it (in a worker); errors name the boxes."""
-    from ranklens.engine.experiments.indexes import corpus_vectors, index_sweep, synthetic_vectors
+def hnsw_missing() -> str | None:
+    """Why the HNSW index cannot be built here, with how to get it; None when it can."""
+    from ranklens.engine.index.hnsw import HNSW_EXTRA
+
+    try:
+        import usearch.index  # noqa: F401
+    except ImportError:
+        return f"HNSW needs usearch: {HNSW_EXTRA}"
+    return None
+
+
+def vector_name(setup: Setup) -> str:
+    """What the corpus' vectors are under ``setup``: "LSA", or the dense scorer's label."""
+    from ranklens.engine.experiments.indexes import vector_setup
+    from ranklens.engine.scoring.registry import spec
+
+    return spec(vector_setup(setup).scorer).label
+
+
+def run_sweeps(context: Context, source: str, kinds: tuple[str, ...], settings: dict[str, KindSettings],
+               progress: Progress) -> tuple[IndexSweep, ...]:
+    """The vector set, then the engine's sweep of every kind over it (in a worker); errors name the boxes."""
+    from ranklens.engine.experiments.indexes import check_sweeps, corpus_vectors, index_sweeps, synthetic_vectors
     from ranklens.engine.index.base import IndexSettingError
 
-    prepare = stage(progress, 0, 2, "vectors")
-    prepare(0, 1, "LSA of the corpus" if source == "corpus" else "synthetic set")
     try:
+        check_sweeps(kinds, settings)
+        prepare = stage(progress, 0, 4, "vectors")
+        prepare(0, 1, "the corpus' vectors" if source == "corpus" else "synthetic set")
         vectors = (synthetic_vectors() if source == "synthetic" else
                    corpus_vectors(context.workbench, context.setup, prepare))
-        return index_sweep(vectors, "ivf", cells, probes, progress=stage(progress, 1, 2, "IVF"))
+        # the vectors are a quarter of the bar (an encoding model may take a while), the sweeps the rest
+        return index_sweeps(vectors, kinds, settings, lambda done, total, label: progress(
+            1000 + round(3000 * done / max(total, 1)), 4000, label))
     except IndexSettingError as error:
         raise RanklensError(error.naming(BOX_NAMES.get(error.setting, error.setting))) from None
 
 
 class IndexPane(WorkPane):
+    SCOPED_CSS = False  # the layout follows the screen's width class (Screen.-narrow), outside the pane
     DEFAULT_CSS = """
     IndexPane #ivf-form { height: 3; }
-    IndexPane #ivf-source { width: 1fr; padding: 1 1 0 0; text-wrap: nowrap; text-overflow: ellipsis; }
-    IndexPane #ivf-cells { width: 12; }
-    IndexPane #ivf-probes { width: 30; }
+    IndexPane #ivf-source { width: 12; padding: 0 1 0 0; text-wrap: nowrap; text-overflow: ellipsis; }
+    IndexPane #ivf-cells { width: 11; }
+    IndexPane #ivf-probes { width: 1fr; min-width: 13; max-width: 24; }
+    IndexPane #hnsw-m { width: 8; }
+    IndexPane #hnsw-efc { width: 15; }
+    IndexPane #hnsw-ef { width: 1fr; min-width: 15; max-width: 24; }
     IndexPane #ivf-main { height: 1fr; }
     IndexPane #ivf-table { width: auto; height: auto; max-height: 100%; }
     IndexPane #ivf-chart { width: 1fr; height: 1fr; padding: 0 0 0 2; }
     IndexPane #ivf-notes { height: auto; color: $text-muted; }
-    """  # below 80 columns the chart goes under the table: see app.tcss
+    Screen.-narrow IndexPane #ivf-main { layout: vertical; }
+    Screen.-narrow IndexPane #ivf-table { max-height: 7; }
+    Screen.-narrow IndexPane #ivf-chart { height: 1fr; min-height: 7; padding: 0; }
+    Screen.-narrow IndexPane #ivf-notes { display: none; }
+    Screen.-tiny IndexPane #ivf-cells { width: 10; }
+    Screen.-tiny IndexPane #ivf-probes { min-width: 10; }
+    Screen.-tiny IndexPane #hnsw-m { width: 7; }
+    Screen.-tiny IndexPane #hnsw-efc { width: 11; }
+    Screen.-tiny IndexPane #hnsw-ef { min-width: 12; }
+    """  # under 100 columns the chart goes under the table (under 80: see app.tcss)
     BINDINGS = [
-        Binding("r", "run", "run", tooltip="Run IVF sweep", id="index.run"),
+        Binding("r", "run", "run", tooltip="Run exact, IVF and HNSW sweeps", id="index.run"),
         Binding("x", "source", "vectors", tooltip="Corpus/synthetic vectors", id="index.source"),
+        Binding("t", "axis", "time/visited", tooltip="Plot recall against ms/query or vectors visited",
+                id="index.axis"),
     ]
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.source = SOURCES[0]
-        self.result: IndexSweep | None = None
-        # Timings vary from run to run; snapshot tests turn them off to compare screens.
+        self.axis = AXES[0]
+        self.result: tuple[IndexSweep, ...] | None = None
+        self.missing: str | None = None  # why HNSW was left out of the last run
+        # Timings vary from run to run; snapshot tests turn them off (the plot then shows vectors visited).
         self.show_timings = True
 
     def compose(self) -> ComposeResult:
@@ -106,6 +154,9 @@ class IndexPane(WorkPane):
             yield Static(id="ivf-source", markup=False)
             yield TextBox(placeholder="auto", id="ivf-cells", restrict=r"[0-9]*", classes="-framed")
             yield TextBox(placeholder="1,2,4,… all", id="ivf-probes", restrict=r"[0-9, ]*", classes="-framed")
+            yield TextBox(placeholder="16", id="hnsw-m", restrict=r"[0-9]*", classes="-framed")
+            yield TextBox(placeholder="128", id="hnsw-efc", restrict=r"[0-9]*", classes="-framed")
+            yield TextBox(placeholder="10,16,…,512", id="hnsw-ef", restrict=r"[0-9, ]*", classes="-framed")
         with Horizontal(id="ivf-main"):
             yield KeyTable(id="ivf-table", cursor_type="row", classes="-framed")
             yield Chart(id="ivf-chart")
@@ -113,16 +164,19 @@ class IndexPane(WorkPane):
 
     def on_mount(self) -> None:
         self.query_one("#ivf-table", KeyTable).add_columns(*TABLE_HEADERS)
-        self.query_one("#ivf-table", KeyTable).border_title = "IVF sweep (r runs)"
-        self.query_one("#ivf-cells", TextBox).border_title = "cells"
-        self.query_one("#ivf-probes", TextBox).border_title = "n_probe list"
+        self.query_one("#ivf-table", KeyTable).border_title = "exact · IVF · HNSW (r runs)"
+        for box, title in (("#ivf-cells", "cells"), ("#ivf-probes", "n_probe"), ("#hnsw-m", "M"),
+                           ("#hnsw-efc", "ef_constr"), ("#hnsw-ef", "ef_search")):
+            self.query_one(box, TextBox).border_title = title
         self._show_source()
 
     def context_key(self, context: Context) -> Hashable:
-        # The synthetic set ignores the corpus; LSA vectors ignore the scorer and k.
+        # The synthetic set ignores the corpus; the corpus' vectors ignore k, and LSA's any other scorer.
         if self.source == "synthetic":
             return None
-        return (id(context.workbench), dataclasses.replace(context.setup, scorer="lsa", k=1))
+        from ranklens.engine.experiments.indexes import vector_setup
+
+        return (id(context.workbench), dataclasses.replace(vector_setup(context.setup), k=1))
 
     def refresh_content(self, context: Context) -> None:
         # A sweep is seconds of CPU: a changed corpus clears the old table, `r` measures anew.
@@ -133,80 +187,135 @@ class IndexPane(WorkPane):
     def action_source(self) -> None:
         self.workers.cancel_node(self)
         self.source = SOURCES[(SOURCES.index(self.source) + 1) % len(SOURCES)]
-        # Each source has its own scale: back to its default cells and probes.
+        # Each source has its own scale: back to its default settings.
         for box in self.query(TextBox):
             box.value = ""
         self._show_result(None)
         self._show_source()
+
+    def action_axis(self) -> None:
+        self.axis = AXES[(AXES.index(self.axis) + 1) % len(AXES)]
+        self._show_result(self.result)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.action_run()
 
     def action_run(self) -> None:
+        from ranklens.engine.experiments.indexes import KindSettings
+
         if not self.has_corpus():
             return
+        value = lambda box: self.query_one(box, TextBox).value  # noqa: E731
         try:
-            cells = parse_cells(self.query_one("#ivf-cells", TextBox).value)
-            probes = parse_probes(self.query_one("#ivf-probes", TextBox).value)
+            ivf = KindSettings(parse_count(value("#ivf-cells"), "cells"), parse_values(value("#ivf-probes"),
+                                                                                      "n_probe"))
+            efc = parse_count(value("#hnsw-efc"), "ef_constr")
+            hnsw = KindSettings(parse_count(value("#hnsw-m"), "M", 2), parse_values(value("#hnsw-ef"), "ef_search"),
+                                {} if efc is None else {"ef_construction": efc})
         except RanklensError as error:
             self.query_one(WorkStatus).show(str(error))
             return
-        context, source = self.context, self.source
-        self.start_work("sweep", lambda progress: run_sweep(context, source, cells, probes, progress),
-                        f"IVF sweep on the {source} vectors")
+        self.missing = hnsw_missing()
+        kinds = ("exact", "ivf") if self.missing else ("exact", "ivf", "hnsw")
+        context, source, settings = self.context, self.source, {"ivf": ivf, "hnsw": hnsw}
+        self.start_work("sweep", lambda progress: run_sweeps(context, source, kinds, settings, progress),
+                        f"{', '.join(kinds)} on the {source} vectors")
 
-    def work_done(self, group: str, result: IndexSweep) -> None:
-        self.query_one("#ivf-cells", TextBox).value = str(result.param_value)
-        self.query_one("#ivf-probes", TextBox).value = ",".join(str(r.value) for r in result.rows)
+    def work_done(self, group: str, result: tuple[IndexSweep, ...]) -> None:
+        by_kind = {sweep.kind: sweep for sweep in result}
+        if "ivf" in by_kind:
+            self.query_one("#ivf-cells", TextBox).value = str(by_kind["ivf"].param_value)
+            self.query_one("#ivf-probes", TextBox).value = ",".join(str(r.value) for r in by_kind["ivf"].rows)
+        if "hnsw" in by_kind:
+            hnsw = by_kind["hnsw"]
+            self.query_one("#hnsw-m", TextBox).value = str(hnsw.param_value)
+            self.query_one("#hnsw-efc", TextBox).value = str(hnsw.options.get("ef_construction", ""))
+            self.query_one("#hnsw-ef", TextBox).value = ",".join(str(r.value) for r in hnsw.rows)
         self._show_result(result)
 
-    def _show_source(self) -> None:
-        name = "corpus LSA" if self.source == "corpus" else "synthetic"
-        self.query_one("#ivf-source", Static).update(Content.assemble(("vectors: ", "$text-muted"), (name, "bold")))
-        if self.result is None:
-            self.query_one(WorkStatus).show(f"r runs the IVF sweep on the {name} vectors · x switches to the "
-                                            f"{'synthetic' if self.source == 'corpus' else 'corpus LSA'} set · "
-                                            "blank boxes: defaults")
+    def _source_name(self) -> str:
+        if self.source == "synthetic":
+            return "synthetic"
+        return f"corpus {vector_name(self.context.setup)}" if self.context is not None else "corpus"
 
-    def _show_result(self, result: IndexSweep | None) -> None:
+    def _show_source(self) -> None:
+        name = self._source_name()
+        self.query_one("#ivf-source", Static).update(Content.assemble(("vectors (x)\n", "$text-muted"),
+                                                                      (name, "bold")))
+        if self.result is None:
+            other = "corpus" if self.source == "synthetic" else "synthetic"
+            self.query_one(WorkStatus).show(f"r measures exact search, IVF and HNSW on the {name} vectors · "
+                                            f"x switches to the {other} set · blank boxes: defaults")
+
+    def _show_result(self, result: tuple[IndexSweep, ...] | None) -> None:
         self.result = result
         table = self.query_one("#ivf-table", KeyTable)
         table.clear()
         self.query_one("#ivf-chart", Chart).plot(None)
         self.query_one("#ivf-notes", Static).update("")
-        if result is None:
+        if not result:
             return
-        for row in result.rows:
-            table.add_row(
-                Text(str(row.value), justify="right"),
-                Text(f"{row.compared_mean:.0f}", justify="right"),
-                Text(f"{row.share:.1%}", justify="right",
-                     style=f"bold {self.colour('warning')}" if row.share > 1.0 else ""),
-                Text(f"{row.recall:.3f}", justify="right",
-                     style=f"bold {self.colour('success')}" if row.recall >= 1.0 else ""),
-                Text(f"{row.ms_per_query:.3f}" if self.show_timings else "–", justify="right"),
-            )
-        source = "synthetic set" if self.source == "synthetic" else result.source
+        timed = self.show_timings
+        for sweep in result:
+            for i, row in enumerate(sweep.rows):
+                first = i == 0  # what the index costs to build is said once, on its first row
+                table.add_row(
+                    Text(f"{CURVES[sweep.kind][0]} {sweep.kind}" if first else "",
+                         style=f"bold {self.colour(CURVES[sweep.kind][1])}"),
+                    Text(f"{row.knob} {row.value}" if row.knob else "", justify="right"),
+                    Text(f"{row.compared_mean:.0f}", justify="right",
+                         style=f"bold {self.colour('warning')}" if row.share > 1.0 else ""),
+                    Text(f"{row.recall:.3f}", justify="right",
+                         style=f"bold {self.colour('success')}" if row.recall >= 1.0 else ""),
+                    Text(f"{row.ms_per_query:.3f}" if timed else "–", justify="right"),
+                    Text((f"{sweep.stats.build_s:.2f}" if timed else "–") if first else "", justify="right"),
+                    Text(f"{sweep.stats.bytes / 1e6:.1f}" if first else "", justify="right"),
+                )
+        self._show_summary(result)
+        self._plot(result)
+
+    def _show_summary(self, result: tuple[IndexSweep, ...]) -> None:
+        first = result[0]
+        source = "synthetic set" if self.source == "synthetic" else first.source
+        built = [f"{plural(s.param_value or 0, 'cell')}" if s.kind == "ivf" else
+                 f"M {s.param_value}, ef_construction {s.options.get('ef_construction')}"
+                 for s in result if s.param is not None]
         self.query_one(WorkStatus).show(
-            f"{source}: {plural(result.vectors, 'vector')} × {result.dims} dims, "
-            f"{result.queries:,} quer{'y' if result.queries == 1 else 'ies'}, "
-            f"{plural(result.param_value or 0, 'cell')} · recall@10 against exact search")
-        over = [r for r in result.rows if r.share > 1.0]
-        notes = ["compared: vectors in the probed cells + 1 per centroid (share: of all vectors)"]
-        if over:
-            notes.append("share above 100%: probing that many cells compares nearly every vector and the "
-                         "centroids too, more than exact search would")
+            f"{source}: {plural(first.vectors, 'vector')} × {first.dims} dims, "
+            f"{first.queries:,} quer{'y' if first.queries == 1 else 'ies'}, {', '.join(built)} · "
+            "recall@10 against exact search")
+        notes = ["visited: vectors compared per query (IVF: those in the probed cells + 1 per centroid; "
+                 "HNSW: distances computed on the graph walk)"]
+        over = {s.kind for s in result for r in s.rows if r.share > 1.0}
+        if "ivf" in over:
+            notes.append("visited above the vector count: probing that many cells compares nearly every vector "
+                         "and the centroids too, more than exact search would")
+        if "hnsw" in over:
+            notes.append("HNSW above the vector count: the walk computes a distance per node on every layer it "
+                         "passes, so on a few vectors it meets some twice")
+        warnings = [w for s in result for w in s.warnings]
+        if self.missing:
+            warnings.append(self.missing)
         self.query_one("#ivf-notes", Static).update(Content.assemble(
-            "\n".join(notes), *(("\n" + w, "$warning") for w in result.warnings)))
-        points = [(r.share, r.recall) for r in result.rows]
-        x_max = max(1.0, max(r.share for r in result.rows))
+            "\n".join(notes), *(("\n" + w, "$warning") for w in warnings)))
+
+    def _plot(self, result: tuple[IndexSweep, ...]) -> None:
+        by_time = self.axis == "time" and self.show_timings
+        curves = [Curve(s.kind, [(r.ms_per_query if by_time else r.compared_mean, r.recall) for r in s.rows],
+                        f"bold ${CURVES[s.kind][1]}", CURVES[s.kind][0]) for s in result if s.rows]
+        worst = min(r.recall for s in result for r in s.rows)
         # Recall is what the chart is about: start the axis at the tenth below the worst value.
-        y_min = min(0.5, math.floor(min(r.recall for r in result.rows) * 10) / 10)
+        y_min = min(0.5, math.floor(worst * 10) / 10)
+        title = Content.styled("recall@10 vs " + ("ms/query" if by_time else "vectors visited") + " (log)", "bold")
+        x_format = "{:.2g} ms".format if by_time else "{:,.0f}".format
+        key = legend(curves)
 
         def draw(width: int, height: int) -> list[Content]:
-            plot = line_plot(points, max(MIN_CHART_WIDTH, width), max(MIN_CHART_HEIGHT, height - 2), x_max,
-                             (y_min, 1.0), "share")
-            return [Content.styled("recall@10 vs share", "bold"), *plot]
+            # the legend beside the title when both fit, else under it
+            head = [title + "  " + key] if len(title) + 2 + len(key) <= width else [title, key]
+            plot = curve_plot(curves, max(MIN_CHART_WIDTH, width), max(MIN_CHART_HEIGHT, height - 1 - len(head)),
+                              (y_min, 1.0), "t: visited" if by_time else "t: time", x_format)
+            return [*head, *plot]
 
         self.query_one("#ivf-chart", Chart).plot(draw)
