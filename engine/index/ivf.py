@@ -209,10 +209,10 @@ class IVFIndex(VectorIndex):
         else:
             probes = top_k_rows(Q @ self.centroids.T, n_probe)
         compared = self.sizes[probes].sum(axis=1) + cells
-        # Python loops run over queries or over probed cells, whichever is shorter; never over vectors.
-        if nq == 1 or nq <= np.count_nonzero(np.bincount(probes.ravel(), minlength=cells)):
-            for qi in range(nq):
-                self._search_one(Q[qi], probes[qi], k, out[qi], out_scores[qi])
+        # One query loops over its probed cells; a batch over the cells any query probes, each
+        # cell's vectors read once for all its queries (one matrix product). Never over vectors.
+        if nq == 1:
+            self._search_one(Q[0], probes[0], k, out[0], out_scores[0])
         else:
             step = max(1, _BATCH_CANDIDATES // (n_probe * min(k, self.largest_cell)))
             for lo in range(0, nq, step):
@@ -225,12 +225,17 @@ class IVFIndex(VectorIndex):
         return np.diff(self.offsets)
 
     @cached_property
+    def bounds(self) -> list[int]:
+        """``offsets`` as Python ints: slicing with them costs less than with numpy integers."""
+        return self.offsets.tolist()
+
+    @cached_property
     def largest_cell(self) -> int:
         return max(1, int(self.sizes.max()))
 
     def _search_one(self, q: np.ndarray, probes: np.ndarray, k: int, out: np.ndarray, out_scores: np.ndarray) -> None:
         """One query: its probed cells, adjacent ones merged, each block one matrix-vector product."""
-        offsets, vectors, ids = self.offsets, self.vectors, self.ids
+        offsets, vectors, ids = self.bounds, self.vectors, self.ids
         spans: list[list[int]] = []
         for c in np.sort(probes).tolist():
             if spans and spans[-1][1] == c:
@@ -265,7 +270,7 @@ class IVFIndex(VectorIndex):
         by_cell = flat[order]
         queries = Q[order // n_probe]
         firsts = np.flatnonzero(np.r_[True, np.diff(by_cell) != 0])
-        offsets, vectors, ids = self.offsets, self.vectors, self.ids
+        offsets, vectors, ids = self.bounds, self.vectors, self.ids
         for lo, hi, c in zip(firsts.tolist(), np.r_[firsts[1:], pairs].tolist(), by_cell[firsts].tolist()):
             a, b = offsets[c], offsets[c + 1]
             m = b - a
