@@ -82,5 +82,5 @@ async def test_the_snapshot_query_shows_scikit_learns_ranking() -> None:
         best = np.argsort(-cosines, kind="stable")[:app.context.setup.k]
         table = app.query_one("#results", KeyTable)
         shown = [[cell.plain for cell in table.get_row_at(r)] for r in range(table.row_count)]
-        assert [row[1] for row in shown] == [f"{cosines[i]:.3f}" for i in best]
-        assert [row[2] for row in shown] == [corpus.document(corpus.chunks[i].doc_id).title for i in best]
+        assert [row[2] for row in shown] == [f"{cosines[i]:.3f}" for i in best]
+        assert [row[3] for row in shown] == [corpus.document(corpus.chunks[i].doc_id).title for i in best]

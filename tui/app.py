@@ -687,9 +687,10 @@ class RanklensApp(App[None]):
         """The tab bar names the keys that switch tabs from where the focus is: digits, or alt+digits."""
         if not self.is_mounted or not self.query("#tabs"):
             return
-        # Under 80 columns "alt+1 Search …" does not fit: while typing the labels are the titles alone
-        # and the footer says "alt+1-5 tabs".
-        labels = ("alt" if self.size.width >= 80 else "titles") if self.typing else "keys"
+        # Where "alt+1 Search …" does not fit (each label has a cell of padding either side), the labels
+        # while typing are the titles alone and the footer says "alt+1-6 tabs".
+        fits = sum(len(f"alt+{tab.key} {tab.title}") + 2 for tab in self.tabs.values()) < self.size.width
+        labels = ("alt" if fits else "titles") if self.typing else "keys"
         if labels == self._labels_typing:
             return
         self._labels_typing = labels
