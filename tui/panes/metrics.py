@@ -207,15 +207,23 @@ class MetricsPane(WorkPane):
 
     def on_resize(self, event: events.Resize) -> None:
         # Hit rates go compact when narrow; the question list fits its columns itself.
-        if self.result is not None and self.result.scorers and self._compact != (self.size.width < COMPACT_BELOW):
+        if self.result is not None and self.result.scorers and self._compact != self._narrow(self.result):
             self._show_scorers(self.result)
+
+    def _narrow(self, result: ScorerComparison) -> bool:
+        """Whether hit rates show as counts only: under COMPACT_BELOW columns, or when the full table would
+        not fit (4281/7609 0.563 on a large corpus)."""
+        full = [max(len(r.label) + 2 for r in result.scorers)] + [
+            max(len(header), *(len(metric_text(r.evaluation, key)) for r in result.scorers))
+            for header, key in metric_columns()]
+        return self.size.width < COMPACT_BELOW or sum(width + 2 for width in full) > self.content_size.width
 
     def _show_scorers(self, result: ScorerComparison) -> None:
         table = self.query_one("#metrics-scorers", KeyTable)
         # The columns come with the first result: their names are the engine's (see metric_columns).
         columns = metric_columns()
         table.clear(columns=True)
-        compact = self._compact = self.size.width < COMPACT_BELOW
+        compact = self._compact = self._narrow(result)
         table.cell_padding = 0 if compact else 1  # compact: one leading space per cell instead
         gap = " " if compact else ""
         table.add_columns("scorer", *(gap + header for header, _ in columns))
