@@ -187,3 +187,16 @@ def test_other_bm25_variant_cannot_be_pushed(tmp_path) -> None:
     with pytest.raises(RanklensError, match="lucene"):
         push(Workbench(corpus).retriever(setup_for(corpus, {**BM25, "bm25_variant": "robertson"})),
              f"qdrant:{tmp_path}", "alfa")
+
+
+def test_judgments_the_collection_does_not_hold_are_counted(tmp_path) -> None:
+    base = load_corpus("studio-alfa")
+    questions = [Question("x1", "ferie", {"nope": 1, "gone": 2}), Question("x2", "password", {"nope": 1}),
+                 *base.questions]
+    corpus = Corpus(base.name, base.documents, base.chunks, questions, base.settings)
+    push(Workbench(corpus).retriever(setup_for(corpus, BM25)), f"qdrant:{tmp_path}")
+    with QdrantBackend.open(f"qdrant:{tmp_path}") as backend:
+        remote = Workbench(corpus, backend=backend).retriever(setup_for(corpus, {}))
+        assert remote.notes == [f"3 judged id(s) of 2 question(s) are neither chunks nor documents of "
+                                f"qdrant:{tmp_path} collection studio-alfa: they count as not retrieved"]
+        assert [r.rank for r in remote.evaluate(latency_sample=1).evaluation.per_question[:2]] == [None, None]

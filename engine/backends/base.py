@@ -102,6 +102,7 @@ class BackendScorer:
     local: Scorer
     n: int  # chunks in the collection
     depth: int = DEPTH
+    notes: Sequence[str] = ()  # for the user: judgments naming what the collection does not hold
 
     def __repr__(self) -> str:
         return f"BackendScorer({self.backend.label})"
@@ -109,10 +110,6 @@ class BackendScorer:
     @property
     def name(self) -> str:
         return self.local.name
-
-    @property
-    def notes(self) -> Sequence[str]:
-        return ()
 
     def effective_settings(self) -> dict[str, Any]:
         return {}
@@ -165,5 +162,17 @@ def over_backend(retriever: Retriever, backend: Backend) -> Retriever:
     import dataclasses
 
     backend.check(retriever)
-    scorer = BackendScorer(backend, retriever.scorer, len(retriever.chunks))
+    ids, questions = missing_judgments(retriever)
+    notes = [f"{ids} judged id(s) of {questions} question(s) are neither chunks nor documents of "
+             f"{backend.label}: they count as not retrieved"] if ids else []
+    scorer = BackendScorer(backend, retriever.scorer, len(retriever.chunks), notes=notes)
     return dataclasses.replace(retriever, scorer=scorer, source=backend.label)
+
+
+def missing_judgments(retriever: Retriever) -> tuple[int, int]:
+    """(judged ids, questions judging them) that name neither a chunk nor a document among ``retriever``'s chunks."""
+    chunk_ids = {c.id for c in retriever.chunks}
+    doc_ids = {c.doc_id for c in retriever.chunks}
+    missing = [sum(1 for ident in q.relevant if ident not in chunk_ids and ident not in doc_ids)
+               for q in retriever.corpus.questions]
+    return sum(missing), sum(1 for m in missing if m)

@@ -122,31 +122,49 @@ def _alias_target(client: QdrantClient, name: str) -> str | None:
 
 
 class QdrantBackend:
-    """A pushed collection, opened for queries (point id = chunk position)."""
+    """A pushed collection, opened for queries (point id = chunk position).
 
-    def __init__(self, target: Target, collection: str, client: QdrantClient, stored: dict[str, Any]) -> None:
-        self.target, self.collection, self.client, self.stored = target, collection, client, stored
+    Connected when opened (an unreachable server fails there, within the
+    timeout); the collection defaults to the name of the corpus of the first
+    retriever checked against it, as ``push`` names it.
+    """
+
+    def __init__(self, target: Target, client: QdrantClient, collection: str | None = None) -> None:
+        self.target, self.client = target, client
+        self.collection = collection or ""
+        self.stored: dict[str, Any] | None = None
         self._checked: set[str] = set()
 
     @classmethod
-    def open(cls, target: str, collection: str, timeout: int = TIMEOUT_S) -> QdrantBackend:
+    def open(cls, target: str, collection: str | None = None, timeout: int = TIMEOUT_S) -> QdrantBackend:
         where = Target.parse(target)
-        client = connect(where, timeout)
-        try:
-            with speaking(where):
-                if not client.collection_exists(collection):
-                    names = sorted({c.name for c in client.get_collections().collections}
-                                   | {a.alias_name for a in client.get_aliases().aliases})
-                    known = f" (it has {', '.join(names)})" if names else " (it has no collections)"
-                    raise RanklensError(f"{where.text}: no collection {collection!r}{known}")
-                stored = client.get_collection(collection).config.metadata or {}
-            if "ranklens" not in stored:
-                raise RanklensError(f"{where.text}: collection {collection!r} was not pushed by ranklens "
-                                    "(no ranklens metadata)")
-        except BaseException:
-            client.close()
-            raise
-        return cls(where, collection, client, stored)
+        backend = cls(where, connect(where, timeout), collection)
+        if collection is not None:
+            try:
+                backend._load(collection)
+            except BaseException:
+                backend.close()
+                raise
+        return backend
+
+    def _load(self, collection: str) -> dict[str, Any]:
+        """The collection's ranklens metadata, read once; one line when it is missing or not ranklens'."""
+        where, client = self.target, self.client
+        with speaking(where):
+            if not client.collection_exists(collection):
+                aliases = client.get_aliases().aliases
+                behind = {a.collection_name for a in aliases}  # a push's own collections: named by their alias
+                names = sorted({a.alias_name for a in aliases}
+                               | {c.name for c in client.get_collections().collections if c.name not in behind})
+                known = f" (it has {', '.join(names)})" if names else " (it has no collections)"
+                raise RanklensError(f"{where.text}: no collection {collection!r}{known}; "
+                                    "ranklens push CORPUS --to ... makes one")
+            stored = client.get_collection(collection).config.metadata or {}
+        if "ranklens" not in stored:
+            raise RanklensError(f"{where.text}: collection {collection!r} was not pushed by ranklens "
+                                "(no ranklens metadata)")
+        self.collection, self.stored = collection, stored
+        return stored
 
     scorer = "bm25"
 
@@ -155,15 +173,16 @@ class QdrantBackend:
         return f"{self.target.text} collection {self.collection}"
 
     def fingerprint(self) -> dict[str, Any]:
-        return self.stored
+        return self.stored if self.stored is not None else {}
 
     def check(self, retriever: Retriever) -> None:
         """Refuse a setup other than the one the collection was pushed with, naming the difference."""
+        stored = self.stored if self.stored is not None else self._load(retriever.corpus.name)
         wanted = fingerprint(retriever)
         key = wanted["chunk_ids"] + wanted["vocabulary"] + str(wanted["settings"])
         if key in self._checked:
             return
-        problems = differences(self.stored, wanted)
+        problems = differences(stored, wanted)
         if problems:
             raise RanklensError(f"collection {self.collection!r} was pushed with other settings: "
                                 + "; ".join(problems))
@@ -227,15 +246,16 @@ class PushReport:
         return dict(self.__dict__)
 
 
-def push(retriever: Retriever, target: str, collection: str, replace: bool = False,
+def push(retriever: Retriever, target: str, collection: str | None = None, replace: bool = False,
          progress: Progress = no_progress, batch: int = BATCH, timeout: int = TIMEOUT_S) -> PushReport:
-    """Upload ``retriever``'s chunks into a new collection, then point the alias ``collection`` at it."""
-    from qdrant_client import models
-
+    """Upload ``retriever``'s chunks into a new collection, then point the alias ``collection`` (by default
+    the corpus' name) at it."""
     started = time.perf_counter()
-    values = bm25_values(retriever)
+    collection = collection or retriever.corpus.name
     where = Target.parse(target)
+    values = bm25_values(retriever)
     client = connect(where, timeout)
+    from qdrant_client import models
     try:
         with speaking(where):
             previous = _alias_target(client, collection)
