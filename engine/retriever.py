@@ -121,7 +121,7 @@ class Workbench:
         with self._lock:
             started = time.perf_counter()
             if self.backend is not None:
-                setup = setup.replace(scorer=self.backend.scorer)  # the collection's; its local twin explains
+                setup = self.backend.ranking(setup, self.corpus)  # the collection's scorer; its local twin explains
             chunk_key = self._chunk_key(setup)
             chunks = self._chunking(chunk_key, setup, progress)
             term_key = (chunk_key, setup.index_title, Analyzer.from_setup(setup).key)

@@ -24,9 +24,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     import numpy as np
 
+    from ranklens.engine.corpus import Corpus
     from ranklens.engine.retriever import Retriever
     from ranklens.engine.scoring.base import Scorer
     from ranklens.engine.scoring.explain import Explanation
+    from ranklens.engine.setup import Setup
     from ranklens.engine.termindex import QueryTerms
     from ranklens.engine.topk import QueryScores
 
@@ -44,9 +46,9 @@ class Backend(Protocol):
         """Where the ranking comes from, for headers: "qdrant:PATH collection NAME"."""
         ...
 
-    @property
-    def scorer(self) -> str:
-        """The registry name of the scorer whose scores the engine computes ("bm25")."""
+    def ranking(self, setup: Setup, corpus: Corpus) -> Setup:
+        """``setup`` with the scorer the engine ranks by: the setup's own when the collection holds its
+        vectors, else the engine's default (RanklensError when the setup asks for vectors the collection lacks)."""
         ...
 
     def fingerprint(self) -> dict[str, Any]:
@@ -57,12 +59,13 @@ class Backend(Protocol):
         """Raise RanklensError, naming the difference, unless the collection holds ``retriever``'s chunks and terms."""
         ...
 
-    def search(self, query: QueryTerms, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """(chunk positions, scores) of the engine's top k for the query, best first."""
+    def search(self, query: QueryTerms, k: int, scorer: Scorer) -> tuple[np.ndarray, np.ndarray]:
+        """(chunk positions, scores) of the engine's top k for the query, best first, ranked as ``scorer``
+        (the local twin) ranks: its terms, or its vector of the query's text."""
         ...
 
-    def score_of(self, query: QueryTerms, chunk: int) -> float:
-        """The engine's score of one chunk for the query (0 when the chunk shares no term with it)."""
+    def score_of(self, query: QueryTerms, chunk: int, scorer: Scorer) -> float:
+        """The engine's score of one chunk for the query (0 when it does not rank the chunk at all)."""
         ...
 
     def close(self) -> None:
@@ -118,9 +121,9 @@ class BackendScorer:
         """The engine's top k, ties ordered by the lower chunk index as ranklens orders them."""
         import numpy as np
 
-        if not query.ids.size:
+        if not query.ids.size and self.local.name == "bm25":
             return np.zeros(0, dtype=np.int64), np.zeros(0)
-        ids, scores = self.backend.search(query, min(k, self.n))
+        ids, scores = self.backend.search(query, min(k, self.n), self.local)
         order = np.lexsort((ids, -scores))
         return ids[order], scores[order]
 
@@ -147,7 +150,7 @@ class BackendScorer:
         import dataclasses
 
         explanation = self.local.explain(query, doc)
-        remote = self.backend.score_of(query, doc) if query.ids.size else 0.0
+        remote = self.backend.score_of(query, doc, self.local)
         local = explanation.score
         if agree(remote, local):
             note = f"{self.backend.label} scores it {remote:.6g}: equal to the local {local:.6g} up to float32"

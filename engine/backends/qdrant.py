@@ -25,7 +25,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -36,11 +36,16 @@ from ranklens.engine.progress import Progress, no_progress
 if TYPE_CHECKING:
     from qdrant_client import QdrantClient
 
+    from ranklens.engine.corpus import Corpus
     from ranklens.engine.retriever import Retriever
+    from ranklens.engine.scoring.base import Scorer
+    from ranklens.engine.scoring.dense import DenseScorer
+    from ranklens.engine.setup import Setup
     from ranklens.engine.termindex import QueryTerms
 
 API_KEY_ENV = "QDRANT_API_KEY"
-SPARSE = "bm25"  # the sparse vector's name in the collection
+SPARSE = "bm25"  # the vectors' names in the collection: the scorers they stand for
+DENSE = "dense"
 TIMEOUT_S = 5  # a server that does not answer fails within this, not after the client's default minute
 BATCH = 256  # points per upload request
 RETRIES = 3  # attempts per batch before the push gives up (upserts by id: a retried batch writes nothing twice)
@@ -166,11 +171,16 @@ class QdrantBackend:
         self.collection, self.stored = collection, stored
         return stored
 
-    scorer = "bm25"
-
     @property
     def label(self) -> str:
         return f"{self.target.text} collection {self.collection}"
+
+    def ranking(self, setup: Setup, corpus: Corpus) -> Setup:
+        stored = self.stored if self.stored is not None else self._load(corpus.name)
+        if setup.scorer == DENSE and DENSE not in stored:
+            raise RanklensError(f"collection {self.collection!r} holds no dense vectors "
+                                "(ranklens push --dense puts them there)")
+        return setup if setup.scorer in (SPARSE, DENSE) else setup.replace(scorer=SPARSE)
 
     def fingerprint(self) -> dict[str, Any]:
         return self.stored if self.stored is not None else {}
@@ -179,32 +189,43 @@ class QdrantBackend:
         """Refuse a setup other than the one the collection was pushed with, naming the difference."""
         stored = self.stored if self.stored is not None else self._load(retriever.corpus.name)
         wanted = fingerprint(retriever)
-        key = wanted["chunk_ids"] + wanted["vocabulary"] + str(wanted["settings"])
+        key = wanted["chunk_ids"] + wanted["vocabulary"] + str(wanted["settings"]) + retriever.setup.scorer \
+            + retriever.setup.model
         if key in self._checked:
             return
         problems = differences(stored, wanted)
+        if retriever.setup.scorer == DENSE and stored[DENSE]["model"] != retriever.setup.model:
+            problems.append(f"model={stored[DENSE]['model']!r} there, {retriever.setup.model!r} here")
         if problems:
             raise RanklensError(f"collection {self.collection!r} was pushed with other settings: "
                                 + "; ".join(problems))
         self._checked.add(key)
 
-    def _query(self, query: QueryTerms, k: int, only: int | None = None) -> Any:
+    def _query(self, query: QueryTerms, k: int, scorer: Scorer, only: int | None = None) -> Any:
         from qdrant_client import models
 
-        vector = models.SparseVector(indices=query.ids.tolist(), values=query.counts.tolist())
         flt = None if only is None else models.Filter(must=[models.HasIdCondition(has_id=[only])])
+        if scorer.name == DENSE:
+            # the local twin encodes the query's text; exact search, so the ranking is the cosine's, not HNSW's
+            vector: Any = cast("DenseScorer", scorer).encode([query.text])[0].tolist()
+            using, params = DENSE, models.SearchParams(exact=True)
+        else:
+            vector = models.SparseVector(indices=query.ids.tolist(), values=query.counts.tolist())
+            using, params = SPARSE, None
         with speaking(self.target):
-            return self.client.query_points(self.collection, query=vector, using=SPARSE, limit=k,
-                                            query_filter=flt, with_payload=False).points
+            return self.client.query_points(self.collection, query=vector, using=using, limit=k, query_filter=flt,
+                                            search_params=params, with_payload=False).points
 
-    def search(self, query: QueryTerms, k: int) -> tuple[np.ndarray, np.ndarray]:
-        points = self._query(query, k)
+    def search(self, query: QueryTerms, k: int, scorer: Scorer) -> tuple[np.ndarray, np.ndarray]:
+        points = self._query(query, k, scorer)
         ids = np.fromiter((int(p.id) for p in points), dtype=np.int64, count=len(points))
         scores = np.fromiter((p.score for p in points), dtype=np.float64, count=len(points))
         return ids, scores
 
-    def score_of(self, query: QueryTerms, chunk: int) -> float:
-        points = self._query(query, 1, only=chunk)
+    def score_of(self, query: QueryTerms, chunk: int, scorer: Scorer) -> float:
+        if scorer.name == SPARSE and not query.ids.size:
+            return 0.0
+        points = self._query(query, 1, scorer, only=chunk)
         return float(points[0].score) if points else 0.0
 
     def close(self) -> None:
@@ -247,9 +268,11 @@ class PushReport:
 
 
 def push(retriever: Retriever, target: str, collection: str | None = None, replace: bool = False,
-         progress: Progress = no_progress, batch: int = BATCH, timeout: int = TIMEOUT_S) -> PushReport:
+         progress: Progress = no_progress, batch: int = BATCH, timeout: int = TIMEOUT_S,
+         dense: DenseScorer | None = None) -> PushReport:
     """Upload ``retriever``'s chunks into a new collection, then point the alias ``collection`` (by default
-    the corpus' name) at it."""
+    the corpus' name) at it. With ``dense`` (the dense scorer on the same chunks, its model the setup's),
+    each chunk also gets its vector, searched by cosine."""
     started = time.perf_counter()
     collection = collection or retriever.corpus.name
     where = Target.parse(target)
@@ -265,12 +288,19 @@ def push(retriever: Retriever, target: str, collection: str | None = None, repla
             if previous is not None and not replace:
                 raise RanklensError(f"{where.text}: collection {collection!r} exists (--replace replaces it)")
             physical = f"{collection}-{uuid.uuid4().hex[:12]}"
+            metadata = fingerprint(retriever)
+            vectors_config = {}
+            if dense is not None:
+                dims = int(dense.vectors.shape[1])
+                metadata[DENSE] = {"model": retriever.setup.model, "dims": dims}
+                vectors_config[DENSE] = models.VectorParams(size=dims, distance=models.Distance.COSINE)
             client.create_collection(
-                physical, vectors_config={},
+                physical, vectors_config=vectors_config,
                 sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
-                metadata=fingerprint(retriever))
+                metadata=metadata)
         try:
-            _upload(client, where, physical, retriever, values, progress, batch)
+            _upload(client, where, physical, retriever, values, None if dense is None else dense.vectors,
+                    progress, batch)
             with speaking(where):
                 operations: list[Any] = []
                 if previous is not None:
@@ -293,7 +323,7 @@ def push(retriever: Retriever, target: str, collection: str | None = None, repla
 
 
 def _upload(client: QdrantClient, where: Target, physical: str, retriever: Retriever, values: Any,
-            progress: Progress, batch: int) -> None:
+            dense: np.ndarray | None, progress: Progress, batch: int) -> None:
     from qdrant_client import models
 
     chunks, total = retriever.chunks, len(retriever.chunks)
@@ -305,7 +335,8 @@ def _upload(client: QdrantClient, where: Target, physical: str, retriever: Retri
                 id=i,
                 # every chunk gets a vector, an empty one too: Qdrant's N counts them, as ranklens' does
                 vector={SPARSE: models.SparseVector(indices=indices[indptr[i]:indptr[i + 1]].tolist(),
-                                                    values=data[indptr[i]:indptr[i + 1]].tolist())},
+                                                    values=data[indptr[i]:indptr[i + 1]].tolist()),
+                        **({} if dense is None else {DENSE: np.asarray(dense[i], dtype=np.float32).tolist()})},
                 payload={"chunk_id": chunks[i].id, "doc_id": chunks[i].doc_id, "text": chunks[i].text})
             for i in range(start, min(start + batch, total))
         ]
