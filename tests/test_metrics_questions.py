@@ -144,3 +144,16 @@ def test_the_cells_are_cut_to_their_columns() -> None:
     assert rows._widths(30) == [25, 4] and rows._widths(12) == [16, 4]  # below 16 cells it scrolls sideways
     assert [c.label for c in rows.columns] == ["question", "rank"] and rows.row_cells(0)[1].plain == "12"
 
+
+
+async def test_a_click_moves_the_cursor_and_a_second_click_searches_the_question() -> None:
+    app = PaneHarness(MetricsPane)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        questions = app.query_one("#metrics-questions", RowList)
+        await pilot.click(questions, offset=(5, 3))  # frame, header, first row: the second row
+        assert questions.cursor_row == 1 and not app.messages
+        await pilot.click(questions, offset=(5, 3))
+        await pilot.pause()
+        assert [m.text for m in app.messages if isinstance(m, UseQuery)] == [
+            "tetto massimo per l'albergo in una grande città"]
