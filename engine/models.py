@@ -45,7 +45,9 @@ from ranklens.engine.progress import Progress, no_progress
 NEURAL_EXTRA = "pip install 'ranklens[neural]'"
 WORDLLAMA = "wordllama"
 E5_PREFIXES = ("query: ", "passage: ")
-ENCODE_BATCH = {"static": 1024, "sentence-transformers": 32}
+ENCODE_BATCH = {"static": 1024, "sentence-transformers": 32}  # the largest batch of each kind
+FIRST_BATCH = 8
+REPORT_EVERY_S = 0.25  # what an encoding batch should take: progress and cancellation this often
 _LOADED_MAX = 2  # models kept in memory per kind: a TUI switching back and forth reloads nothing
 
 
@@ -71,16 +73,26 @@ class TextEncoder:
         return self._encode([self.query_prefix + t for t in texts])
 
     def encode_passages(self, texts: Sequence[str], progress: Progress = no_progress) -> np.ndarray:
-        """One unit row per chunk, in batches; ``progress`` reports chunks/s and may cancel."""
+        """One unit row per chunk, in batches; ``progress`` reports chunks/s and may cancel.
+
+        Batches start small and are sized to take about ``REPORT_EVERY_S`` each (up to the
+        kind's batch size), so a slow model on long chunks still reports and stops within
+        a fraction of a second, and a fast one is not slowed by reporting.
+        """
         out = np.zeros((len(texts), self.dims), dtype=np.float32)
         started = time.perf_counter()
         progress(0, len(texts), "encoding chunks")
-        for start in range(0, len(texts), self.batch_size):
-            batch = [self.passage_prefix + t for t in texts[start:start + self.batch_size]]
-            out[start:start + len(batch)] = self._encode(batch)
-            done = start + len(batch)
-            rate = done / max(time.perf_counter() - started, 1e-9)
-            progress(done, len(texts), f"encoding chunks ({rate:,.0f} chunks/s)")
+        done, size = 0, min(FIRST_BATCH, self.batch_size)
+        while done < len(texts):
+            batch_started = time.perf_counter()
+            batch = [self.passage_prefix + t for t in texts[done:done + size]]
+            out[done:done + len(batch)] = self._encode(batch)
+            done += len(batch)
+            now = time.perf_counter()
+            progress(done, len(texts), f"encoding chunks ({done / max(now - started, 1e-9):,.0f} chunks/s)")
+            # halve or double at most, towards the batch that takes REPORT_EVERY_S
+            wanted = round(len(batch) * REPORT_EVERY_S / max(now - batch_started, 1e-6))
+            size = max(1, min(self.batch_size, 2 * len(batch), max(len(batch) // 2, wanted)))
         return out
 
     def _encode(self, texts: list[str]) -> np.ndarray:

@@ -23,7 +23,7 @@ pytest.importorskip("sentence_transformers", reason="the neural extra is not ins
 from ranklens.engine.embeddings import EmbeddingCache, embeddings_key  # noqa: E402
 from ranklens.engine.errors import Cancelled, RanklensError  # noqa: E402
 from ranklens.engine.loaders import load_corpus  # noqa: E402
-from ranklens.engine.models import forget_loaded, load_encoder  # noqa: E402
+from ranklens.engine.models import FIRST_BATCH, forget_loaded, load_encoder  # noqa: E402
 from ranklens.engine.retriever import Workbench, setup_for  # noqa: E402
 from ranklens.engine.scoring.dense import DenseScorer  # noqa: E402
 from tests.support import tiny_models  # noqa: E402
@@ -136,14 +136,30 @@ def test_encoding_reports_chunks_per_second_and_can_be_cancelled(models) -> None
     vectors = model.encode_passages(texts, lambda done, total, label: seen.append((done, total, label)))
     assert vectors.shape == (100, model.dims) and np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)
     assert seen[0][:2] == (0, 100) and seen[-1][:2] == (100, 100)
-    assert len(seen) == 1 + -(-100 // model.batch_size) and "chunks/s" in seen[-1][2]
+    # the first batch is small, so the first chunks/s shows at once; each after it at most doubles
+    done = [d for d, _, _ in seen]
+    assert done[1] == FIRST_BATCH and all("chunks/s" in label for _, _, label in seen[1:])
+    batches = np.diff(done[1:], prepend=0)
+    assert all(0 < b <= min(model.batch_size, 2 * a) for a, b in zip(batches, batches[1:]))
+    # batches of any size give the vectors of one batch
+    assert np.allclose(vectors, model._encode(texts), atol=1e-6)
 
     def cancel(done: int, total: int, label: str) -> None:
-        if done >= model.batch_size:
+        if done >= FIRST_BATCH:
             raise Cancelled(label)
 
     with pytest.raises(Cancelled):
         model.encode_passages(texts, cancel)
+
+
+def test_building_the_dense_scorer_says_it_loads_the_model_first(models) -> None:
+    forget_loaded()
+    corpus = load_corpus("studio-alfa")
+    seen: list[str] = []
+    Workbench(corpus).retriever(setup_for(corpus, {"scorer": "dense", "model": str(models["static"])}),
+                                lambda done, total, label: seen.append(label))
+    loading = seen.index(f"loading model {models['static']}")
+    assert any(label.startswith("encoding chunks (") for label in seen[loading:])
 
 
 # -- the embeddings cache --------------------------------------------------------------------------

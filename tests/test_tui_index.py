@@ -74,7 +74,7 @@ async def test_the_corpus_lsa_vectors_with_default_settings() -> None:
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         assert app.focused is app.query_one("#ivf-table")  # keys go to the tab, not a text box
-        assert "corpus LSA" in str(app.query_one("#ivf-source").render())
+        assert "LSA" in str(app.query_one("#ivf-source").render())
         await pilot.press("r")
         await settle(pilot)
         # 18 passages: sqrt(18) rounds to 4 cells, probed 1, 2 and 4 at a time; HNSW's whole ladder

@@ -117,4 +117,7 @@ def build(inputs: ScorerInputs) -> DenseScorer:
     model_name = inputs.setup.model
     if not model_name:
         raise RanklensError("the dense scorer needs a model: a local folder, a cached model name or wordllama")
-    return DenseScorer.fit(load_encoder(model_name), inputs.texts(), inputs.cache_dir, inputs.progress)
+    # loading takes seconds (wordllama: 2 s) and reports nothing itself: say what the wait is for
+    inputs.progress(0, 1, f"loading model {model_name}")
+    model = load_encoder(model_name)
+    return DenseScorer.fit(model, inputs.texts(), inputs.cache_dir, inputs.progress)

@@ -237,15 +237,16 @@ class IndexPane(WorkPane):
     def _source_name(self) -> str:
         if self.source == "synthetic":
             return "synthetic"
-        return f"corpus {vector_name(self.context.setup)}" if self.context is not None else "corpus"
+        return vector_name(self.context.setup) if self.context is not None else "corpus"
 
     def _show_source(self) -> None:
         name = self._source_name()
         self.query_one("#ivf-source", Static).update(Content.assemble(("vectors (x)\n", "$text-muted"),
                                                                       (name, "bold")))
         if self.result is None:
+            where = "synthetic set" if self.source == "synthetic" else f"corpus' {name} vectors"
             other = "corpus" if self.source == "synthetic" else "synthetic"
-            self.query_one(WorkStatus).show(f"r measures exact search, IVF and HNSW on the {name} vectors · "
+            self.query_one(WorkStatus).show(f"r measures exact search, IVF and HNSW on the {where} · "
                                             f"x switches to the {other} set · blank boxes: defaults")
 
     def _show_result(self, result: tuple[IndexSweep, ...] | None) -> None:
