@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import time
 import uuid
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -180,6 +181,9 @@ class QdrantBackend:
         if setup.scorer == DENSE and DENSE not in stored:
             raise RanklensError(f"collection {self.collection!r} holds no dense vectors "
                                 "(ranklens push --dense puts them there)")
+        if setup.scorer == DENSE and stored[DENSE]["model"] != setup.model:  # checked before the model loads
+            raise RanklensError(f"collection {self.collection!r} was pushed with other settings: "
+                                f"model={stored[DENSE]['model']!r} there, {setup.model!r} here")
         return setup if setup.scorer in (SPARSE, DENSE) else setup.replace(scorer=SPARSE)
 
     def fingerprint(self) -> dict[str, Any]:
@@ -189,13 +193,10 @@ class QdrantBackend:
         """Refuse a setup other than the one the collection was pushed with, naming the difference."""
         stored = self.stored if self.stored is not None else self._load(retriever.corpus.name)
         wanted = fingerprint(retriever)
-        key = wanted["chunk_ids"] + wanted["vocabulary"] + str(wanted["settings"]) + retriever.setup.scorer \
-            + retriever.setup.model
+        key = wanted["chunk_ids"] + wanted["vocabulary"] + str(wanted["settings"])
         if key in self._checked:
             return
         problems = differences(stored, wanted)
-        if retriever.setup.scorer == DENSE and stored[DENSE]["model"] != retriever.setup.model:
-            problems.append(f"model={stored[DENSE]['model']!r} there, {retriever.setup.model!r} here")
         if problems:
             raise RanklensError(f"collection {self.collection!r} was pushed with other settings: "
                                 + "; ".join(problems))
@@ -208,7 +209,8 @@ class QdrantBackend:
         if scorer.name == DENSE:
             # the local twin encodes the query's text; exact search, so the ranking is the cosine's, not HNSW's
             vector: Any = cast("DenseScorer", scorer).encode([query.text])[0].tolist()
-            using, params = DENSE, models.SearchParams(exact=True)
+            # (local mode always searches exactly, and warns when told to)
+            using, params = DENSE, models.SearchParams(exact=True) if self.target.url else None
         else:
             vector = models.SparseVector(indices=query.ids.tolist(), values=query.counts.tolist())
             using, params = SPARSE, None
@@ -299,8 +301,11 @@ def push(retriever: Retriever, target: str, collection: str | None = None, repla
                 sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
                 metadata=metadata)
         try:
-            _upload(client, where, physical, retriever, values, None if dense is None else dense.vectors,
-                    progress, batch)
+            with warnings.catch_warnings():
+                # local mode's advice to use a server above 20,000 points: docs/qdrant.md says it once
+                warnings.filterwarnings("ignore", message="Local mode is not recommended", category=UserWarning)
+                _upload(client, where, physical, retriever, values, None if dense is None else dense.vectors,
+                        progress, batch)
             with speaking(where):
                 operations: list[Any] = []
                 if previous is not None:
