@@ -226,3 +226,15 @@ def test_curve_plot_places_points_on_a_log_grid() -> None:
     assert lines[0][5:].index("◆") == 12
     assert "·" in "".join(lines[1:5])  # the segment of curve a
     assert lines[6].split() == ["1", "cost", "100"]
+
+
+async def test_escape_cancels_a_sweep_and_r_runs_it_again() -> None:
+    app = PaneHarness(IndexPane)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("x", "r")  # the synthetic set: k-means on 20,000 vectors takes seconds
+        await pilot.pause()
+        assert app.query_one(IndexPane).is_working()
+        await pilot.press("escape")
+        await settle(pilot)
+        assert "cancelled · r runs it again" in status(app) and table_rows(app) == []
