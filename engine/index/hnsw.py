@@ -39,6 +39,16 @@ HNSW_EXTRA = "pip install 'ranklens[hnsw]'"
 _ADD_BATCH = 5000  # vectors linked between progress reports (where a build can be cancelled)
 
 
+def unavailable() -> str | None:
+    """Why no HNSW index can be built here, with how to get one; None when usearch is installed.
+
+    Looked up without importing usearch, so a front end may ask before it starts work.
+    """
+    import importlib.util
+
+    return None if importlib.util.find_spec("usearch") is not None else f"HNSW needs usearch: {HNSW_EXTRA}"
+
+
 def _usearch() -> Any:
     try:
         from usearch.index import Index

@@ -70,17 +70,6 @@ def parse_values(text: str, name: str) -> list[int] | None:
     return sorted({int(p) for p in parts})
 
 
-def hnsw_missing() -> str | None:
-    """Why the HNSW index cannot be built here, with how to get it; None when it can."""
-    from ranklens.engine.index.hnsw import HNSW_EXTRA
-
-    try:
-        import usearch.index  # noqa: F401
-    except ImportError:
-        return f"HNSW needs usearch: {HNSW_EXTRA}"
-    return None
-
-
 def vector_name(setup: Setup) -> str:
     """What the corpus' vectors are under ``setup``: "LSA", or the dense scorer's label."""
     from ranklens.engine.experiments.indexes import vector_setup
@@ -206,21 +195,26 @@ class IndexPane(WorkPane):
 
         if not self.has_corpus():
             return
-        value = lambda box: self.query_one(box, TextBox).value  # noqa: E731
+        from ranklens.engine.index.hnsw import unavailable
+
         try:
-            ivf = KindSettings(parse_count(value("#ivf-cells"), "cells"), parse_values(value("#ivf-probes"),
-                                                                                      "n_probe"))
-            efc = parse_count(value("#hnsw-efc"), "ef_constr")
-            hnsw = KindSettings(parse_count(value("#hnsw-m"), "M", 2), parse_values(value("#hnsw-ef"), "ef_search"),
+            ivf = KindSettings(parse_count(self._box("#ivf-cells"), "cells"),
+                               parse_values(self._box("#ivf-probes"), "n_probe"))
+            efc = parse_count(self._box("#hnsw-efc"), "ef_constr")
+            hnsw = KindSettings(parse_count(self._box("#hnsw-m"), "M", 2),
+                                parse_values(self._box("#hnsw-ef"), "ef_search"),
                                 {} if efc is None else {"ef_construction": efc})
         except RanklensError as error:
             self.query_one(WorkStatus).show(str(error))
             return
-        self.missing = hnsw_missing()
+        self.missing = unavailable()
         kinds = ("exact", "ivf") if self.missing else ("exact", "ivf", "hnsw")
         context, source, settings = self.context, self.source, {"ivf": ivf, "hnsw": hnsw}
         self.start_work("sweep", lambda progress: run_sweeps(context, source, kinds, settings, progress),
                         f"{', '.join(kinds)} on the {source} vectors")
+
+    def _box(self, box: str) -> str:
+        return self.query_one(box, TextBox).value
 
     def work_done(self, group: str, result: tuple[IndexSweep, ...]) -> None:
         by_kind = {sweep.kind: sweep for sweep in result}
