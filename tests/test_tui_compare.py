@@ -106,7 +106,7 @@ async def test_the_current_setup_against_a_saved_run() -> None:
         assert (app.query_one("#compare-a", Select).value, app.query_one("#compare-b", Select).value) == (
             "tfidf", "@current")
         assert "nDCG@10 0.8386 0.8290 -0.0096 0.2320 0.4967" in rendered(app, "#compare-measures")
-        assert "B current: bm25" in screen_text(app)
+        assert "randomization: 10,000 sign flips, seed 42" in screen_text(app)
 
 
 async def test_hostile_question_text_stays_literal() -> None:

@@ -107,8 +107,7 @@ def measures_table(comparison: Comparison) -> Group:
                       _p(row.p_randomization), f"[{low:+.3f}, {high:+.3f}]")
     primary = comparison.primary
     summary = Text(f"B vs A on {primary.name}: {primary.wins} wins, {primary.ties} ties, {primary.losses} losses · "
-                   f"{len(comparison.questions)} questions · {comparison.permutations:,} flips, seed {comparison.seed}",
-                   style="dim")
+                   f"{len(comparison.questions)} questions", style="dim")
     return Group(table, summary)
 
 
@@ -148,9 +147,11 @@ def rankings_view(comparison: Comparison, question: QuestionRow) -> RenderableTy
             cells.append(_move(placed))
         table.add_row(*cells)
     name = comparison.primary.name
-    heading = safe_text(one_line(f"{question.id}: {question.text}", 200), style="bold", keep_newlines=False)
+    # One line each, cut to the pane: at 80 columns the rankings below are what must fit.
+    heading = Text(one_line(f"{question.id}: {question.text}", 200), style="bold", no_wrap=True, overflow="ellipsis")
     ranks = Text(f"{name} {question.a[name]:.3f} → {question.b[name]:.3f} · first relevant "
-                 f"{_rank(question.rank_a)} → {_rank(question.rank_b)} · y: why?", style="dim")
+                 f"{_rank(question.rank_a)} → {_rank(question.rank_b)} · y: why?", style="dim", no_wrap=True,
+                 overflow="ellipsis")
     return Group(heading, ranks, table)
 
 
@@ -163,6 +164,7 @@ class ComparePane(WorkPane):
     ComparePane #compare-sides { height: 1; }
     ComparePane #compare-sides Static { width: auto; padding: 0 1 0 0; }
     ComparePane #compare-sides Select { width: 1fr; margin-right: 1; }
+    ComparePane #compare-sides Select:focus > SelectCurrent { background: $accent 40%; }
     ComparePane #compare-measures { height: auto; }
     ComparePane #compare-body { height: 1fr; }
     ComparePane #compare-questions { width: 1fr; }
@@ -198,6 +200,8 @@ class ComparePane(WorkPane):
 
     def on_mount(self) -> None:
         self.query_one(WorkStatus).show(HINT)
+        # The questions are what one reads and moves through; A and B are a shift+tab away.
+        self.query_one("#compare-questions").focus()
 
     # -- the choices --------------------------------------------------------------------------------
 
@@ -259,9 +263,8 @@ class ComparePane(WorkPane):
         if group == "compare":
             self.comparison = result.comparison
             comparison = result.comparison
-            notes = " · ".join(comparison.notes)
-            self.query_one(WorkStatus).show(
-                one_line(f"A {comparison.a.label} · B {comparison.b.label}" + (f" · {notes}" if notes else ""), 300))
+            said = [*comparison.notes, f"randomization: {comparison.permutations:,} sign flips, seed {comparison.seed}"]
+            self.query_one(WorkStatus).show(one_line(" · ".join(said), 300))
             self._show_questions()
         elif group == "why":
             self.query_one("#compare-detail", KeyScroll).border_title = f"why? ({one_line(result.question, 30)})"
