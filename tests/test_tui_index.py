@@ -105,30 +105,25 @@ async def test_the_boxes_set_every_index_and_enter_runs() -> None:
         assert "3 cells, M 4, ef_construction 20" in status(app)
 
 
+BAD_BOXES = [
+    ({"#ivf-cells": "50"}, "larger than the number of vectors (18)"),
+    ({"#ivf-cells": "4", "#ivf-probes": "9"}, "9 is not between 1 and the number of cells (4)"),
+    ({"#hnsw-m": "1"}, "M: '1' is not a whole number of at least 2"),
+    ({"#hnsw-efc": "0"}, "ef_constr: '0' is not a whole number of at least 1"),
+]
+
+
 async def test_bad_input_is_a_message_not_a_crash() -> None:
     app = PaneHarness(IndexPane)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
-        app.query_one("#ivf-cells").value = "50"
-        await pilot.press("r")
-        await settle(pilot)
-        assert "larger than the number of vectors (18)" in status(app)
-        app.query_one("#ivf-cells").value = "4"
-        app.query_one("#ivf-probes").value = "9"
-        await pilot.press("r")
-        await settle(pilot)
-        assert "9 is not between 1 and the number of cells (4)" in status(app)
-        app.query_one("#ivf-probes").value = ""
-        app.query_one("#hnsw-m").value = "1"
-        await pilot.press("r")
-        await settle(pilot)
-        assert "M: '1' is not a whole number of at least 2" in status(app)
-        app.query_one("#hnsw-m").value = ""
-        app.query_one("#hnsw-efc").value = "0"
-        await pilot.press("r")
-        await settle(pilot)
-        assert "ef_constr: '0' is not a whole number of at least 1" in status(app)
-        assert table_rows(app) == []
+        for boxes, message in BAD_BOXES:
+            for box in ("#ivf-cells", "#ivf-probes", "#hnsw-m", "#hnsw-efc", "#hnsw-ef"):
+                app.query_one(box).value = boxes.get(box, "")
+            await pilot.press("r")
+            await settle(pilot)
+            assert message in status(app)
+            assert table_rows(app) == []
 
 
 async def test_timings_hidden_plot_recall_against_vectors_visited() -> None:
