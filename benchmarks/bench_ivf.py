@@ -1,9 +1,10 @@
 """IVF: ranklens' IVFIndex against FAISS IndexIVFFlat, same vectors, cells and n_probe list.
 
 Recall@10 is measured against exact inner-product search for both. Time per
-query is measured two ways: a batch (the median over repeats of one search of
-all queries, divided by their number) and single queries (one search call per
-query, the first SINGLE queries, median over repeats divided by their number).
+query is measured two ways: a batch (one search of all queries, divided by
+their number) and single queries (one search call per query, the first SINGLE
+queries, divided by their number); each is the fastest of REPEATS runs, every
+setting taking its turn in each round (see ``_fastest``).
 Each library runs with its default threads (FAISS: OpenMP, ranklens: the BLAS
 under numpy) and again with one thread (FAISS' omp_set_num_threads, ranklens'
 BLAS limited through threadpoolctl), and the ratio uses each one's better
@@ -14,15 +15,16 @@ neither is FAISS').
 """
 from __future__ import annotations
 
+import math
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from benchmarks.common import Table, fmt_seconds, fmt_size, median_time
+from benchmarks.common import Table, fmt_seconds, fmt_size
 from benchmarks.compare import log
 from benchmarks.peers import installed
 from benchmarks.worker import TaskFailed, run_task
@@ -52,11 +54,21 @@ def recall(found: np.ndarray, truth: np.ndarray) -> float:
     return float((found[:, :, None] == truth[:, None, :]).any(axis=2).sum(axis=1).mean() / truth.shape[1])
 
 
-def _best_of_threads(timed: Any, one_thread: Any) -> tuple[float, float]:
-    """``timed()`` with the default threads, then inside ``one_thread()``: both seconds."""
-    default = timed()
-    with one_thread():
-        return default, timed()
+def _fastest(steps: dict[str, tuple[Callable[[], object], Callable[[], AbstractContextManager[Any]]]],
+             repeats: int) -> dict[str, float]:
+    """Each step's fastest of ``repeats`` runs (seconds), inside its context (its thread setting).
+
+    The steps take turns within every round, so a burst of other work on the
+    machine slows all of them alike, and the fastest run is the one it disturbed least.
+    """
+    best = dict.fromkeys(steps, math.inf)
+    for _ in range(max(1, repeats)):
+        for name, (step, context) in steps.items():
+            with context():
+                started = time.perf_counter()
+                step()
+                best[name] = min(best[name], time.perf_counter() - started)
+    return best
 
 
 def ivf_task(args: dict[str, Any], arrays: dict[str, np.ndarray]) -> dict[str, Any]:
@@ -89,15 +101,15 @@ def ivf_task(args: dict[str, Any], arrays: dict[str, np.ndarray]) -> dict[str, A
         xq = np.ascontiguousarray(Q, dtype=np.float32)
         default_threads = faiss.omp_get_max_threads()
 
-        @contextmanager
-        def faiss_one_thread() -> Iterator[None]:
-            faiss.omp_set_num_threads(1)
-            try:
-                yield
-            finally:
-                faiss.omp_set_num_threads(default_threads)
+    @contextmanager
+    def faiss_one_thread() -> Iterator[None]:
+        faiss.omp_set_num_threads(1)
+        try:
+            yield
+        finally:
+            faiss.omp_set_num_threads(default_threads)
 
-    def ours_one_thread() -> Any:
+    def ours_one_thread() -> AbstractContextManager[Any]:
         return blas.limit(limits=1, user_api="blas")
 
     nq = Q.shape[0]
@@ -105,21 +117,24 @@ def ivf_task(args: dict[str, Any], arrays: dict[str, np.ndarray]) -> dict[str, A
     for n_probe in args["probes"]:
         found = ours.search(Q, K, n_probe).ids
         row: dict[str, Any] = {"n_probe": n_probe, "ranklens_recall": recall(found, truth)}
-        row["ranklens_ms"] = _best_of_threads(
-            lambda n_probe=n_probe: median_time(lambda: ours.search(Q, K, n_probe), repeats) * 1000 / nq,
-            ours_one_thread)
-        row["ranklens_single_ms"] = _best_of_threads(
-            lambda n_probe=n_probe: median_time(
-                lambda: [ours.search(Q[i:i + 1], K, n_probe) for i in range(single)], repeats) * 1000 / single,
-            ours_one_thread)
+        batch = lambda n_probe=n_probe: ours.search(Q, K, n_probe)  # noqa: E731
+        one_by_one = lambda n_probe=n_probe: [ours.search(Q[i:i + 1], K, n_probe) for i in range(single)]  # noqa: E731
+        steps = {"ranklens_ms": (batch, nullcontext), "ranklens_ms_1t": (batch, ours_one_thread),
+                 "ranklens_single_ms": (one_by_one, nullcontext),
+                 "ranklens_single_ms_1t": (one_by_one, ours_one_thread)}
         if faiss_index is not None:
             faiss_index.nprobe = n_probe
             row["faiss_recall"] = recall(faiss_index.search(xq, K)[1], truth)
-            row["faiss_ms"] = _best_of_threads(
-                lambda: median_time(lambda: faiss_index.search(xq, K), repeats) * 1000 / nq, faiss_one_thread)
-            row["faiss_single_ms"] = _best_of_threads(
-                lambda: median_time(lambda: [faiss_index.search(xq[i:i + 1], K) for i in range(single)],
-                                    repeats) * 1000 / single, faiss_one_thread)
+            theirs = lambda: faiss_index.search(xq, K)  # noqa: E731
+            theirs_one_by_one = lambda: [faiss_index.search(xq[i:i + 1], K) for i in range(single)]  # noqa: E731
+            steps.update({"faiss_ms": (theirs, nullcontext), "faiss_ms_1t": (theirs, faiss_one_thread),
+                          "faiss_single_ms": (theirs_one_by_one, nullcontext),
+                          "faiss_single_ms_1t": (theirs_one_by_one, faiss_one_thread)})
+        fastest = _fastest(steps, repeats)
+        for name in steps:
+            if not name.endswith("_1t"):
+                per = nq if "single" not in name else single
+                row[name] = (fastest[name] * 1000 / per, fastest[name + "_1t"] * 1000 / per)
         result["rows"].append(row)
     return result
 
