@@ -55,7 +55,7 @@ def run(sizes: list[int], options: Options) -> list[Table]:
         "same top-10 columns: over the queries of both mixes.",
     ]
     tables = [results, ratio_table("BM25 ratios, ranklens / peer", "chunks", groups, MIX_RATIOS)]
-    if installed("bm25s"):
+    if installed("bm25s") and options.eval_job:
         tables.append(eval_table(sizes, options))
     return tables
 

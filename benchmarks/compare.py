@@ -49,6 +49,7 @@ class Options:
     queries: int
     latency_queries: int
     sample_queries: int
+    eval_job: bool = True  # BM25: also time `ranklens eval` against bm25s, each a whole process
 
     def repeats(self, chunks: int) -> int:
         # a batch over a million chunks takes a minute: one run is itself a long average

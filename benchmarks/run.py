@@ -50,6 +50,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="smoke run: tiny sizes, few queries, one repeat")
     parser.add_argument("--queries", type=int, default=None, help="queries per corpus (default 1000, quick 100)")
     parser.add_argument("--out", type=Path, help="also write the tables as markdown to this file")
+    parser.add_argument("--no-eval-job", action="store_true",
+                        help="bm25: skip the whole-process `ranklens eval` vs bm25s job (minutes at 1m)")
     args = parser.parse_args(argv)
     args.only = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = [s for s in args.only if s not in SECTIONS]
@@ -107,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     queries = args.queries or (100 if args.quick else 1000)
     options = Options(quick=args.quick, queries=queries, latency_queries=20 if args.quick else 200,
-                      sample_queries=5 if args.quick else 10)
+                      sample_queries=5 if args.quick else 10, eval_job=not args.no_eval_job)
     runners = {
         "bm25": lambda: bench_bm25.run(args.sizes, options),
         "tfidf": lambda: bench_tfidf.run(args.sizes, options),
