@@ -59,7 +59,8 @@ def backend_for(args: argparse.Namespace, overrides: dict[str, Any]) -> Iterator
             raise UsageError("ranklens: --collection needs --backend")
         yield
         return
-    _scorer_allowed(overrides, ("bm25", "dense"), "a collection ranks by BM25 lucene or its dense vectors")
+    _scorer_allowed(overrides, ("bm25", "dense", "fusion"),
+                    "a collection ranks by BM25 lucene, its dense vectors or their fusion")
     from ranklens.engine.backends.base import attached
     from ranklens.engine.backends.qdrant import QdrantBackend
 

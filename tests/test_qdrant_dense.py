@@ -55,3 +55,43 @@ def test_dense_without_dense_vectors_is_refused(tmp_path) -> None:
     push(Workbench(corpus).retriever(setup_for(corpus, {"scorer": "bm25"})), f"qdrant:{tmp_path}")
     with QdrantBackend.open(f"qdrant:{tmp_path}") as backend, pytest.raises(RanklensError, match="no dense vectors"):
         Workbench(corpus, backend=backend).retriever(setup_for(corpus, {"scorer": "dense"}))
+
+
+def rrf_bounds(parts: list[np.ndarray], rrf_k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each chunk's lowest and highest RRF score over every order of the ties within each part.
+
+    Engines break ties their own way (ranklens by the lower index, Qdrant by its own order), so a chunk tied
+    in a part may take any of the tied ranks; untied chunks have one score, and the sum over chunks is fixed.
+    """
+    lo, hi = np.zeros(parts[0].size), np.zeros(parts[0].size)
+    for s in parts:
+        best = (s[None, :] > s[:, None]).sum(axis=1) + 1
+        worst = (s[None, :] >= s[:, None]).sum(axis=1)
+        hi += np.where(s != 0, 1 / (rrf_k + best), 0.0)
+        lo += np.where(s != 0, 1 / (rrf_k + worst), 0.0)
+    return lo, hi
+
+
+def test_rrf_of_bm25_and_dense_through_qdrant_equals_local_fusion(tmp_path) -> None:
+    model = str(tiny_models.static_model(tmp_path / "static"))
+    corpus = load_corpus("studio-alfa")
+    workbench = Workbench(corpus)
+    fused = {"scorer": "fusion", "fuse": ("bm25", "dense"), "fusion_method": "rrf", "model": model}
+    push(workbench.retriever(setup_for(corpus, {"scorer": "bm25", "model": model})), f"qdrant:{tmp_path / 'q'}",
+         dense=workbench.retriever(setup_for(corpus, {"scorer": "dense", "model": model})).scorer)
+    local = workbench.retriever(setup_for(corpus, fused))
+    with QdrantBackend.open(f"qdrant:{tmp_path / 'q'}") as backend:
+        remote = Workbench(corpus, backend=backend).retriever(setup_for(corpus, fused))
+        for text in QUERIES + [q.text for q in corpus.questions]:
+            query = local.query(text)
+            scores = local.scorer.scores(query)
+            ids, theirs = remote.scorer.top_k(query, len(local.chunks))
+            assert sorted(ids) == list(np.flatnonzero(scores > 0))
+            assert theirs.sum() == pytest.approx(scores.sum(), rel=1e-9)
+            lo, hi = rrf_bounds(local.scorer.component_scores(query), local.setup.rrf_k)
+            assert np.all((lo[ids] - 1e-12 <= theirs) & (theirs <= hi[ids] + 1e-12)), text
+            untied = lo[ids] == hi[ids]
+            np.testing.assert_allclose(theirs[untied], scores[ids][untied], rtol=1e-12)
+        assert remote.explain(QUERIES[3], int(ids[0])).notes[-1].endswith("up to float32")
+        with pytest.raises(RanklensError, match="fuses bm25 and dense by rrf only"):
+            Workbench(corpus, backend=backend).retriever(setup_for(corpus, {**fused, "fusion_method": "zscore"}))

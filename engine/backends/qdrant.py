@@ -33,6 +33,7 @@ import numpy as np
 from ranklens.engine.backends.fingerprint import differences, fingerprint
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.scoring.fusion import RRF_DEPTH
 
 if TYPE_CHECKING:
     from qdrant_client import QdrantClient
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
 API_KEY_ENV = "QDRANT_API_KEY"
 SPARSE = "bm25"  # the vectors' names in the collection: the scorers they stand for
 DENSE = "dense"
+FUSION = "fusion"  # RRF of the two, by Qdrant (prefetch both, then its RRF with ranklens' rrf_k)
 TIMEOUT_S = 5  # a server that does not answer fails within this, not after the client's default minute
 BATCH = 256  # points per upload request
 RETRIES = 3  # attempts per batch before the push gives up (upserts by id: a retried batch writes nothing twice)
@@ -178,13 +180,16 @@ class QdrantBackend:
 
     def ranking(self, setup: Setup, corpus: Corpus) -> Setup:
         stored = self.stored if self.stored is not None else self._load(corpus.name)
-        if setup.scorer == DENSE and DENSE not in stored:
+        if setup.scorer == FUSION and (set(setup.fuse) != {SPARSE, DENSE} or setup.fusion_method != "rrf"):
+            raise RanklensError(f"collection {self.collection!r} fuses bm25 and dense by rrf only "
+                                f"(not {setup.fusion_method} of {'+'.join(setup.fuse)})")
+        if setup.scorer in (DENSE, FUSION) and DENSE not in stored:
             raise RanklensError(f"collection {self.collection!r} holds no dense vectors "
                                 "(ranklens push --dense puts them there)")
-        if setup.scorer == DENSE and stored[DENSE]["model"] != setup.model:  # checked before the model loads
+        if setup.scorer in (DENSE, FUSION) and stored[DENSE]["model"] != setup.model:  # before the model loads
             raise RanklensError(f"collection {self.collection!r} was pushed with other settings: "
                                 f"model={stored[DENSE]['model']!r} there, {setup.model!r} here")
-        return setup if setup.scorer in (SPARSE, DENSE) else setup.replace(scorer=SPARSE)
+        return setup if setup.scorer in (SPARSE, DENSE, FUSION) else setup.replace(scorer=SPARSE)
 
     def fingerprint(self) -> dict[str, Any]:
         return self.stored if self.stored is not None else {}
@@ -205,18 +210,39 @@ class QdrantBackend:
     def _query(self, query: QueryTerms, k: int, scorer: Scorer, only: int | None = None) -> Any:
         from qdrant_client import models
 
+        from ranklens.engine.scoring.fusion import FusionScorer
+
         flt = None if only is None else models.Filter(must=[models.HasIdCondition(has_id=[only])])
-        if scorer.name == DENSE:
-            # the local twin encodes the query's text; exact search, so the ranking is the cosine's, not HNSW's
-            vector: Any = cast("DenseScorer", scorer).encode([query.text])[0].tolist()
-            # (local mode always searches exactly, and warns when told to)
-            using, params = DENSE, models.SearchParams(exact=True) if self.target.url else None
-        else:
-            vector = models.SparseVector(indices=query.ids.tolist(), values=query.counts.tolist())
-            using, params = SPARSE, None
+        if isinstance(scorer, FusionScorer):
+            # each part's top RRF_DEPTH, fused by Qdrant: its RRF adds 1/(k + position from 0), ranklens'
+            # 1/(rrf_k + rank from 1), so k = rrf_k + 1 gives the same sums
+            prefetch = [models.Prefetch(query=self._vector(query, part), using=part.name, limit=RRF_DEPTH,
+                                        params=self._params(part))
+                        for part in scorer.parts if part.name != SPARSE or query.ids.size]
+            with speaking(self.target):
+                return self.client.query_points(
+                    self.collection, prefetch=prefetch, query=models.RrfQuery(rrf=models.Rrf(k=scorer.rrf_k + 1)),
+                    limit=k, query_filter=flt, with_payload=False).points
         with speaking(self.target):
-            return self.client.query_points(self.collection, query=vector, using=using, limit=k, query_filter=flt,
-                                            search_params=params, with_payload=False).points
+            return self.client.query_points(self.collection, query=self._vector(query, scorer), using=scorer.name,
+                                            limit=k, query_filter=flt, search_params=self._params(scorer),
+                                            with_payload=False).points
+
+    @staticmethod
+    def _vector(query: QueryTerms, scorer: Scorer) -> Any:
+        """The query as the collection's vector of ``scorer``: term counts, or the local twin's encoding."""
+        from qdrant_client import models
+
+        if scorer.name == DENSE:
+            return cast("DenseScorer", scorer).encode([query.text])[0].tolist()
+        return models.SparseVector(indices=query.ids.tolist(), values=query.counts.tolist())
+
+    def _params(self, scorer: Scorer) -> Any:
+        """Exact search for dense vectors, so the ranking is the cosine's, not HNSW's (local mode is always
+        exact, and warns when told to)."""
+        from qdrant_client import models
+
+        return models.SearchParams(exact=True) if scorer.name == DENSE and self.target.url else None
 
     def search(self, query: QueryTerms, k: int, scorer: Scorer) -> tuple[np.ndarray, np.ndarray]:
         points = self._query(query, k, scorer)
@@ -227,6 +253,11 @@ class QdrantBackend:
     def score_of(self, query: QueryTerms, chunk: int, scorer: Scorer) -> float:
         if scorer.name == SPARSE and not query.ids.size:
             return 0.0
+        if scorer.name == FUSION:
+            # a filter would reach the prefetches and rank the chunk first in each: read it from the fused list
+            ids, scores = self.search(query, 2 * RRF_DEPTH, scorer)
+            found = np.flatnonzero(ids == chunk)
+            return float(scores[found[0]]) if found.size else 0.0
         points = self._query(query, 1, scorer, only=chunk)
         return float(points[0].score) if points else 0.0
 
