@@ -15,7 +15,7 @@ from ranklens.tui.app import make_app
 from ranklens.tui.panes.metrics import MetricsPane
 from ranklens.tui.panes.search import SearchPane
 from ranklens.tui.widgets.lists import KeyTable
-from tests.support.app import notifications, opened, search, settle, until
+from tests.support.app import notifications, opened, screen_text, search, settle, until
 
 SIZE = (100, 30)
 # studio-alfa's first question without an answer; TF-IDF ranks trasferte-2 then accessi-1 for it
@@ -26,6 +26,16 @@ SEED_MRR = 707 / 900  # TF-IDF's MRR over the 15 answerable questions: the seed'
 @pytest.fixture(autouse=True)
 def _own_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+
+
+def detail_text(app) -> str:  # noqa: ANN001
+    from io import StringIO
+
+    from rich.console import Console
+
+    console = Console(width=200, record=True, file=StringIO())
+    console.print(app.query_one("#detail-body").content)
+    return " ".join(console.export_text().split())
 
 
 def grade_cells(pane: SearchPane) -> list[str]:
@@ -144,3 +154,44 @@ async def test_a_bad_run_name_is_a_notification() -> None:
         await settle(pilot)
         assert any("run name '../x'" in n for n in notifications(app))
         assert not Workspace.for_corpus(app.context.corpus).runs_dir.exists()
+
+
+async def test_why_explains_the_relevant_chunk_the_results_miss() -> None:
+    # q11's relevant chunk (copie-2) ranks 5th under TF-IDF: with k = 3 the results miss it
+    app = make_app("studio-alfa", {"k": 3}, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        pane = await search(pilot, "con quale frequenza si verifica che i backup funzionino")
+        assert "copie-2" not in [row.hit.chunk.id for row in pane._rows]
+        await pilot.press("escape", "y")
+        await settle(pilot)
+        text = detail_text(app)
+        assert text.startswith("why? copie-2 ranks 5 of 18 with score")
+        assert "(k = 3: not shown); the top result is" in text
+        assert "this chunk, #5: copie-2" in text and "the top result, #1:" in text
+
+
+async def test_hostile_queries_are_saved_and_shown_literally() -> None:
+    from ranklens.engine.visible import clean
+    from tests.support.hostile import HOSTILE_TEXTS
+
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        for text in HOSTILE_TEXTS[:3]:
+            pane = await search(pilot, text + " password")
+            await pilot.press("escape", "J", "1", "J")
+            await settle(pilot)
+            assert grade_cells(pane)[0] == "1"
+            await pilot.press("y")
+            await settle(pilot)
+            assert "\x1b" not in detail_text(app) and "\x1b" not in screen_text(app)
+        saved = [q.text for q in app.context.workspace.questions()]
+        # stored as the query box holds them: markup as typed, control characters made visible
+        assert saved == [clean(text, keep_newlines=False) + " password" for text in HOSTILE_TEXTS[:3]]
+        assert saved[2].startswith("ansi ␛[31mred␛[0m")
+        assert "ansi ␛[31mred␛[0m title" in screen_text(app)  # the query box, literal
+        # the Metrics tab measures them: three more answerable questions
+        await pilot.press("2")
+        await settle(pilot)
+        assert tfidf(app)[0] == 18
