@@ -190,7 +190,7 @@ async def test_hostile_queries_are_saved_and_shown_literally() -> None:
         # stored as the query box holds them: markup as typed, control characters made visible
         assert saved == [clean(text, keep_newlines=False) + " password" for text in HOSTILE_TEXTS[:3]]
         assert saved[2].startswith("ansi ␛[31mred␛[0m")
-        assert "ansi ␛[31mred␛[0m title" in screen_text(app)  # the query box, literal
+        assert "31mred␛[0m title ␛]0;title␇" in screen_text(app)  # the query box, literal
         # the Metrics tab measures them: three more answerable questions
         await pilot.press("2")
         await settle(pilot)
