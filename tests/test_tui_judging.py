@@ -118,15 +118,21 @@ async def test_outside_judge_mode_digits_switch_tabs() -> None:
         assert not app.context.workspace.log_path.exists()
 
 
+async def save_run_as(pilot, name: str) -> None:  # noqa: ANN001
+    """S, then ``name`` in the dialog and Enter, as a user saves a run."""
+    app = pilot.app
+    await opened(pilot)
+    await pilot.press("escape", "S")
+    await until(pilot, lambda: app.screen.query("#path-input"))
+    app.screen.query_one("#path-input").value = name
+    await pilot.press("enter")
+    await settle(pilot)
+
+
 async def test_save_run_writes_the_run_and_its_sidecar() -> None:
     app = make_app("studio-alfa", cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
-        await pilot.press("escape", "S")
-        await until(pilot, lambda: app.screen.query("#path-input"))
-        app.screen.query_one("#path-input").value = "mine"
-        await pilot.press("enter")
-        await settle(pilot)
+        await save_run_as(pilot, "mine")
         workspace = app.context.workspace
         assert workspace.run_names() == ["mine"]
         meta = json.loads((workspace.runs_dir / "mine.json").read_text())
@@ -146,12 +152,7 @@ async def test_save_run_writes_the_run_and_its_sidecar() -> None:
 async def test_a_bad_run_name_is_a_notification() -> None:
     app = make_app("studio-alfa", cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
-        await pilot.press("escape", "S")
-        await until(pilot, lambda: app.screen.query("#path-input"))
-        app.screen.query_one("#path-input").value = "../x"
-        await pilot.press("enter")
-        await settle(pilot)
+        await save_run_as(pilot, "../x")
         assert any("run name '../x'" in n for n in notifications(app))
         assert not Workspace.for_corpus(app.context.corpus).runs_dir.exists()
 

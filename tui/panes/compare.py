@@ -27,12 +27,11 @@ from ranklens.tui.context import Context
 from ranklens.tui.panes.base import WorkPane
 from ranklens.tui.safe import one_line, safe_text
 from ranklens.tui.widgets.lists import KeyScroll, KeyTable
-from ranklens.tui.widgets.result_detail import why_view
+from ranklens.tui.widgets.result_detail import Why, explained_why
 from ranklens.tui.widgets.work_status import WorkStatus
 
 if TYPE_CHECKING:
     from ranklens.engine.compare import Comparison, Placed, QuestionRow, RunSide
-    from ranklens.engine.why import WhyReport
 
 CURRENT = "@current"  # the current setup among the choices; run names start with a letter or digit
 RANKS_SHOWN = 20  # chunks of each ranking listed for the selected question
@@ -45,11 +44,9 @@ class Compared:
 
 
 @dataclass(frozen=True)
-class Why:
+class QuestionWhy:
     question: str
-    report: WhyReport
-    chunks: int
-    decimals: int
+    why: Why
 
 
 def compare(context: Context, a: str, b: str, progress: Progress) -> Compared:
@@ -71,12 +68,11 @@ def side(context: Context, choice: str, progress: Progress) -> RunSide:
     return saved_side(context.workspace.load_run(choice), context.workbench)
 
 
-def why_not(context: Context, comparison: Comparison, question: QuestionRow, progress: Progress) -> Why:
+def why_not(context: Context, comparison: Comparison, question: QuestionRow, progress: Progress) -> QuestionWhy:
     """Why the question's best relevant chunk ranks where it does under B's setup (A's when B's is unknown)."""
     from ranklens.engine.errors import RanklensError
     from ranklens.engine.retriever import setup_for
     from ranklens.engine.setup import Setup
-    from ranklens.engine.why import why
 
     chosen = comparison.b if comparison.b.setup or not comparison.a.setup else comparison.a
     setup = (Setup.from_mapping(chosen.setup, source=f"{chosen.label}'s setup") if chosen.setup
@@ -86,7 +82,7 @@ def why_not(context: Context, comparison: Comparison, question: QuestionRow, pro
     if not best:
         raise RanklensError(f"question {question.id}: no chunk judged relevant under {chosen.label}'s chunking")
     retriever = context.workbench.retriever(setup, progress)
-    return Why(question.id, why(retriever, question.text, best[0]), len(retriever.chunks), retriever.setup.decimals)
+    return QuestionWhy(question.id, explained_why(retriever, question.text, best[0]))
 
 
 def _p(value: float) -> str:
@@ -268,7 +264,7 @@ class ComparePane(WorkPane):
             self._show_questions()
         elif group == "why":
             self.query_one("#compare-detail", KeyScroll).border_title = f"why? ({one_line(result.question, 30)})"
-            self._detail(why_view(result.report, result.chunks, result.decimals))
+            self._detail(result.why.view())
 
     def _show_questions(self) -> None:
         measures = self.query_one("#compare-measures", Static)

@@ -35,13 +35,12 @@ from ranklens.tui.safe import clean, one_line, safe_text
 from ranklens.tui.widgets.highlight import highlighted, snippet
 from ranklens.tui.widgets.lists import KeyTable, KeyTree
 from ranklens.tui.widgets.query_box import QueryBox
-from ranklens.tui.widgets.result_detail import ResultDetail
+from ranklens.tui.widgets.result_detail import ResultDetail, Why, explained_why
 
 if TYPE_CHECKING:
     from ranklens.engine.corpus import Chunk, Corpus
     from ranklens.engine.retriever import Hit, Retriever
     from ranklens.engine.scoring.explain import Explanation
-    from ranklens.engine.why import WhyReport
     from ranklens.engine.workspace import Workspace
 
 DEBOUNCE_S = 0.15  # typing pauses this long before a search starts
@@ -102,13 +101,6 @@ class Found:
 
 
 @dataclass(frozen=True)
-class Why:
-    report: WhyReport
-    chunks: int
-    decimals: int
-
-
-@dataclass(frozen=True)
 class Explained:
     heading: Text
     text: Text
@@ -166,10 +158,7 @@ def _workspace_grades(workspace: Workspace, retriever: Retriever, question: str)
 
 def why_not(context: Context, chunk: str, progress: Progress) -> Why:
     """engine/why.py's report on ``chunk`` for the context's query."""
-    from ranklens.engine.why import why
-
-    retriever = context.workbench.retriever(context.setup, progress)
-    return Why(why(retriever, context.query, chunk), len(retriever.chunks), retriever.setup.decimals)
+    return explained_why(context.workbench.retriever(context.setup, progress), context.query, chunk)
 
 
 def grade_result(text: str, chunk: str, grade: int | None, workspace: Workspace, corpus: Corpus) -> str:
@@ -319,7 +308,7 @@ class SearchPane(WorkPane):
         elif group == "documents":
             self._fill_tree(result)
         elif group == "why":
-            self.query_one(ResultDetail).show_why(result.report, result.chunks, result.decimals)
+            self.query_one(ResultDetail).show_why(result)
 
     def work_failed(self, group: str, message: str) -> None:
         if group == "documents" or self.context is None:

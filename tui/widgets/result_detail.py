@@ -3,6 +3,7 @@ or a document with one chunk highlighted, or why a chunk ranks where it does, or
 nothing to show."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
@@ -15,6 +16,7 @@ from ranklens.tui.safe import safe_text
 from ranklens.tui.widgets.lists import KeyScroll
 
 if TYPE_CHECKING:  # the engine pulls in numpy; this module is imported before the first paint
+    from ranklens.engine.retriever import Retriever
     from ranklens.engine.scoring.explain import Explanation
     from ranklens.engine.why import WhyReport
 
@@ -41,9 +43,9 @@ class ResultDetail(KeyScroll):
         parts.extend(Text(note, style="dim") for note in explanation.notes)
         self._show(Group(*parts))
 
-    def show_why(self, report: WhyReport, chunks: int, decimals: int) -> None:
+    def show_why(self, why: Why) -> None:
         """"Why not?": the report's sentences, then the chunk's explanation beside the top result's."""
-        self._show(why_view(report, chunks, decimals))
+        self._show(why.view())
 
     def show_document(self, heading: Text, text: Text) -> None:
         self._show(Group(heading, text))
@@ -75,6 +77,25 @@ def explanation_table(explanation: Explanation) -> Table:
     table.add_row(Text("total", style="bold"), *[""] * (len(numbers) - 1),
                   Text(_NUMBER.format(explanation.total), style="bold"))
     return table
+
+
+@dataclass(frozen=True)
+class Why:
+    """engine/why.py's report with what its sentences need: how many chunks were ranked, the decimals shown."""
+
+    report: WhyReport
+    chunks: int
+    decimals: int
+
+    def view(self) -> Group:
+        return why_view(self.report, self.chunks, self.decimals)
+
+
+def explained_why(retriever: Retriever, query: str, chunk: str) -> Why:
+    """Why ``chunk`` ranks where it does for ``query`` under the retriever's setup (in a thread worker)."""
+    from ranklens.engine.why import why
+
+    return Why(why(retriever, query, chunk), len(retriever.chunks), retriever.setup.decimals)
 
 
 def why_view(report: WhyReport, chunks: int, decimals: int) -> Group:
