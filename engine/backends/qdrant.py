@@ -146,6 +146,8 @@ class QdrantBackend:
     @classmethod
     def open(cls, target: str, collection: str | None = None, timeout: int = TIMEOUT_S) -> QdrantBackend:
         where = Target.parse(target)
+        if where.path is not None and not os.path.isdir(where.path):  # local mode would make an empty one
+            raise RanklensError(f"{where.text}: no such folder (ranklens push CORPUS --to {where.text} makes one)")
         backend = cls(where, connect(where, timeout), collection)
         if collection is not None:
             try:
