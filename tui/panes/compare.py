@@ -39,23 +39,18 @@ HINT = "Choose A and B: saved runs (S saves the current setup's) or the current 
 
 
 @dataclass(frozen=True)
-class Compared:
-    comparison: Comparison
-
-
-@dataclass(frozen=True)
 class QuestionWhy:
     question: str
     why: Why
 
 
-def compare(context: Context, a: str, b: str, progress: Progress) -> Compared:
+def compare(context: Context, a: str, b: str, progress: Progress) -> Comparison:
     """The comparison of choices ``a`` and ``b`` on the context's questions (in a thread worker)."""
     from ranklens.engine.compare import compare_runs
     from ranklens.engine.measures import DEFAULT_MEASURES
 
     sides = [side(context, choice, progress) for choice in (a, b)]
-    return Compared(compare_runs(sides[0], sides[1], context.corpus.questions, DEFAULT_MEASURES))
+    return compare_runs(sides[0], sides[1], context.corpus.questions, DEFAULT_MEASURES)
 
 
 def side(context: Context, choice: str, progress: Progress) -> RunSide:
@@ -257,8 +252,7 @@ class ComparePane(WorkPane):
 
     def work_done(self, group: str, result: Any) -> None:
         if group == "compare":
-            self.comparison = result.comparison
-            comparison = result.comparison
+            self.comparison = comparison = result
             said = [*comparison.notes, f"randomization: {comparison.permutations:,} sign flips, seed {comparison.seed}"]
             self.query_one(WorkStatus).show(one_line(" · ".join(said), 300))
             self._show_questions()
