@@ -180,8 +180,35 @@ def pruned_top_k(weights: sp.csc_matrix, ids: np.ndarray, query_weights: np.ndar
         if rest[j] < theta:
             assert partial.ids is not None  # dense_share=inf: always the touched form
             keep = partial.values + rest[j] >= theta
-            chunks = partial.ids[keep]
+            chunks = _survivors(weights, terms, w, order, j, partial.ids[keep], partial.values[keep], rest, theta, k)
             scores = exact_scores(weights, terms, w, chunks, base)
             best = top_k(scores, k)
             return chunks[best], scores[best]
     return None
+
+
+# Relative slack on the pruning threshold: sums taken in another order than the query's may
+# differ by a few units in the last place (1e-16 each); the slack keeps such near-ties in.
+_SLACK = 1e-9
+
+
+def _survivors(weights: sp.csc_matrix, terms: np.ndarray, w: np.ndarray, order: np.ndarray, j: int,
+               chunks: np.ndarray, partial: np.ndarray, rest: np.ndarray, theta: float, k: int) -> np.ndarray:
+    """The chunks that may still reach the top k once the terms after ``order[j]`` are added, one by one.
+
+    After each term a chunk's partial score is a lower bound of its score and
+    partial + the bounds of the terms left an upper bound: the k-th best lower
+    bound rises, the upper bounds fall, and the chunks whose upper bound falls
+    below it are dropped (as WAND does), so the long lists are looked up for
+    fewer and fewer chunks.
+    """
+    for jj in range(j + 1, terms.size):
+        if chunks.size <= k:
+            break
+        t = order[jj]
+        found, values = _lookup(weights, int(terms[t]), chunks)
+        partial[found] += np.multiply(values, w[t], dtype=np.float64)
+        theta = max(theta, float(np.partition(partial, partial.size - k)[partial.size - k]))
+        keep = partial + rest[jj] >= theta * (1 - _SLACK)
+        chunks, partial = chunks[keep], partial[keep]
+    return chunks
