@@ -132,3 +132,35 @@ def test_runs_are_saved_with_their_sidecar(tmp_path: Path) -> None:
         workspace.save_run("../x", run, {})
     with pytest.raises(RanklensError, match="no saved run 'nope'"):
         workspace.load_run("nope")
+
+
+def test_a_query_becomes_a_question_once(tmp_path: Path) -> None:
+    corpus = load_corpus("studio-alfa")
+    workspace = Workspace(tmp_path / "ws")
+    own, added = workspace.question_for("  come cambio la password ", corpus)
+    assert (own.id, added) == ("q03", False)  # the corpus' own, spaces aside
+    new, added = workspace.question_for("rimborso taxi", corpus)
+    assert (new.id, new.text, added) == ("w1", "rimborso taxi", True)
+    assert workspace.question_for("rimborso taxi", corpus) == (new, False)
+    assert [q.id for q in workspace.questions()] == ["w1"]
+    with pytest.raises(RanklensError, match="empty query"):
+        workspace.question_for("   ", corpus)
+
+
+def test_a_workbench_with_the_workspace_applied_shares_its_indexes(tmp_path: Path) -> None:
+    from ranklens.engine.retriever import Workbench, setup_for
+
+    corpus = load_corpus("studio-alfa")
+    workbench = Workbench(corpus)
+    setup = setup_for(corpus)
+    before = workbench.retriever(setup)
+    workspace = Workspace(tmp_path / "ws")
+    workspace.judge("u1", "accessi-1", 3)
+    applied, _ = workspace.apply(corpus)
+    judged = workbench.with_questions(applied)
+    after = judged.retriever(setup)
+    assert after.index is before.index and after.scorer is before.scorer and after.chunks is before.chunks
+    assert len(after.corpus.answerable) == len(before.corpus.answerable) + 1
+    assert workbench.corpus is corpus  # the first workbench keeps its questions
+    with pytest.raises(ValueError, match="share this workbench's documents"):
+        workbench.with_questions(load_corpus("battery"))
