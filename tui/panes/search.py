@@ -353,8 +353,9 @@ class SearchPane(WorkPane):
 
     def _show_rows(self, found: Found) -> None:
         context = found.context
-        # The same query again (a judgment applied, a setting changed): the cursor stays on its row.
-        same = self._shown is not None and self._shown.query == context.query
+        # The same query and setup again (the workspace changed: a judgment): the cursor stays on its row
+        # and the detail on its explanation.
+        same = self._shown is not None and (self._shown.query, self._shown.setup) == (context.query, context.setup)
         self.shown_query, self.shown_generation = context.query, context.generation
         self._shown, self._rows, self._terms = context, found.rows, found.terms
         self._relevant, self._found = found.relevant, found
