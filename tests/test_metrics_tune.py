@@ -45,6 +45,7 @@ async def test_u_shows_the_sweep_of_the_current_fusion_and_u_goes_back() -> None
         await pilot.press("u")
         await pilot.pause()
         assert not pane.has_class("-tuned") and app.focused is app.query_one("#metrics-questions")
+        assert status(app).startswith("15 questions, 4 scorers; r re-runs")
 
 
 async def test_a_new_setup_takes_the_old_sweep_away() -> None:

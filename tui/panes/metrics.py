@@ -196,14 +196,18 @@ class MetricsPane(WorkPane):
             self.query_one("#metrics-empty", Static).update(safe_text(message))
             status.show(f"{result.corpus}: no questions")
             return
-        notes = list(dict.fromkeys(note for r in result.scorers for note in r.notes))  # fusion repeats its parts'
-        done = "" if result.complete else " (cancelled before the others)"
-        status.show(" · ".join([f"{plural(result.question_count, 'question')}, "
-                                f"{plural(len(result.scorers), 'scorer')}{done}; r re-runs",
-                                *notes]))
+        status.show(self._summary(result))
         self._show_scorers(result)
         self._show_questions(result)
         self._show_threshold(result)
+
+    @staticmethod
+    def _summary(result: ScorerComparison) -> str:
+        """The status line over a measured table."""
+        notes = list(dict.fromkeys(note for r in result.scorers for note in r.notes))  # fusion repeats its parts'
+        done = "" if result.complete else " (cancelled before the others)"
+        return " · ".join([f"{plural(result.question_count, 'question')}, "
+                           f"{plural(len(result.scorers), 'scorer')}{done}; r re-runs", *notes])
 
     def on_resize(self, event: events.Resize) -> None:
         # Hit rates go compact when narrow; the question list fits its columns itself.
@@ -388,7 +392,7 @@ class MetricsPane(WorkPane):
                         "s switches scorers", severity="warning")
             return
         if self.is_working():
-            self.notify("still evaluating: u once the table is there (Escape stops it)", severity="warning")
+            self.notify("still working: u once it is done (Escape stops it)", severity="warning")
             return
         parts = "+".join(context.setup.fuse)
         self.start_work("tune", lambda progress: tune(context, progress),
@@ -408,9 +412,13 @@ class MetricsPane(WorkPane):
 
     def _show_sweep(self, shown: bool) -> None:
         """The sweep's report in place of the questions and threshold, or back."""
-        had_focus = self.has_class("-tuned") and self.app.focused is self.query_one("#metrics-sweep")
+        was_shown = self.has_class("-tuned")
+        had_focus = was_shown and self.app.focused is self.query_one("#metrics-sweep")
         self.set_class(shown, "-tuned")
         if shown:
             self.query_one("#metrics-sweep", KeyScroll).focus()
-        elif had_focus:
+            return
+        if had_focus:
             self.query_one("#metrics-questions", QuestionList).focus()
+        if was_shown and self.result is not None and self.result.scorers:  # the sweep's verdict goes with it
+            self.query_one(WorkStatus).show(self._summary(self.result))
