@@ -70,13 +70,14 @@ def _best_by_position(scores: np.ndarray, ids: np.ndarray, k: int) -> np.ndarray
     """Positions of the k best candidates, best first, ties by lower id (as exact search)."""
     m = scores.size
     if m <= k:
-        pick = np.arange(m)
-    else:
-        pick = np.argpartition(scores, m - k)[m - k:]
-        kth = scores[pick].min()
-        if np.count_nonzero(scores >= kth) > k:
-            pick = np.flatnonzero(scores >= kth)  # the k-th score is tied: the lower ids among it win
-    return pick[np.lexsort((ids[pick], -scores[pick]))[:k]]
+        return np.lexsort((ids, -scores))
+    pick = np.argpartition(scores, m - k)[m - k:]
+    picked = scores[pick]
+    kth = picked.min()
+    if np.count_nonzero(scores >= kth) > k:
+        pick = np.flatnonzero(scores >= kth)  # the k-th score is tied: the lower ids among it win
+        picked = scores[pick]
+    return pick[np.lexsort((ids[pick], -picked))[:k]]
 
 
 def _best_rows(scores: np.ndarray, ids: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -199,26 +200,19 @@ class IVFIndex(VectorIndex):
         n_probe = self.cells if knob is None else knob
         _check_n_probe(n_probe, self.cells)
         Q = np.atleast_2d(queries)
-        nq, cells = Q.shape[0], self.cells
-        out = np.full((nq, k), -1, dtype=np.intp)
-        out_scores = np.full((nq, k), -np.inf)
-        if nq == 1:
-            near = self.centroids @ Q[0]
-            # argmax takes the lowest index among ties, as the stable sort would
-            probes = (np.argmax(near) if n_probe == 1 else _top_set(near, n_probe)).reshape(1, -1)
-        else:
-            probes = top_k_rows(Q @ self.centroids.T, n_probe)
-        compared = self.sizes[probes].sum(axis=1) + cells
+        nq = Q.shape[0]
         # One query loops over its probed cells; a batch over the cells any query probes, each
         # cell's vectors read once for all its queries (one matrix product). Never over vectors.
         if nq == 1:
-            self._search_one(Q[0], probes[0], k, out[0], out_scores[0])
-        else:
-            step = max(1, _BATCH_CANDIDATES // (n_probe * min(k, self.largest_cell)))
-            for lo in range(0, nq, step):
-                self._search_by_cell(Q[lo:lo + step], probes[lo:lo + step], k, out[lo:lo + step],
-                                     out_scores[lo:lo + step])
-        return Found(out, out_scores, compared)
+            return self._search_one(Q[0], k, n_probe)
+        probes = top_k_rows(Q @ self.centroids.T, n_probe)
+        out = np.full((nq, k), -1, dtype=np.intp)
+        out_scores = np.full((nq, k), -np.inf)
+        step = max(1, _BATCH_CANDIDATES // (n_probe * min(k, self.largest_cell)))
+        for lo in range(0, nq, step):
+            self._search_by_cell(Q[lo:lo + step], probes[lo:lo + step], k, out[lo:lo + step],
+                                 out_scores[lo:lo + step])
+        return Found(out, out_scores, self.sizes[probes].sum(axis=1) + self.cells)
 
     @cached_property
     def sizes(self) -> np.ndarray:
@@ -233,24 +227,34 @@ class IVFIndex(VectorIndex):
     def largest_cell(self) -> int:
         return max(1, int(self.sizes.max()))
 
-    def _search_one(self, q: np.ndarray, probes: np.ndarray, k: int, out: np.ndarray, out_scores: np.ndarray) -> None:
-        """One query: its probed cells, adjacent ones merged, each block one matrix-vector product."""
+    def _search_one(self, q: np.ndarray, k: int, n_probe: int) -> Found:
+        """One query: its probed cells, adjacent ones merged, each block one matrix-vector product.
+
+        Written for few numpy calls: a single search is mostly their fixed cost.
+        """
+        near = self.centroids @ q
+        # argmax takes the lowest index among ties, as the stable sort would
+        probes = [int(np.argmax(near))] if n_probe == 1 else sorted(_top_set(near, n_probe).tolist())
         offsets, vectors, ids = self.bounds, self.vectors, self.ids
         spans: list[list[int]] = []
-        for c in np.sort(probes).tolist():
-            if spans and spans[-1][1] == c:
-                spans[-1][1] = c + 1
+        for c in probes:
+            if spans and spans[-1][1] == offsets[c]:
+                spans[-1][1] = offsets[c + 1]
             else:
-                spans.append([c, c + 1])
+                spans.append([offsets[c], offsets[c + 1]])
         if len(spans) == 1:
-            a, b = offsets[spans[0][0]], offsets[spans[0][1]]
+            a, b = spans[0]
             scores, cand = vectors[a:b] @ q, ids[a:b]
         else:
-            scores = np.concatenate([vectors[offsets[c]:offsets[e]] @ q for c, e in spans])
-            cand = np.concatenate([ids[offsets[c]:offsets[e]] for c, e in spans])
+            scores = np.concatenate([vectors[a:b] @ q for a, b in spans])
+            cand = np.concatenate([ids[a:b] for a, b in spans])
         best = _best_by_position(scores, cand, k)
-        out[:best.size] = cand[best]
-        out_scores[:best.size] = scores[best]
+        found_ids, found_scores = cand[best], scores[best]
+        if best.size < k:  # fewer candidates than k: pad as the batch does
+            found_ids = np.concatenate((found_ids, np.full(k - best.size, -1, dtype=np.intp)))
+            found_scores = np.concatenate((found_scores, np.full(k - best.size, -np.inf)))
+        compared = sum(b - a for a, b in spans) + self.cells
+        return Found(found_ids[None, :], found_scores[None, :], np.array([compared]))
 
     def _search_by_cell(self, Q: np.ndarray, probes: np.ndarray, k: int, out: np.ndarray,
                         out_scores: np.ndarray) -> None:
