@@ -220,6 +220,8 @@ def test_curve_plot_places_points_on_a_log_grid() -> None:
     # 10 is halfway between 1 and 100 on a log scale: column 12 of the 25-column plot
     assert lines[0][5:].index("◆") == 12
     assert "·" in "".join(lines[1:5])  # the segment of curve a
+    over = curve_plot([Curve("c", [(100.0, 1.0)], "bold", "◆"), curves[0]], 30, 6, (0.5, 1.0))
+    assert over[0].plain.endswith("◆")  # a single point on top of a curve's point, whatever the order
     assert lines[6].split() == ["1", "cost", "100"]
 
 

@@ -112,7 +112,7 @@ def curve_plot(
     every vector): on a linear one the cheap end of a curve is a single column.
     The y axis is labelled at its top, middle and bottom; the x axis at both
     ends (``x_format``) with ``x_label`` in the middle. Markers are drawn over
-    the dotted segments, later curves over earlier ones.
+    the dotted segments, a shorter curve's over a longer one's.
     """
     height = max(3, height)
     y_min, y_max = y_range
@@ -140,7 +140,8 @@ def curve_plot(
             for c in range(round(c0) + 1, round(c1)):
                 r = row(y0 + (y1 - y0) * (c - c0) / (c1 - c0))
                 grid[r][c], styles[r][c] = "·", curve.style
-    for curve in curves:
+    # shorter curves over longer ones: a single point (exact search) is never hidden under a curve
+    for curve in sorted(curves, key=lambda c: -len(c.points)):
         for x, y in curve.points:
             r, c = row(y), round(column(x))
             grid[r][c] = curve.marker
