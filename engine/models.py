@@ -46,8 +46,7 @@ NEURAL_EXTRA = "pip install 'ranklens[neural]'"
 WORDLLAMA = "wordllama"
 E5_PREFIXES = ("query: ", "passage: ")
 ENCODE_BATCH = {"static": 1024, "sentence-transformers": 32}  # the largest batch of each kind
-FIRST_BATCH = 8
-REPORT_EVERY_S = 0.25  # what an encoding batch should take: progress and cancellation this often
+FIRST_BATCH = 8  # chunks: the first chunks/s shows at once, whatever the model
 _LOADED_MAX = 2  # models kept in memory per kind: a TUI switching back and forth reloads nothing
 
 
@@ -75,24 +74,18 @@ class TextEncoder:
     def encode_passages(self, texts: Sequence[str], progress: Progress = no_progress) -> np.ndarray:
         """One unit row per chunk, in batches; ``progress`` reports chunks/s and may cancel.
 
-        Batches start small and are sized to take about ``REPORT_EVERY_S`` each (up to the
-        kind's batch size), so a slow model on long chunks still reports and stops within
-        a fraction of a second, and a fast one is not slowed by reporting.
+        Batches start small and are paced (engine/batching.py, up to the kind's batch size),
+        so a slow model on long chunks still reports and stops within a fraction of a second.
         """
+        from ranklens.engine.batching import paced
+
         out = np.zeros((len(texts), self.dims), dtype=np.float32)
         started = time.perf_counter()
         progress(0, len(texts), "encoding chunks")
-        done, size = 0, min(FIRST_BATCH, self.batch_size)
-        while done < len(texts):
-            batch_started = time.perf_counter()
-            batch = [self.passage_prefix + t for t in texts[done:done + size]]
-            out[done:done + len(batch)] = self._encode(batch)
-            done += len(batch)
-            now = time.perf_counter()
-            progress(done, len(texts), f"encoding chunks ({done / max(now - started, 1e-9):,.0f} chunks/s)")
-            # halve or double at most, towards the batch that takes REPORT_EVERY_S
-            wanted = round(len(batch) * REPORT_EVERY_S / max(now - batch_started, 1e-6))
-            size = max(1, min(self.batch_size, 2 * len(batch), max(len(batch) // 2, wanted)))
+        for batch in paced(len(texts), FIRST_BATCH, self.batch_size):
+            out[batch] = self._encode([self.passage_prefix + t for t in texts[batch]])
+            rate = batch.stop / max(time.perf_counter() - started, 1e-9)
+            progress(batch.stop, len(texts), f"encoding chunks ({rate:,.0f} chunks/s)")
         return out
 
     def _encode(self, texts: list[str]) -> np.ndarray:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
+from ranklens.engine.batching import paced
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.index.base import Found, IndexSettingError, IndexStats, VectorIndex, check_k
 from ranklens.engine.progress import Progress, no_progress
@@ -36,7 +37,7 @@ EF_CONSTRUCTION = 128
 DEFAULT_EF_SEARCH = 64
 EF_LADDER = (10, 16, 32, 64, 128, 256, 512)
 HNSW_EXTRA = "pip install 'ranklens[hnsw]'"
-_ADD_BATCH = 5000  # vectors linked between progress reports (where a build can be cancelled)
+_FIRST_ADD, _LARGEST_ADD = 500, 20_000  # vectors linked between progress reports (where a build can stop)
 
 
 def unavailable() -> str | None:
@@ -103,11 +104,12 @@ class HNSWIndex(VectorIndex):
         index = Index(ndim=dims, metric="ip", dtype="f32", connectivity=m, expansion_add=ef_construction,
                       expansion_search=DEFAULT_EF_SEARCH)
         keys = np.arange(n, dtype=np.uint64)
-        for start in range(0, n, _ADD_BATCH):
-            progress(start, n, "linking the HNSW graph")
+        progress(0, n, "linking the HNSW graph")
+        # paced batches (their size does not change the graph: nodes are linked in key order either way)
+        for batch in paced(n, _FIRST_ADD, _LARGEST_ADD):
             # one thread: usearch links nodes in parallel otherwise, and the graph would change run to run
-            index.add(keys[start:start + _ADD_BATCH], data[start:start + _ADD_BATCH], threads=1)
-        progress(n, n, "linking the HNSW graph")
+            index.add(keys[batch], data[batch], threads=1)
+            progress(batch.stop, n, "linking the HNSW graph")
         return cls(index, n, m, ef_construction, time.perf_counter() - started)
 
     def search(self, queries: np.ndarray, k: int, knob: int | None = None) -> Found:
