@@ -172,6 +172,7 @@ class ComparePane(WorkPane):
         self.comparison: Comparison | None = None
         self._questions: list[QuestionRow] = []  # the table's rows, in order
         self._filling = False  # the choices are being set: their Changed events start nothing
+        self._placed = False  # the focus was placed on the questions, the first time the tab was shown
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="compare-sides"):
@@ -191,8 +192,14 @@ class ComparePane(WorkPane):
 
     def on_mount(self) -> None:
         self.query_one(WorkStatus).show(HINT)
-        # The questions are what one reads and moves through; A and B are a shift+tab away.
-        self.query_one("#compare-questions").focus()
+
+    def on_show(self) -> None:
+        # The first time the tab is shown the questions take the focus (the app gave it to A, the first
+        # box): they are what one reads and moves through; A and B are a shift+tab away. Not at mount:
+        # focusing a widget of a hidden tab would switch to it.
+        if not self._placed:
+            self._placed = True
+            self.call_after_refresh(self.query_one("#compare-questions").focus)
 
     # -- the choices --------------------------------------------------------------------------------
 
