@@ -130,3 +130,16 @@ async def test_hostile_question_text_stays_literal() -> None:
         table.move_cursor(row=row)
         await settle(pilot)
         assert "h0: [bold]x and [/] and [TODO] a" in rendered(app, "#compare-detail-body")
+
+
+def test_compare_tab_snapshot(snap_compare) -> None:  # noqa: ANN001
+    """BM25 against TF-IDF at 80x24: the table, the questions by |Δ| and q04's rankings all on screen."""
+    save_runs("studio-alfa", "bm25", "tfidf")
+
+    async def show(pilot) -> None:  # noqa: ANN001
+        await opened(pilot)
+        await pilot.press("escape", "6")
+        await settle(pilot)
+        await choose(pilot, "bm25", "tfidf")
+
+    assert snap_compare(make_app("studio-alfa", cursor_blink=False), terminal_size=(80, 24), run_before=show)

@@ -125,8 +125,8 @@ def rankings_view(comparison: Comparison, question: QuestionRow) -> RenderableTy
     for name in ("A", "", "B", ""):
         if name:
             table.add_column(name, overflow="ellipsis", no_wrap=True, ratio=1)
-        else:  # the move: ↑12, new, dropped
-            table.add_column(name, no_wrap=True, width=7)
+        else:  # the move (↑12, new, dropped), as wide as the longest shown: the ids need the room
+            table.add_column(name, no_wrap=True)
     for i in range(max(len(left), len(right))):
         cells: list[Text] = []
         for placed in (left[i] if i < len(left) else None, right[i] if i < len(right) else None):
