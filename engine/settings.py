@@ -147,6 +147,29 @@ def check_value(spec: Setting, value: Any) -> Any:
     return value
 
 
+OFF_WORDS = ("off", "none")  # typed for an optional setting: no value (no reranker)
+_YES_NO = {"yes": True, "on": True, "true": True, "1": True, "no": False, "off": False, "false": False, "0": False}
+
+
+def parse_text(spec: Setting, text: str) -> Any:
+    """A value typed as text (the TUI's setting prompt) as the setting's type, checked like any other."""
+    text = text.strip()
+    if spec.optional and text.lower() in OFF_WORDS:
+        return None
+    if spec.kind is bool:
+        if text.lower() not in _YES_NO:
+            raise SettingError(spec.name, f"{spec.name} is on or off, got {text!r}")
+        return _YES_NO[text.lower()]
+    if spec.kind in (int, float):
+        try:
+            number = spec.kind(text)
+        except ValueError:
+            raise SettingError(spec.name, f"{spec.name} must be {'a whole number' if spec.kind is int else 'a number'}"
+                               f", got {text!r}") from None
+        return check_value(spec, number)
+    return check_value(spec, text)
+
+
 def _check_range(spec: Setting, value: float) -> None:
     low, high = spec.minimum, spec.maximum
     # TOML and float() accept nan and inf, which would make every BM25 score nan or 0

@@ -134,6 +134,8 @@ class Setup:
             parts.append("fold accents")
         if self.size is not None:
             parts.append(f"chunks {self.chunker} {self.size}/{self.overlap}")
+        if self.rerank:
+            parts.append(f"rerank {Path(self.rerank).name} top {self.rerank_top}")
         parts.append(f"k={self.k}")
         return " · ".join(parts)
 

@@ -635,6 +635,36 @@ class RanklensApp(App[None]):
         if hint:
             self.notify(hint)
 
+    def action_type_setting(self, name: str) -> None:
+        """Ask for a setting no key steps (a model, a reranker, fusion's parts...), then apply it."""
+        from ranklens.engine.settings import OFF_WORDS, parse_text
+        from ranklens.engine.setup import setup_settings
+
+        spec = setup_settings()[name]
+        if self.context is None:
+            self.notify("no corpus is open yet", severity="warning")
+            return
+
+        def chosen(text: str | None) -> None:
+            if text is None or self.context is None:
+                return
+            try:
+                value = parse_text(spec, text)
+            except RanklensError as error:
+                self.notify(str(error), severity="warning", markup=False)
+                return
+            if self.apply_settings({name: value}):
+                self.notify(inactive_hint(self.context.setup, name) or f"{setting_title(name)}: {_shown(value)}",
+                            markup=False)
+            elif self._valid({name: value}):
+                self.notify(f"{setting_title(name)} stays {_shown(value)}", markup=False)
+
+        current = getattr(self.context.setup, name)
+        off = f"; {OFF_WORDS[0]} for none" if spec.optional else ""
+        typed = "" if current is None else ",".join(current) if isinstance(current, tuple) else _shown(current)
+        self.push_screen(PathPrompt(f"{setting_title(name)}: {spec.help}", typed,
+                                    hint=f"Enter applies it{off}, Escape cancels"), chosen)
+
     def _valid(self, changes: dict[str, Any]) -> bool:
         try:
             self.context.setup.replace(**changes)  # type: ignore[union-attr]
@@ -739,6 +769,10 @@ class RanklensApp(App[None]):
         commands += [PaletteCommand(f"Setting: {step.description}", partial(self.action_setting, step.id),
                                     "no key: palette only")
                      for step in SETTING_STEPS if step.key is None]
+        if self.context is not None:
+            commands += [PaletteCommand(f"Set {setting_title(name)}…", partial(self.action_type_setting, name),
+                                        f"now {_shown(getattr(self.context.setup, name))} · typed: no key")
+                         for name in _typed_settings()]
         commands += [PaletteCommand(f"Open corpus {name}", partial(self.switch_corpus, name), description)
                      for name, description in bundled_corpora()]
         commands.append(PaletteCommand("Open corpus from a path…", self.action_open_path,
@@ -768,6 +802,14 @@ def setting_title(name: str) -> str:
     from ranklens.engine.setup import setup_settings
 
     return setup_settings()[name].label()
+
+
+def _typed_settings() -> tuple[str, ...]:
+    """The settings no key steps: the palette asks for their value."""
+    from ranklens.engine.setup import setup_settings
+
+    stepped = {step.setting for step in SETTING_STEPS}
+    return tuple(name for name in setup_settings() if name not in stepped)
 
 
 def _shown(value: Any) -> str:

@@ -39,7 +39,7 @@ from ranklens.tui.widgets.result_detail import ResultDetail, Why, explained_why
 
 if TYPE_CHECKING:
     from ranklens.engine.corpus import Chunk, Corpus
-    from ranklens.engine.retriever import Hit, Retriever
+    from ranklens.engine.retriever import Hit, Retriever, SearchResult
     from ranklens.engine.scoring.explain import Explanation
     from ranklens.engine.workspace import Workspace
 
@@ -79,10 +79,20 @@ class ChunkEntry:
 
 
 @dataclass(frozen=True)
+class Reread:
+    """What the reranker made of a result: its first-stage place and both scores."""
+
+    first_rank: int
+    first_score: float
+    score: float | None  # None below the reranked top
+
+
+@dataclass(frozen=True)
 class ResultRow:
-    hit: Hit
+    hit: Hit  # with the rank-deciding score: the reranker's for the reranked top
     document: str  # the document's title or id, cleaned
     snippet: Text
+    reread: Reread | None = None  # set when the setup has a reranker
 
 
 @dataclass(frozen=True)
@@ -122,9 +132,12 @@ def find(context: Context, progress: Progress) -> Found:
     from ranklens.engine.why import lost_words
 
     retriever = context.workbench.retriever(context.setup, progress)
-    result = retriever.search(context.query)
     analyzer = analyzer_for(context.setup)
-    rows = [_row(retriever, analyzer, hit, result.terms) for hit in result.hits]
+    if context.setup.rerank:
+        result, rows = _reranked(retriever, analyzer, context.query, progress)
+    else:
+        result = retriever.search(context.query)
+        rows = [_row(retriever, analyzer, hit, result.terms) for hit in result.hits]
     # A known question (one sent from Metrics, or typed as it is): its judged chunks get a ✓ and a grade.
     text = context.query.strip()
     question = next((q for q in retriever.corpus.questions if q.text.strip() == text), None) if text else None
@@ -141,6 +154,21 @@ def find(context: Context, progress: Progress) -> Found:
     return Found(context, rows, result.note or "No chunk matches.", tuple(result.terms), relevant,
                  question is not None and question.answerable,
                  " · ".join(f"{name}: {', '.join(words)}" for name, words in said if words), grades, unseen)
+
+
+def _reranked(retriever: Retriever, analyzer: Analyzer, text: str,
+              progress: Progress) -> tuple[SearchResult, list[ResultRow]]:
+    """The first stage's results reread by the setup's reranker (loaded once per process: seconds)."""
+    from ranklens.engine.rerank import rerank_search
+    from ranklens.engine.retriever import Hit
+
+    progress(0, 1, f"reranking with {retriever.setup.rerank}")
+    reranked = rerank_search(retriever, text)
+    rows = [_row(retriever, analyzer,
+                 Hit(hit.rank, hit.index, hit.chunk, hit.first_score if hit.rerank_score is None else hit.rerank_score),
+                 reranked.first.terms, Reread(hit.first_rank, hit.first_score, hit.rerank_score))
+            for hit in reranked.hits]
+    return reranked.first, rows
 
 
 def _workspace_grades(workspace: Workspace, retriever: Retriever, question: str) -> dict[int, int]:
@@ -181,22 +209,35 @@ def undo_judgment(workspace: Workspace, corpus: Corpus) -> str:
     return f"undone: {undone.id} for question {undone.question} is {back} again"
 
 
-def _row(retriever: Retriever, analyzer: Analyzer, hit: Hit, terms: Sequence[str]) -> ResultRow:
+def _row(retriever: Retriever, analyzer: Analyzer, hit: Hit, terms: Sequence[str],
+         reread: Reread | None = None) -> ResultRow:
     document = retriever.corpus.document(hit.chunk.doc_id)
     text = hit.chunk.text[:SNIPPET_CHARS * 4]  # spans past the snippet are never shown
     return ResultRow(hit, one_line(document.title or document.id, 40),
-                     snippet(text, matched_spans(analyzer, text, terms), SNIPPET_CHARS))
+                     snippet(text, matched_spans(analyzer, text, terms), SNIPPET_CHARS), reread)
 
 
-def explain(context: Context, hit: Hit, terms: tuple[str, ...], progress: Progress) -> Explained:
-    """``hit``'s score term by term, and its chunk with the query's terms marked."""
+def explain(context: Context, row: ResultRow, terms: tuple[str, ...], progress: Progress) -> Explained:
+    """The row's score term by term (the first stage's, when a reranker reread it), and its chunk with
+    the query's terms marked."""
+    hit = row.hit
     retriever = context.workbench.retriever(context.setup, progress)
     explanation = retriever.explain(context.query, hit.index)
     text = highlighted(hit.chunk.text, matched_spans(analyzer_for(context.setup), hit.chunk.text, terms))
     document = retriever.corpus.document(hit.chunk.doc_id)
-    heading = Text(f"#{hit.rank}  score {hit.score:.4f}  ", style="bold")
+    heading = Text(f"#{hit.rank}  {_scores(row)}  ", style="bold")
     heading.append_text(safe_text(f"{document.title or document.id} · {hit.chunk.id}", keep_newlines=False))
     return Explained(heading, text, explanation)
+
+
+def _scores(row: ResultRow) -> str:
+    reread = row.reread
+    if reread is None:
+        return f"score {row.hit.score:.4f}"
+    first = f"first stage #{reread.first_rank}, score {reread.first_score:.4f}"
+    if reread.score is None:
+        return f"{first} (below the reranked top)"
+    return f"rerank score {reread.score:.4f} ({first}; explained below)"
 
 
 def list_documents(context: Context, progress: Progress) -> Documents:
@@ -372,7 +413,7 @@ class SearchPane(WorkPane):
             self.query_one(ResultDetail).show_note(found.note if not found.rows else
                                                    "No judged result among these: o shows them all.")
         elif not same:
-            self._explain(self._visible[0].hit)
+            self._explain(self._visible[0])
 
     def _fill_table(self, cursor: int | None = None) -> None:
         """Fill the table from the rows; the cursor goes to row ``cursor`` (None: stays where it is)."""
@@ -434,16 +475,16 @@ class SearchPane(WorkPane):
     @on(DataTable.RowHighlighted, "#results")
     def _result_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if 0 <= event.cursor_row < len(self._visible):
-            self._explain(self._visible[event.cursor_row].hit)
+            self._explain(self._visible[event.cursor_row])
 
     @on(DataTable.RowSelected, "#results")
     def _result_selected(self) -> None:
         self.query_one(ResultDetail).focus()
 
-    def _explain(self, hit: Hit) -> None:
+    def _explain(self, row: ResultRow) -> None:
         # Against the context the rows were computed for: the hit's position is in its chunking.
         if self._shown is not None:
-            self.start_work("explain", partial(explain, self._shown, hit, self._terms))
+            self.start_work("explain", partial(explain, self._shown, row, self._terms))
 
     # -- judging ----------------------------------------------------------------------------------
 
@@ -484,7 +525,7 @@ class SearchPane(WorkPane):
         self.judged_only = not self.judged_only
         self._fill_table(0)
         if self._visible:
-            self._explain(self._visible[0].hit)
+            self._explain(self._visible[0])
         elif self._rows:
             self.query_one(ResultDetail).show_note("No judged result among these: o shows them all.")
 
