@@ -17,7 +17,7 @@ from typing import NoReturn
 from ranklens.cli.options import UsageError, add_setup_options, int_at_least, option_of, setup_overrides
 
 COMMANDS = ("corpora", "search", "eval", "threshold", "chunk", "ivf", "prompt", "index", "compare-scorers", "sweep",
-            "ann", "run", "runs", "compare", "why", "judgments")
+            "ann", "run", "runs", "compare", "why", "judgments", "push")
 # the relevance workflow's commands live in cli/relevance.py (parsers and run_<command>)
 RELEVANCE_COMMANDS = ("run", "runs", "compare", "why", "judgments")
 
@@ -137,6 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
     from ranklens.cli.relevance import add_parsers as add_relevance_parsers  # plain argparse: cheap
 
     add_relevance_parsers(sub)
+    from ranklens.cli.backend import add_parsers as add_backend_parsers  # plain argparse: cheap
+
+    add_backend_parsers(sub)  # push, and --backend on the commands above that rank
     return parser
 
 
@@ -223,13 +226,17 @@ def terminal_text(text: str, keep_newlines: bool = False) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from ranklens.cli import backend
+
     if args.command in RELEVANCE_COMMANDS:
         from ranklens.cli import relevance as cli_commands
     else:
         from ranklens.cli import commands as cli_commands  # type: ignore[no-redef]
 
-    return getattr(cli_commands, f"run_{args.command}")(args, setup_overrides(args) if args.command not in (
-        "corpora", "chunk") else {})
+    run = backend.run_push if args.command == "push" else getattr(cli_commands, f"run_{args.command}")
+    overrides = setup_overrides(args) if args.command not in ("corpora", "chunk") else {}
+    with backend.backend_for(args, overrides):  # --backend: the command's workbenches rank through it
+        return run(args, overrides)
 
 
 if __name__ == "__main__":

@@ -46,6 +46,11 @@ class Backend(Protocol):
         """Where the ranking comes from, for headers: "qdrant:PATH collection NAME"."""
         ...
 
+    @property
+    def notes(self) -> list[str]:
+        """What the user should know about the connection (an API key over plain http)."""
+        ...
+
     def ranking(self, setup: Setup, corpus: Corpus) -> Setup:
         """``setup`` with the scorer the engine ranks by: the setup's own when the collection holds its
         vectors, else the engine's default (RanklensError when the setup asks for vectors the collection lacks)."""
@@ -166,8 +171,8 @@ def over_backend(retriever: Retriever, backend: Backend) -> Retriever:
 
     backend.check(retriever)
     ids, questions = missing_judgments(retriever)
-    notes = [f"{ids} judged id(s) of {questions} question(s) are neither chunks nor documents of "
-             f"{backend.label}: they count as not retrieved"] if ids else []
+    notes = [*backend.notes, *([f"{ids} judged id(s) of {questions} question(s) are neither chunks nor documents "
+                                f"of {backend.label}: they count as not retrieved"] if ids else [])]
     scorer = BackendScorer(backend, retriever.scorer, len(retriever.chunks), notes=notes)
     return dataclasses.replace(retriever, scorer=scorer, source=backend.label)
 

@@ -108,17 +108,28 @@ def connect(target: Target, timeout: int = TIMEOUT_S) -> QdrantClient:
     qdrant_client = _client_module()
     with speaking(target):
         if target.path is not None:
-            client = qdrant_client.QdrantClient(path=target.path)
+            with warnings.catch_warnings():  # its advice to use a server above 20,000 points: docs/qdrant.md
+                warnings.filterwarnings("ignore", message="Local mode is not recommended", category=UserWarning)
+                client = qdrant_client.QdrantClient(path=target.path)
         else:
             # the version check would make a request of its own, with the client's default timeout
-            client = qdrant_client.QdrantClient(url=target.url, api_key=os.environ.get(API_KEY_ENV) or None,
-                                                timeout=timeout, check_compatibility=False)
+            with warnings.catch_warnings():  # a key over plain http: said as a note (insecure_key), not a warning
+                warnings.filterwarnings("ignore", message="Api key is used with an insecure connection")
+                client = qdrant_client.QdrantClient(url=target.url, api_key=os.environ.get(API_KEY_ENV) or None,
+                                                    timeout=timeout, check_compatibility=False)
         try:
             client.get_collections()
         except BaseException:
             client.close()
             raise
     return client
+
+
+def insecure_key(target: Target) -> list[str]:
+    """A note when the API key would cross the network in clear."""
+    if target.url is not None and target.url.startswith("http://") and os.environ.get(API_KEY_ENV):
+        return [f"{API_KEY_ENV} is sent to {target.url} over plain http: use https beyond this machine"]
+    return []
 
 
 def _alias_target(client: QdrantClient, name: str) -> str | None:
@@ -146,6 +157,7 @@ class QdrantBackend:
     @classmethod
     def open(cls, target: str, collection: str | None = None, timeout: int = TIMEOUT_S) -> QdrantBackend:
         where = Target.parse(target)
+        _client_module()  # without the extra, saying so comes first
         if where.path is not None and not os.path.isdir(where.path):  # local mode would make an empty one
             raise RanklensError(f"{where.text}: no such folder (ranklens push CORPUS --to {where.text} makes one)")
         backend = cls(where, connect(where, timeout), collection)
@@ -179,6 +191,10 @@ class QdrantBackend:
     @property
     def label(self) -> str:
         return f"{self.target.text} collection {self.collection}"
+
+    @property
+    def notes(self) -> list[str]:
+        return insecure_key(self.target)
 
     def ranking(self, setup: Setup, corpus: Corpus) -> Setup:
         stored = self.stored if self.stored is not None else self._load(corpus.name)

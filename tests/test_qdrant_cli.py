@@ -1,0 +1,173 @@
+"""`ranklens push` and `--backend` on the command line, over qdrant-client's local mode and tiny HTTP servers.
+
+The oracle is the same command run locally with --scorer bm25 (BM25 lucene).
+Servers that refuse a key or never answer are real sockets, not mocks of the client.
+"""
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+pytest.importorskip("qdrant_client", reason="the qdrant extra is not installed (pip install 'ranklens[qdrant]'; "
+                    "make test-qdrant runs these tests)")
+
+from ranklens.engine.backends.qdrant import QdrantBackend  # noqa: E402
+from ranklens.engine.errors import RanklensError  # noqa: E402
+from tests.support.cli import assert_error, run_cli, stderr_lines  # noqa: E402
+
+
+@pytest.fixture
+def pushed(capsys, tmp_path) -> str:
+    """A local folder holding studio-alfa's collection, as `ranklens push` makes it."""
+    target = f"qdrant:{tmp_path / 'q'}"
+    run = run_cli(capsys, "push", "studio-alfa", "--to", target)
+    assert run.status == 0, run.err
+    assert run.out.startswith(f"pushed 18 chunks of studio-alfa (BM25 lucene k1=1.2 b=0.75 · stop=none · stem=none"
+                              f" · k=5) to {target} collection studio-alfa = studio-alfa-")
+    return target
+
+
+def test_eval_through_the_collection_equals_local_bm25(capsys, pushed: str) -> None:
+    local = run_cli(capsys, "eval", "studio-alfa", "--scorer", "bm25", "--json").json
+    remote = run_cli(capsys, "eval", "studio-alfa", "--backend", pushed, "--json")
+    assert remote.status == 0, remote.err
+    data = remote.json
+    assert data["metrics"] == pytest.approx(local["metrics"], abs=1e-12)
+    assert data["metrics"]["mrr"] == pytest.approx(0.8, abs=0.2)  # a real ranking, not an empty one
+    assert [q["full_rank"] for q in data["per_question"]] == [q["full_rank"] for q in local["per_question"]]
+    assert data["scorer"] == f"{local['scorer']} · through {pushed} collection studio-alfa"
+
+
+def test_search_explain_shows_the_engine_score_beside_the_terms(capsys, pushed: str) -> None:
+    local = run_cli(capsys, "search", "studio-alfa", "rimborso auto", "--scorer", "bm25", "--json").json
+    run = run_cli(capsys, "search", "studio-alfa", "rimborso auto", "--backend", pushed, "--explain", "--json")
+    assert run.status == 0, run.err
+    rows = run.json["results"]
+    assert [r["id"] for r in rows] == [r["id"] for r in local["results"]]
+    assert [r["score"] for r in rows] == pytest.approx([r["score"] for r in local["results"]], rel=1e-5)
+    for row in rows:
+        note = row["explain"]["notes"][-1]
+        assert note.startswith(f"{pushed} collection studio-alfa scores it {row['score']:.6g}: equal to the local")
+
+
+def test_threshold_and_prompt_through_the_collection(capsys, pushed: str) -> None:
+    local = run_cli(capsys, "threshold", "studio-alfa", "--scorer", "bm25", "--json").json
+    remote = run_cli(capsys, "threshold", "studio-alfa", "--backend", pushed, "--json").json
+    assert remote["best_accuracy"] == local["best_accuracy"]
+    assert remote["best_threshold"] == pytest.approx(local["best_threshold"], rel=1e-5)
+    prompt = run_cli(capsys, "prompt", "studio-alfa", "rimborso auto", "--backend", pushed)
+    assert prompt.status == 0 and prompt.out == run_cli(capsys, "prompt", "studio-alfa", "rimborso auto",
+                                                        "--scorer", "bm25").out
+
+
+def test_push_onto_an_existing_collection_needs_replace(capsys, pushed: str) -> None:
+    assert_error(run_cli(capsys, "push", "studio-alfa", "--to", pushed),
+                 "collection 'studio-alfa' exists (--replace replaces it)")
+    again = run_cli(capsys, "push", "studio-alfa", "--to", pushed, "--replace", "--json")
+    assert again.status == 0 and again.json["replaced"].startswith("studio-alfa-")
+
+
+def test_unknown_collection_names_those_there_are(capsys, pushed: str) -> None:
+    assert_error(run_cli(capsys, "eval", "studio-alfa", "--backend", pushed, "--collection", "nope"),
+                 f"{pushed}: no collection 'nope' (it has studio-alfa)")
+
+
+def test_other_analysis_settings_are_refused_with_the_difference(capsys, pushed: str) -> None:
+    assert_error(run_cli(capsys, "eval", "studio-alfa", "--backend", pushed, "--stem", "it", "--k1", "2"),
+                 "collection 'studio-alfa' was pushed with other settings: stem='none' there, 'it' here; "
+                 "k1=1.2 there, 2.0 here")
+
+
+def test_another_scorer_cannot_run_through_a_collection(capsys, pushed: str) -> None:
+    assert_error(run_cli(capsys, "eval", "studio-alfa", "--backend", pushed, "--scorer", "tfidf"),
+                 "--scorer tfidf: a collection ranks by BM25 lucene, its dense vectors or their fusion")
+    assert_error(run_cli(capsys, "push", "studio-alfa", "--to", pushed, "--scorer", "lsa"), "--scorer lsa")
+    assert_error(run_cli(capsys, "push", "studio-alfa", "--to", pushed, "--replace", "--bm25-variant", "bm25+"),
+                 "BM25 lucene's idf", "cannot be pushed")
+
+
+@pytest.mark.parametrize("argv", [
+    ("eval", "studio-alfa", "--backend", "ftp://host"),
+    ("push", "studio-alfa", "--to", "qdrant:"),
+])
+def test_a_location_that_is_not_qdrant(capsys, argv: tuple[str, ...]) -> None:
+    assert_error(run_cli(capsys, *argv), "is not a Qdrant location: give qdrant:PATH")
+
+
+def test_a_folder_that_does_not_exist_is_not_made(capsys, tmp_path) -> None:
+    assert_error(run_cli(capsys, "eval", "studio-alfa", "--backend", f"qdrant:{tmp_path / 'none'}"),
+                 f"qdrant:{tmp_path / 'none'}: no such folder")
+    assert not (tmp_path / "none").exists()
+
+
+def test_collection_without_backend(capsys) -> None:
+    assert_error(run_cli(capsys, "eval", "studio-alfa", "--collection", "x"), "--collection needs --backend")
+
+
+def test_a_refused_connection_is_one_line(capsys) -> None:
+    with socket.socket() as probe:  # a port nobody listens on: bound, then closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    assert_error(run_cli(capsys, "eval", "studio-alfa", "--backend", f"http://127.0.0.1:{port}"),
+                 f"http://127.0.0.1:{port}: cannot reach Qdrant (ConnectError")
+
+
+def test_a_server_that_never_answers_times_out() -> None:
+    with socket.socket() as silent:  # accepts connections (the backlog) and never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        with pytest.raises(RanklensError, match=r"cannot reach Qdrant \(ReadTimeout"):
+            QdrantBackend.open(url, "c", timeout=1)
+
+
+class _Refusing(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:  # noqa: N802 - the handler's protocol
+        body = json.dumps({"status": {"error": "Invalid API key or JWT"}}).encode()
+        self.send_response(401)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def refusing_server() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Refusing)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_refused_api_key(capsys, monkeypatch, refusing_server: str) -> None:
+    monkeypatch.setenv("QDRANT_API_KEY", "wrong")
+    assert_error(run_cli(capsys, "eval", "studio-alfa", "--backend", refusing_server),
+                 f"{refusing_server}: the server refused the API key (status 401; set QDRANT_API_KEY)")
+
+
+def test_judgments_outside_the_collection_are_a_counted_note(capsys, tmp_path) -> None:
+    folder = tmp_path / "c"
+    folder.mkdir()
+    (folder / "corpus.jsonl").write_text("".join(
+        json.dumps({"_id": f"d{i}", "text": text}) + "\n"
+        for i, text in enumerate(["red apples grow", "green pears fall", "blue sky rain"])), encoding="utf-8")
+    (folder / "queries.jsonl").write_text(json.dumps({"_id": "q1", "text": "red apples"}) + "\n", encoding="utf-8")
+    (folder / "qrels").mkdir()
+    (folder / "qrels" / "test.tsv").write_text("q1\td0\t1\n", encoding="utf-8")
+    target = f"qdrant:{tmp_path / 'q'}"
+    assert run_cli(capsys, "push", str(folder), "--to", target).status == 0
+    run = run_cli(capsys, "eval", str(folder), "--backend", target, "--collection", "c", "--json")
+    assert run.status == 0 and run.json["metrics"]["mrr"] == 1.0
+    assert stderr_lines(run, "note") == []
