@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import shlex
-from datetime import datetime, UTC
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -111,24 +110,6 @@ def _run_setup(corpus: Corpus, overrides: dict[str, Any], source: str = COMMAND_
     return setup_for(corpus, {"k": DEFAULT_DEPTH}, overrides, source=source)
 
 
-def _judged_setup(setup: Setup) -> Setup:
-    """The setup with a cheap scorer: resolving judgments needs the chunking only, never a model."""
-    return setup.replace(scorer="bm25", rerank=None)
-
-
-def _resolved(workbench: Workbench, setup: Setup, corpus: Corpus) -> dict[str, dict[str, int]]:
-    from ranklens.engine.runs import resolved_qrels
-
-    return resolved_qrels(workbench.retriever(_judged_setup(setup)), corpus.questions)
-
-
-def _headline(run_ids: dict[str, list[str]], qrels: dict[str, dict[str, int]]) -> dict[str, float]:
-    from ranklens.engine.measures import DEFAULT_MEASURES, measure_run
-
-    measured = measure_run(run_ids, qrels, DEFAULT_MEASURES)
-    return measured.means if measured.questions else {}
-
-
 def _sidecar_path(path: Path) -> Path:
     return path.with_suffix(".json") if path.suffix != ".json" else path.with_name(path.name + ".sidecar.json")
 
@@ -140,7 +121,7 @@ def run_run(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     import json
 
     from ranklens.cli.commands import _TerminalProgress, _print_json, _say, _tell
-    from ranklens.engine.runs import corpus_identity, make_run
+    from ranklens.engine.compare import setup_run
     from ranklens.engine.trec import atomic_write, write_run
 
     corpus, workspace, workbench = _load(args)
@@ -150,23 +131,11 @@ def run_run(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
                          "ranklens judgments --import-queries FILE)")
     name = args.save or Path(args.output).stem
     with _TerminalProgress() as progress:
-        retriever = workbench.retriever(setup, progress)
-        run = make_run(retriever, corpus.questions, setup.k, name, progress)
+        run, meta, _ = setup_run(workbench, setup, name, progress)
+    retriever = workbench.retriever(setup)
     for note in retriever.notes:
         _tell("note", note)
-    qrels = _resolved(workbench, retriever.setup, corpus)
-    headline = _headline(run.ids(), qrels)
-    meta: dict[str, Any] = {
-        "name": name,
-        "corpus": corpus_identity(corpus),
-        "setup": retriever.setup.to_dict(),
-        "describe": retriever.setup.describe(),
-        "k": retriever.setup.k,
-        "created": datetime.now(UTC).isoformat(timespec="seconds"),
-        "questions": len(run.rankings),
-        "judged": len(qrels),
-        "metrics": headline,
-    }
+    headline = meta["metrics"]
     if args.save:
         path = workspace.save_run(args.save, run, meta).path
     else:
@@ -243,20 +212,15 @@ class _NotASetup(Exception):
 def _side(spec: str, corpus: Corpus, workspace: Workspace, workbench: Workbench) -> RunSide:
     """A saved run's name, a TREC run file, or an inline setup, in that order of precedence."""
     from ranklens.cli.commands import _TerminalProgress, _tell
-    from ranklens.engine.compare import RunSide
+    from ranklens.engine.compare import saved_side, setup_side
     from ranklens.engine.errors import RanklensError
-    from ranklens.engine.retriever import setup_for
-    from ranklens.engine.runs import corpus_identity, make_run
-    from ranklens.engine.setup import Setup
-    from ranklens.engine.trec import count_unknown, read_run
-    from ranklens.engine.workspace import read_sidecar
+    from ranklens.engine.trec import read_run
+    from ranklens.engine.workspace import SavedRun, read_sidecar
 
-    meta: dict[str, Any] | None
     if workspace.has_run(spec):
         saved = workspace.load_run(spec)
-        run, meta, where = saved.run, saved.meta, f"run {spec!r}"
     elif Path(spec).is_file():
-        run, meta, where = read_run(spec), read_sidecar(_sidecar_path(Path(spec))), spec
+        saved = SavedRun(spec, read_run(spec), read_sidecar(_sidecar_path(Path(spec))) or {}, Path(spec))
     else:
         try:
             overrides = _inline_setup(spec, corpus)
@@ -267,40 +231,11 @@ def _side(spec: str, corpus: Corpus, workspace: Workspace, workbench: Workbench)
             raise RanklensError(f"{spec!r} is not a saved run in {workspace.root}, not a file, and not a setup")
         setup = _run_setup(corpus, overrides, source=f"setup {spec!r}")
         with _TerminalProgress() as progress:
-            retriever = workbench.retriever(setup, progress)
-            run = make_run(retriever, corpus.questions, setup.k, spec, progress)
-        return RunSide(spec, run, _resolved(workbench, retriever.setup, corpus), retriever.setup.describe(),
-                       retriever.setup.to_dict())
-    for warning in run.warnings:
-        # ranklens' own runs tie scores wherever search does; their rank column keeps its order
-        if not (meta and " tie " in warning):
-            _tell("warning", warning)
-    identity = (meta or {}).get("corpus") or {}
-    if identity and identity.get("fingerprint") != corpus_identity(corpus)["fingerprint"]:
-        raise RanklensError(f"{where} is a run of corpus {identity.get('name')!r} ({identity.get('documents')} "
-                            f"documents), not of {corpus.name!r} as loaded now: runs of different corpora "
-                            "cannot be compared")
-    stored = (meta or {}).get("setup")
-    if isinstance(stored, dict):
-        try:
-            setup = Setup.from_mapping(stored, source=f"{where}'s sidecar")
-        except RanklensError as error:
-            raise RanklensError(f"{where}: its sidecar's setup is not one this ranklens reads ({error})") from None
-    else:
-        setup = setup_for(corpus)  # a foreign run file: the corpus' own chunks
-    qrels = _resolved(workbench, setup, corpus)
-    chunk_ids = {c.id for c in workbench.retriever(_judged_setup(setup)).chunks}
-    ranked = {doc for ranking in run.rankings.values() for doc, _ in ranking}
-    if ranked and not ranked & chunk_ids:
-        raise RanklensError(f"{where}: none of its {len(ranked)} ranked ids is a chunk of {corpus.name!r}: "
-                            "a run of another corpus (or another chunking) cannot be compared")
-    if run.rankings and not set(run.rankings) & {q.id for q in corpus.questions}:
-        raise RanklensError(f"{where}: none of its questions is a question of {corpus.name!r}: a run of another "
-                            "corpus cannot be compared")
-    for warning in count_unknown(run, [q.id for q in corpus.questions], chunk_ids):
-        _tell("warning", f"{where}: {warning}")
-    describe = (meta or {}).get("describe") or ("" if meta else "a TREC run file")
-    return RunSide(spec, run, qrels, describe, stored if isinstance(stored, dict) else None)
+            return setup_side(spec, workbench, setup, progress)
+    side = saved_side(saved, workbench)
+    for note in side.notes:
+        _tell("warning", note)
+    return side
 
 
 def run_compare(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
@@ -373,24 +308,9 @@ def run_why(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     report = why(retriever, valid_unicode(args.query), valid_unicode(args.chunk_id))
     if args.json:
         return _print_json(report.to_dict())
-    decimals = retriever.setup.decimals
     _say(f"# {retriever.corpus.name} · {len(retriever.chunks)} chunks · {retriever.setup.describe()}")
-    if report.note:
-        _say(f"search shows nothing for this query: {report.note}")
-    shown = "shown" if report.in_top_k else "not shown"
-    _say(f"{terminal_text(report.chunk.id)} ranks {report.rank} of {len(retriever.chunks)} with score "
-         f"{report.score:.{decimals}f} (k = {report.k}: {shown}); the top result is "
-         f"{terminal_text(report.top.id)} with {report.top_score:.{decimals}f}")
-    if report.missing:
-        has = f" (the top result has {', '.join(report.missing_in_top)})" if report.missing_in_top else ""
-        _say(f"query terms the chunk lacks: {', '.join(report.missing)}{has}")
-    if report.weaker:
-        _say("terms it has with lower weight: " + ", ".join(
-            f"{w.term} {w.chunk:.{decimals}f} < {w.top:.{decimals}f}" for w in report.weaker))
-    if report.lost:
-        _say("lost to analysis: " + "; ".join(
-            f"{lost.word} ({lost.reason}{' to ' + lost.term if lost.reason == 'stemmed' else ''})"
-            for lost in report.lost))
+    for line in report.summary(len(retriever.chunks), retriever.setup.decimals):
+        _say(terminal_text(line))
     _say("")
     _say(f"the chunk, {terminal_text(report.chunk.id)}: {terminal_text(report.chunk.text)[:200]}")
     _print_explanation(report.explanation)

@@ -42,6 +42,7 @@ class RunSide:
     qrels: Mapping[str, Mapping[str, int]]
     describe: str = ""  # the setup in one line, when known
     setup: dict[str, Any] | None = None
+    notes: tuple[str, ...] = ()  # what reading the run found: unknown ids, ties, questions missing
 
 
 @dataclass(frozen=True)
@@ -212,30 +213,47 @@ def setup_side(label: str, workbench: Workbench, setup: Setup, progress: Progres
 
 
 def saved_side(saved: SavedRun, workbench: Workbench) -> RunSide:
-    """A saved run as a side, its judgments resolved under the chunking of the setup in its sidecar.
+    """A saved run (or a TREC run file, its sidecar as ``meta`` when it has one) as a side, its judgments
+    resolved under the chunking of the setup in its sidecar; the side's notes count its unknown ids.
 
-    Raises ``RanklensError`` when the sidecar names another corpus (or another version of it).
+    Raises ``RanklensError`` when the run is of another corpus: its sidecar names another one (or another
+    version of it), or none of its ids is a chunk or a question of this one.
     """
     from ranklens.engine.retriever import setup_for
     from ranklens.engine.runs import corpus_identity
     from ranklens.engine.setup import Setup
+    from ranklens.engine.trec import count_unknown
 
-    corpus, where = workbench.corpus, f"run {saved.name!r}"
-    identity = saved.meta.get("corpus") or {}
+    corpus, run, meta = workbench.corpus, saved.run, saved.meta
+    where = f"run {saved.name!r}" if saved.path.stem == saved.name else str(saved.path)
+    identity = meta.get("corpus") or {}
     if identity and identity.get("fingerprint") != corpus_identity(corpus)["fingerprint"]:
         raise RanklensError(f"{where} is a run of corpus {identity.get('name')!r} ({identity.get('documents')} "
                             f"documents), not of {corpus.name!r} as loaded now: runs of different corpora "
                             "cannot be compared")
-    stored = saved.meta.get("setup")
+    stored = meta.get("setup")
     if isinstance(stored, dict):
         try:
             setup = Setup.from_mapping(stored, source=f"{where}'s sidecar")
         except RanklensError as error:
             raise RanklensError(f"{where}: its sidecar's setup is not one this ranklens reads ({error})") from None
     else:
-        setup = setup_for(corpus)
-    return RunSide(saved.name, saved.run, resolved_judgments(workbench, setup), str(saved.meta.get("describe") or ""),
-                   stored if isinstance(stored, dict) else None)
+        setup = setup_for(corpus)  # a foreign run file: the corpus' own chunks
+    chunk_ids = {c.id for c in workbench.retriever(judged_setup(setup)).chunks}
+    ranked = {doc for ranking in run.rankings.values() for doc, _ in ranking}
+    if ranked and not ranked & chunk_ids:
+        raise RanklensError(f"{where}: none of its {len(ranked)} ranked ids is a chunk of {corpus.name!r}: "
+                            "a run of another corpus (or another chunking) cannot be compared")
+    question_ids = [q.id for q in corpus.questions]
+    if run.rankings and not set(run.rankings) & set(question_ids):
+        raise RanklensError(f"{where}: none of its questions is a question of {corpus.name!r}: a run of another "
+                            "corpus cannot be compared")
+    # ranklens' own runs tie scores wherever search does; their rank column keeps its order
+    notes = [w for w in run.warnings if not (meta and " tie " in w)]
+    notes += [f"{where}: {w}" for w in count_unknown(run, question_ids, chunk_ids)]
+    describe = str(meta.get("describe") or ("" if meta else "a TREC run file"))
+    return RunSide(saved.name, run, resolved_judgments(workbench, setup), describe,
+                   stored if isinstance(stored, dict) else None, tuple(notes))
 
 
 # -- two rankings of one question ------------------------------------------------------------
