@@ -417,9 +417,8 @@ def run_ann(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     n, dims = vectors.vectors.shape
     _say(f"# {vectors.name}: {n:,} vectors x {dims} dims, {len(vectors.queries)} queries")
     for sweep in sweeps:
-        if sweep.param or sweep.options:
-            built = {**({sweep.param: sweep.param_value} if sweep.param else {}), **sweep.options}
-            _say(f"# {sweep.kind}: " + ", ".join(f"{name} {value}" for name, value in built.items()))
+        if sweep.built:
+            _say(f"# {sweep.kind}: " + ", ".join(f"{name} {value}" for name, value in sweep.built.items()))
     _say(f"{'index':<8} {'setting':>16} {'compared (mean)':>16} {'share':>7} {'recall@10':>10} {'ms/query':>9} "
          f"{'build s':>8} {'MB':>7}")
     for sweep in sweeps:

@@ -62,7 +62,7 @@ async def test_the_synthetic_set_gives_the_seed_numbers_and_hnsw_beside_them() -
         assert rows[1][6] == "10.5" and rows[3][6] == "8.1" and rows[2][6] == ""  # memory, once per index
         assert app.query_one("#ivf-cells").value == "100"  # the defaults for the synthetic set, shown
         assert (app.query_one("#hnsw-m").value, app.query_one("#hnsw-efc").value) == ("16", "128")
-        assert "20,000 vectors × 64 dims, 200 queries, 100 cells, M 16, ef_construction 128" in status(app)
+        assert "20,000 vectors × 64 dims, 200 queries · ivf cells 100 · hnsw M 16, ef_construction 128" in status(app)
         drawn = chart(app)
         assert "recall@10 vs ms/query (log)" in drawn and all(mark in drawn for mark in "◆●▲")
         assert "◆ exact ● ivf ▲ hnsw" in drawn
@@ -82,7 +82,7 @@ async def test_the_corpus_lsa_vectors_with_default_settings() -> None:
                                  *(f"hnsw {s}" for s in HNSW_LADDER)]
         assert table_rows(app)[-1][3] == "1.000"  # ef_search 512 on 18 vectors: every one of them
         assert app.query_one("#ivf-cells").value == "4"
-        assert "18 vectors × 18 dims, 19 queries, 4 cells, M 16" in status(app)
+        assert "18 vectors × 18 dims, 19 queries · ivf cells 4 · hnsw M 16" in status(app)
         assert "poorly trained" in str(app.query_one("#ivf-notes").render())
 
 
@@ -102,7 +102,7 @@ async def test_the_boxes_set_every_index_and_enter_runs() -> None:
         await settle(pilot)
         assert settings(app) == ["exact", "ivf n_probe 1", "ivf n_probe 3", "hnsw ef_search 8", "hnsw ef_search 32"]
         assert app.query_one("#ivf-cells").value == "3" and app.query_one("#hnsw-ef").value == "8,32"
-        assert "3 cells, M 4, ef_construction 20" in status(app)
+        assert "ivf cells 3 · hnsw M 4, ef_construction 20" in status(app)
 
 
 BAD_BOXES = [

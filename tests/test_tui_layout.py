@@ -21,7 +21,7 @@ async def test_the_index_tab_speaks_plainly_about_a_tiny_corpus() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         text = await _index_sweep(app, pilot)
         assert "seed" not in text and "--" not in text
-        assert "1 query," in text and "1 queries" not in text
+        assert "1 query ·" in text and "1 queries" not in text
         notes = " ".join(str(app.query_one("#ivf-notes").render()).split())
         assert "more than exact search" in notes  # a share above 100% is explained, not just shown
 

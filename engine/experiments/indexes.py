@@ -39,10 +39,14 @@ class IndexSweep:
     complete: bool = True
     options: Mapping[str, int] = field(default_factory=dict)  # build settings beside param: ef_construction
 
+    @property
+    def built(self) -> dict[str, int | None]:
+        """The settings the index was built with, by name: ``{"M": 16, "ef_construction": 128}``."""
+        return {**({} if self.param is None else {self.param: self.param_value}), **self.options}
+
     def to_dict(self) -> dict[str, Any]:
         """The ivf JSON shape (``{"rows": [...]}``), with what was swept around it."""
-        param = {} if self.param is None else {self.param: self.param_value}
-        return {"source": self.source, "index": self.kind, **param, **self.options, "knob": self.knob,
+        return {"source": self.source, "index": self.kind, **self.built, "knob": self.knob,
                 "vectors": self.vectors, "dims": self.dims, "queries": self.queries, "build_s": self.stats.build_s,
                 "index_bytes": self.stats.bytes, "warnings": list(self.warnings), "complete": self.complete,
                 "rows": [r.to_dict() for r in self.rows]}

@@ -273,12 +273,11 @@ class IndexPane(WorkPane):
     def _show_summary(self, result: tuple[IndexSweep, ...]) -> None:
         first = result[0]
         source = "synthetic set" if self.source == "synthetic" else first.source
-        built = [f"{plural(s.param_value or 0, 'cell')}" if s.kind == "ivf" else
-                 f"M {s.param_value}, ef_construction {s.options.get('ef_construction')}"
-                 for s in result if s.param is not None]
+        built = [f"{s.kind} " + ", ".join(f"{name} {value}" for name, value in s.built.items())
+                 for s in result if s.built]
         self.query_one(WorkStatus).show(
             f"{source}: {plural(first.vectors, 'vector')} × {first.dims} dims, "
-            f"{first.queries:,} quer{'y' if first.queries == 1 else 'ies'}, {', '.join(built)} · "
+            f"{first.queries:,} quer{'y' if first.queries == 1 else 'ies'} · {' · '.join(built)} · "
             "recall@10 against exact search")
         notes = ["visited: vectors compared per query (IVF: those in the probed cells + 1 per centroid; "
                  "HNSW: distances computed on the graph walk)"]
