@@ -235,3 +235,11 @@ async def test_escape_cancels_a_sweep_and_r_runs_it_again() -> None:
         await pilot.press("escape")
         await settle(pilot)
         assert "cancelled · r runs it again" in status(app) and table_rows(app) == []
+
+
+def test_a_curve_is_joined_in_knob_order_even_where_time_steps_back() -> None:
+    # knob order: (1, 0.5) -> (100, 0.75) -> (10, 1.0): the second segment runs right to left
+    lines = [line.plain[5:] for line in curve_plot([Curve("a", [(1.0, 0.5), (100.0, 0.75), (10.0, 1.0)], "bold")],
+                                                   30, 5, (0.5, 1.0))]
+    assert lines[0].index("●") == 12 and lines[2].endswith("●") and lines[4].startswith("●")
+    assert "·" in lines[1][13:24]  # between (10, 1.0) and (100, 0.75), drawn though 10 comes after 100

@@ -85,7 +85,7 @@ def dot_rows(rows: Sequence[DotRow], width: int, mark: float | None = None, mark
 
 @dataclass(frozen=True)
 class Curve:
-    """One series of a curve plot: its points (x, y), joined left to right unless it is a single point."""
+    """One series of a curve plot: its points (x, y), joined in their order (a knob's, cheapest first)."""
 
     label: str
     points: Sequence[tuple[float, float]]
@@ -134,10 +134,10 @@ def curve_plot(
         return height - 1 - _column(y, y_min, y_max, height)
 
     for curve in curves:
-        ordered = sorted(curve.points)
-        for (x0, y0), (x1, y1) in zip(ordered, ordered[1:]):
+        # joined in the order given (a knob's), not by x: measured times may step back
+        for (x0, y0), (x1, y1) in zip(curve.points, curve.points[1:]):
             c0, c1 = column(x0), column(x1)
-            for c in range(round(c0) + 1, round(c1)):
+            for c in range(round(min(c0, c1)) + 1, round(max(c0, c1))):
                 r = row(y0 + (y1 - y0) * (c - c0) / (c1 - c0))
                 grid[r][c], styles[r][c] = "·", curve.style
     # shorter curves over longer ones: a single point (exact search) is never hidden under a curve
