@@ -53,6 +53,9 @@ class WorkPane(Vertical):
     # Groups whose job returns what it finished when cancelled (a comparison of scorers): that part
     # is shown rather than thrown away, unless a newer context came meanwhile.
     KEEPS_PARTIAL: frozenset[str] = frozenset()
+    # A tab whose work waits for the index the app is building (search, prompt): what takes long is that
+    # build, so Escape stops the app's workers too, as the app's own Escape does.
+    WAITS_FOR_INDEX = False
 
     class Partial(Message):
         """What a cancelled run of a KEEPS_PARTIAL group finished, posted from its thread."""
@@ -169,7 +172,10 @@ class WorkPane(Vertical):
         return not (getattr(self.app, "typing", False) and action in _typing_actions(type(self)))
 
     def action_cancel_work(self) -> None:
-        self.cancel_runs()
+        if self.WAITS_FOR_INDEX:
+            self.app.workers.cancel_all()
+        else:
+            self.cancel_runs()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker

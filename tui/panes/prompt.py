@@ -48,6 +48,7 @@ def build_prompt(context: Context, progress: Progress) -> Built:
 
 class PromptPane(WorkPane):
     DEFAULT_CSS = "PromptPane { padding: 0; }"  # its boxes are framed to the edge
+    WAITS_FOR_INDEX = True
     BINDINGS = [
         Binding("c", "copy", "copy", tooltip="Copy prompt", id="prompt.copy"),
         Binding("ctrl+s", "save", "save", tooltip="Save prompt", id="prompt.save"),
@@ -90,11 +91,6 @@ class PromptPane(WorkPane):
     def work_failed(self, group: str, message: str) -> None:
         if self.context is not None:
             self._show(self.context, "", message)
-
-    def action_cancel_work(self) -> None:
-        # The prompt waits for the index the app is building, which is what takes long: Escape stops
-        # that too, as the app's own Escape does.
-        self.app.workers.cancel_all()
 
     def _show(self, context: Context, prompt: str, info: str) -> None:
         self.prompt, self.prompt_query = prompt, context.query

@@ -259,6 +259,7 @@ def placeholder_for(corpus: Corpus) -> str:
 
 class SearchPane(WorkPane):
     DEFAULT_CSS = "SearchPane { padding: 0; }"  # its boxes are framed to the edge
+    WAITS_FOR_INDEX = True
     # The app's keys that matter most here, shown in this tab's footer (the help lists them under Everywhere).
     BINDINGS = [
         Binding("slash", "app.focus_query", "query", id="search.query"),
@@ -359,11 +360,6 @@ class SearchPane(WorkPane):
             return
         self._show_rows(Found(self.context, [], message))
         self.notify(message, severity="error", markup=False)
-
-    def action_cancel_work(self) -> None:
-        # A search waits for the index the app is building, which is what takes long: Escape stops
-        # that too, as the app's own Escape does.
-        self.app.workers.cancel_all()
 
     def show_query(self, text: str) -> str:
         """Put ``text`` in the query box (a question sent from another tab); returns it as the box
