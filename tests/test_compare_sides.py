@@ -46,3 +46,22 @@ def test_a_run_of_another_corpus_is_refused(tmp_path: Path) -> None:
     saved = workspace.load_run(workspace.save_run("other", run, meta).name)
     with pytest.raises(RanklensError, match="runs of different corpora cannot be compared"):
         saved_side(saved, Workbench(load_corpus("studio-alfa")))
+
+
+def test_a_run_file_with_unknown_ids_is_a_side_with_its_unknowns_counted(tmp_path: Path) -> None:
+    from ranklens.engine.trec import read_run, write_run
+    from ranklens.engine.workspace import SavedRun
+
+    corpus = load_corpus("studio-alfa")
+    workbench = Workbench(corpus)
+    run, _, _ = setup_run(workbench, run_depth(setup_for(corpus, {"scorer": "bm25"})), "bm25")
+    run.rankings["q01"] = [("no-such-chunk", 9.0), *run.rankings["q01"]]
+    run.rankings["zz"] = [("copie-1", 1.0)]
+    path = tmp_path / "edited.run"
+    write_run(path, run, "edited")
+    side = saved_side(SavedRun(str(path), read_run(path), {}, path), workbench)  # no sidecar: a foreign file
+    assert side.describe == "a TREC run file"
+    assert side.notes == (f"{path}: 15 line(s) tie the score of the line above; ordered by their rank column "
+                          "(trec_eval orders ties by docid, ranx arbitrarily)",  # a foreign file: its ties are said
+                          f"{path}: 1 question(s) of the run are not the corpus' (ignored)",
+                          f"{path}: 1 ranked id(s) are not chunks of the corpus (never relevant)")
