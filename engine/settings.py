@@ -27,9 +27,11 @@ from ranklens.engine.errors import RanklensError
 LANGUAGES = ("it", "en", "es")
 CHUNKERS = ("words", "sentences")
 BM25_VARIANTS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
+DELTA_VARIANTS = ("bm25l", "bm25+")  # the BM25 variants that add delta to every term frequency component
 # rrf: reciprocal rank fusion; sum: the mean of min-max normalised scores; minmax and zscore: a convex
 # combination (fusion_weight on the first scorer) of min-max or z-score normalised scores
 FUSION_METHODS = ("rrf", "sum", "minmax", "zscore")
+WEIGHTED_FUSIONS = ("minmax", "zscore")  # the fusion methods that take fusion_weight
 SKLEARN_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 MAX_DECIMALS = 12  # a float64 score has no more digits worth printing
 DEFAULT_SIZE = 100  # words per chunk for raw documents when nothing says otherwise

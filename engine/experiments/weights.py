@@ -25,6 +25,7 @@ from ranklens.engine.errors import RanklensError
 from ranklens.engine.metrics import NDCG_K, QuestionScores, score_question
 from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.scoring.fusion import NORMALISERS, FusionScorer, convex_weights, fuse_lists
+from ranklens.engine.settings import FUSION_METHODS, WEIGHTED_FUSIONS
 from ranklens.engine.significance import paired_t_test, randomization_test
 
 if TYPE_CHECKING:
@@ -32,8 +33,7 @@ if TYPE_CHECKING:
 
 WEIGHTS = tuple(round(w, 2) for w in np.linspace(0.0, 1.0, 11))
 FOLDS = 5
-METHODS = ("rrf", "sum", "minmax", "zscore")  # the order ties are broken in
-WEIGHTED = ("minmax", "zscore")  # the methods that take a weight
+METHODS = FUSION_METHODS  # in the order ties are broken in
 NDCG = f"ndcg@{NDCG_K}"
 
 
@@ -107,7 +107,7 @@ class FusionSweep:
 def candidates(methods: Sequence[str] = METHODS, weights: Sequence[float] = WEIGHTS) -> tuple[Candidate, ...]:
     """The fusions a sweep tries, in tie-breaking order."""
     return tuple(c for m in METHODS if m in methods
-                 for c in ([Candidate(m, float(w)) for w in weights] if m in WEIGHTED else [Candidate(m)]))
+                 for c in ([Candidate(m, float(w)) for w in weights] if m in WEIGHTED_FUSIONS else [Candidate(m)]))
 
 
 def fusion_sweep(retriever: Retriever, weights: Sequence[float] = WEIGHTS, folds: int = FOLDS,
@@ -142,7 +142,7 @@ def fusion_sweep(retriever: Retriever, weights: Sequence[float] = WEIGHTS, folds
             return score_question(QuestionScores(question.id, question.text, scores, rel, grades)).ndcg  # noqa: B023
 
         # Each normalisation once per question; the weights only mix them.
-        normalised = {m: [NORMALISERS[m](s) for s in lists] for m in WEIGHTED if m in methods}
+        normalised = {m: [NORMALISERS[m](s) for s in lists] for m in WEIGHTED_FUSIONS if m in methods}
         for j, c in enumerate(tried):
             if c.weight is None:
                 fused = fuse_lists(lists, c.method, scorer.rrf_k)
@@ -179,7 +179,7 @@ def grid_lines(sweep: FusionSweep) -> list[str]:
     prints it and the Metrics tab shows it."""
     lines = [f"nDCG@{NDCG_K} of each fusion of {'+'.join(sweep.parts)} on {sweep.questions:,} questions "
              f"(weight: {sweep.parts[0]}'s share)"]
-    weighted = [m for m in WEIGHTED if sweep.weights(m)]
+    weighted = [m for m in WEIGHTED_FUSIONS if sweep.weights(m)]
     if weighted:
         lines.append(f"{'weight':>7}" + "".join(f"{m:>9}" for m in weighted))
         for row in zip(*(sweep.weights(m) for m in weighted)):

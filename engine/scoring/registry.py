@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from collections.abc import Callable, Iterator, Sequence
 
 from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.settings import DELTA_VARIANTS, WEIGHTED_FUSIONS
 
 if TYPE_CHECKING:
     from ranklens.engine.scoring.base import Scorer
@@ -124,13 +125,13 @@ def spec(name: str) -> ScorerSpec:
 
 def _bm25_details(setup: Setup) -> str:
     text = f"k1={setup.k1:g} b={setup.b:g}"
-    return text + (f" δ={setup.delta:g}" if setup.bm25_variant in ("bm25l", "bm25+") else "")
+    return text + (f" δ={setup.delta:g}" if setup.bm25_variant in DELTA_VARIANTS else "")
 
 
 def _fusion_details(setup: Setup) -> str:
     if setup.fusion_method == "rrf":
         return f"rrf rrf_k={setup.rrf_k}"
-    if setup.fusion_method in ("minmax", "zscore"):
+    if setup.fusion_method in WEIGHTED_FUSIONS:
         return f"{setup.fusion_method} w={setup.fusion_weight:g}"
     return setup.fusion_method
 
