@@ -200,3 +200,27 @@ def test_judgments_the_collection_does_not_hold_are_counted(tmp_path) -> None:
         assert remote.notes == [f"3 judged id(s) of 2 question(s) are neither chunks nor documents of "
                                 f"qdrant:{tmp_path} collection studio-alfa: they count as not retrieved"]
         assert [r.rank for r in remote.evaluate(latency_sample=1).evaluation.per_question[:2]] == [None, None]
+
+
+def test_explain_warns_when_the_collection_scores_otherwise(tmp_path) -> None:
+    """A point rewritten behind ranklens' back (as another writer, or a sharded idf, would make it) scores
+    otherwise there than here: the explanation says so, with both scores."""
+    from qdrant_client import QdrantClient, models
+
+    corpus = load_corpus("studio-alfa")
+    setup = setup_for(corpus, BM25)
+    local = Workbench(corpus).retriever(setup)
+    push(local, f"qdrant:{tmp_path}", "alfa")
+    text = corpus.questions[0].text
+    top = local.search(text, 1).hits[0]
+    row = local.index.counts[top.index]
+    client = QdrantClient(path=str(tmp_path))
+    try:
+        doubled = models.SparseVector(indices=row.indices.tolist(), values=[2.0] * row.indices.size)
+        client.update_vectors("alfa", points=[models.PointVectors(id=top.index, vector={"bm25": doubled})])
+    finally:
+        client.close()
+    with QdrantBackend.open(f"qdrant:{tmp_path}", "alfa") as backend:
+        note = Workbench(corpus, backend=backend).retriever(setup).explain(text, top.index).notes[-1]
+    assert note.startswith(f"warning: qdrant:{tmp_path} collection alfa scores it ")
+    assert f"the local computation {top.score:.6g}" in note and note.endswith("beyond float32)")
