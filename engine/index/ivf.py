@@ -33,7 +33,8 @@ FAISS_ITERATIONS = 10
 # to convergence, in float64): under a second, and seed 004's set (20,000 x 100) stays below,
 # so its pinned table is unchanged. Above it that recipe costs 20x FAISS' (83 s at 200k x 1000).
 SEED_RECIPE_PAIRS = 1 << 21
-# Candidates kept per query while a batch is searched (scores and ids): bounds its memory.
+# Candidate places (queries x n_probe x k, a score and an id each) held at once while a batch is
+# searched: bounds its memory; a larger batch goes in blocks of queries.
 _BATCH_CANDIDATES = 1 << 21
 
 
