@@ -75,16 +75,22 @@ def test_bm25_top10_through_qdrant_equals_local(pushed) -> None:
     assert compared == len(queries(local.corpus))
 
 
-def test_studio_alfa_first_question_scores_pinned(tmp_path) -> None:
+@pytest.fixture
+def alfa(tmp_path):
+    """studio-alfa under BM25: (local retriever, the same setup through a freshly pushed collection 'alfa')."""
     corpus = load_corpus("studio-alfa")
-    local = Workbench(corpus).retriever(setup_for(corpus, BM25))
+    setup = setup_for(corpus, BM25)
+    local = Workbench(corpus).retriever(setup)
     push(local, f"qdrant:{tmp_path}", "alfa")
     with QdrantBackend.open(f"qdrant:{tmp_path}", "alfa") as backend:
-        remote = Workbench(corpus, backend=backend).retriever(setup_for(corpus, BM25))
-        hits = remote.search(corpus.questions[0].text, 3).hits
-        mine = local.search(corpus.questions[0].text, 3).hits
-        label = remote.search(corpus.questions[0].text).scorer
-    assert label.endswith(f"through qdrant:{tmp_path} collection alfa")
+        yield local, Workbench(corpus, backend=backend).retriever(setup)
+
+
+def test_studio_alfa_first_question_scores_pinned(alfa, tmp_path) -> None:
+    local, remote = alfa
+    text = local.corpus.questions[0].text
+    hits, mine = remote.search(text, 3).hits, local.search(text, 3).hits
+    assert remote.search(text).scorer.endswith(f"through qdrant:{tmp_path} collection alfa")
     assert [h.chunk.id for h in hits] == [h.chunk.id for h in mine]
     assert [round(h.score, 4) for h in hits] == [round(h.score, 4) for h in mine]
 
@@ -97,32 +103,22 @@ def test_eval_metrics_through_qdrant_equal_local(pushed) -> None:
     assert mine.metrics["mrr"] > 0
 
 
-def test_threshold_and_prompt_through_qdrant_equal_local(tmp_path) -> None:
-    corpus = load_corpus("studio-alfa")
-    setup = setup_for(corpus, BM25)
-    local = Workbench(corpus).retriever(setup)
-    push(local, f"qdrant:{tmp_path}", "alfa")
-    with QdrantBackend.open(f"qdrant:{tmp_path}", "alfa") as backend:
-        remote = Workbench(corpus, backend=backend).retriever(setup)
-        report, mine = remote.threshold(), local.threshold()
-        assert report.best_accuracy == mine.best_accuracy
-        assert report.best_threshold == pytest.approx(mine.best_threshold, rel=1e-5)
-        assert [q.top_score for q in report.unanswerable] == pytest.approx(
-            [q.top_score for q in mine.unanswerable], rel=1e-5)
-        text = corpus.questions[1].text
-        assert remote.prompt(text) == local.prompt(text)
+def test_threshold_and_prompt_through_qdrant_equal_local(alfa) -> None:
+    local, remote = alfa
+    report, mine = remote.threshold(), local.threshold()
+    assert report.best_accuracy == mine.best_accuracy
+    assert report.best_threshold == pytest.approx(mine.best_threshold, rel=1e-5)
+    assert [q.top_score for q in report.unanswerable] == pytest.approx(
+        [q.top_score for q in mine.unanswerable], rel=1e-5)
+    text = local.corpus.questions[1].text
+    assert remote.prompt(text) == local.prompt(text)
 
 
-def test_explain_puts_qdrant_score_beside_local_terms(tmp_path) -> None:
-    corpus = load_corpus("studio-alfa")
-    setup = setup_for(corpus, BM25)
-    local = Workbench(corpus).retriever(setup)
-    push(local, f"qdrant:{tmp_path}", "alfa")
-    with QdrantBackend.open(f"qdrant:{tmp_path}", "alfa") as backend:
-        remote = Workbench(corpus, backend=backend).retriever(setup)
-        text = corpus.questions[0].text
-        top = remote.search(text, 1).hits[0]
-        explanation = remote.explain(text, top.index)
+def test_explain_puts_qdrant_score_beside_local_terms(alfa) -> None:
+    local, remote = alfa
+    text = local.corpus.questions[0].text
+    top = remote.search(text, 1).hits[0]
+    explanation = remote.explain(text, top.index)
     assert explanation.terms == local.explain(text, top.index).terms
     assert "equal to the local" in explanation.notes[-1]
     assert f"{top.score:.6g}" in explanation.notes[-1]
