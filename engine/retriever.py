@@ -132,6 +132,13 @@ class Workbench:
             retriever = Retriever(self.corpus, setup, chunks, index, scorer, index_s=time.perf_counter() - started)
             return retriever if self.backend is None else over_backend(retriever, self.backend)
 
+    def chunks(self, setup: Setup, progress: Progress = no_progress) -> list[Chunk]:
+        """The chunks ``setup`` ranks, without building its index or scorer (a dense model's encoding)."""
+        with self._lock:
+            if self.backend is not None:
+                setup = self.backend.ranking(setup, self.corpus)
+            return self._chunking(self._chunk_key(setup), setup, progress)
+
     def _chunk_key(self, setup: Setup) -> tuple:
         if setup.size is None and len(self.corpus.chunks) > 0:
             return ("native",)

@@ -260,7 +260,8 @@ class ComparePane(WorkPane):
     def work_done(self, group: str, result: Any) -> None:
         if group == "compare":
             self.comparison = comparison = result
-            said = [*comparison.a.notes, *comparison.b.notes, *comparison.notes, f"randomization: {comparison.permutations:,} sign flips, seed {comparison.seed}"]
+            said = [*comparison.a.notes, *comparison.b.notes, *comparison.notes,
+                    f"randomization: {comparison.permutations:,} sign flips, seed {comparison.seed}"]
             self.query_one(WorkStatus).show(one_line(" · ".join(said), 300))
             self._show_questions()
         elif group == "why":

@@ -241,8 +241,9 @@ def _scores(row: ResultRow) -> str:
 
 
 def list_documents(context: Context, progress: Progress) -> Documents:
-    """The context's chunks grouped by document, for the tree."""
-    chunks = context.workbench.retriever(context.setup, progress).chunks
+    """The context's chunks grouped by document, for the tree (the chunks only: the app builds the index and
+    the scorer, and says how that goes on the setup line)."""
+    chunks = context.workbench.chunks(context.setup, progress)
     by_document: dict[str, list[int]] = {}
     for position, chunk in enumerate(chunks):
         by_document.setdefault(chunk.doc_id, []).append(position)

@@ -14,13 +14,13 @@ class SetupLine(Static):
         corpus' ("it", or "es (detected)" when guessed from its text)."""
         # "studio-alfa 18 chunks it · BM25 lucene k1=1.2 b=0.75 · stop=none · stem=none · top 5" fills 80 columns
         head = clean(corpus, keep_newlines=False)
-        parts = [head if chunks is None else f"{head} {chunks:,} chunk{'' if chunks == 1 else 's'}"]
-        if language:
-            parts[0] += f" {language}"
-        if setup:
-            parts.append(setup)
-        line = Content(" · ".join(parts))
+        if chunks is not None:
+            head += f" {chunks:,} chunk{'' if chunks == 1 else 's'}"
+        line = Content(f"{head} {language}" if language else head)
+        # The status (progress, an error) comes before the setup, whose end a narrow terminal cuts off.
         if status:
-            line = line + Content.styled(f"  {clean(status, keep_newlines=False)}",
+            line = line + Content.styled(f"  {clean(status, keep_newlines=False)} ",
                                          "$text-error" if error else "$text-warning")
+        if setup:
+            line = line + Content(f" · {setup}")
         self.update(line)

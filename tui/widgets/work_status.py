@@ -51,13 +51,15 @@ class WorkStatus(Horizontal):
 
     def reporter(self, run: int) -> Progress:
         """A ``Progress`` that worker threads may call: it only posts messages, a few a second."""
-        last = 0.0
+        last, last_label = 0.0, ""
 
         def report(done: int, total: int, label: str) -> None:
-            nonlocal last
+            nonlocal last, last_label
             now = time.monotonic()
-            if now - last >= UPDATE_EVERY_S:
-                last = now
+            # A new stage and a stage's end always show: dropping them left "exact: search" on screen
+            # through the 4 s IVF build that followed it.
+            if now - last >= UPDATE_EVERY_S or label != last_label or (total and done >= total):
+                last, last_label = now, label
                 self.post_message(WorkStatus.Update(run, done, total, label))
 
         return report
