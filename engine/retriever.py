@@ -117,6 +117,11 @@ class Workbench:
             raise ValueError("with_questions: the corpus must share this workbench's documents and chunks")
         return replace(self, corpus=corpus)
 
+    def with_backend(self, backend: Backend | None) -> Workbench:
+        """This workbench ranking through ``backend`` (None: ranklens' own index), sharing its chunkings,
+        term indexes and scorers (the local scorers explain the backend's scores): nothing is built again."""
+        return replace(self, backend=backend)
+
     def retriever(self, setup: Setup, progress: Progress = no_progress) -> Retriever:
         with self._lock:
             started = time.perf_counter()
