@@ -55,6 +55,7 @@ class ScorerComparison:
     threshold: ThresholdReport | None
     threshold_note: str  # why there is no threshold analysis
     complete: bool = True  # False when cancelled: the finished scorers only
+    notes: tuple[str, ...] = ()  # what the table leaves out and why (scorers a backend cannot rank)
 
     def to_dict(self) -> dict[str, Any]:
         names = [r.scorer for r in self.scorers]
@@ -63,7 +64,7 @@ class ScorerComparison:
             "complete": self.complete, "scorers": [r.to_dict() for r in self.scorers],
             "per_question": [q.to_dict(names) for q in self.questions],
             "threshold": None if self.threshold is None else self.threshold.to_dict(),
-            "threshold_note": self.threshold_note,
+            "threshold_note": self.threshold_note, "notes": list(self.notes),
         }
 
 
@@ -77,12 +78,15 @@ def compare_scorers(workbench: Workbench, setup: Setup, scorers: Sequence[str] |
     ``complete`` False. ``checkpoint`` runs between scorers, once what the
     previous one built is cached.
     """
+    corpus = workbench.corpus
+    if workbench.backend is not None:
+        setup = workbench.backend.ranking(setup, corpus)  # the scorer the collection ranks by is the current one
     names = tuple(scorers if scorers is not None else
                   (n for n in scorer_names() if spec(n).compared or n == setup.scorer))
-    corpus = workbench.corpus
+    names, notes = _rankable(workbench, setup, names)
     answerable = corpus.answerable
     if not answerable:
-        return ScorerComparison(corpus.name, setup.scorer, (), (), 0, None, "")
+        return ScorerComparison(corpus.name, setup.scorer, (), (), 0, None, "", notes=notes)
     steps = len(names) + 1
     results: list[ScorerResult] = []
     retrievers: dict[str, Retriever] = {}
@@ -102,7 +106,27 @@ def compare_scorers(workbench: Workbench, setup: Setup, scorers: Sequence[str] |
         threshold, note, complete = None, "cancelled", False
     questions = _question_rows(answerable[:question_rows], results, retrievers)
     return ScorerComparison(corpus.name, setup.scorer, tuple(results), questions, len(answerable),
-                            threshold, note, complete)
+                            threshold, note, complete, notes)
+
+
+def _rankable(workbench: Workbench, setup: Setup, names: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The scorers among ``names`` the workbench's backend ranks by, and a note naming the others (all of
+    them, and no note, without a backend): a collection holds the vectors of some scorers only."""
+    backend = workbench.backend
+    if backend is None:
+        return names, ()
+    kept = []
+    for name in names:
+        try:
+            if backend.ranking(setup.replace(scorer=name), workbench.corpus).scorer == name:
+                kept.append(name)
+        except RanklensError:  # its vectors are not in the collection (dense, fusion without --dense)
+            pass
+    left = [spec(name).label for name in names if name not in kept]
+    if not left:
+        return tuple(kept), ()
+    return tuple(kept), (f"through {backend.label}: {', '.join(left)} left out (the collection cannot rank by "
+                         f"{'it' if len(left) == 1 else 'them'})",)
 
 
 def _threshold(workbench: Workbench, setup: Setup, retrievers: dict[str, Retriever],

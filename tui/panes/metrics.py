@@ -207,7 +207,7 @@ class MetricsPane(WorkPane):
         notes = list(dict.fromkeys(note for r in result.scorers for note in r.notes))  # fusion repeats its parts'
         done = "" if result.complete else " (cancelled before the others)"
         return " · ".join([f"{plural(result.question_count, 'question')}, "
-                           f"{plural(len(result.scorers), 'scorer')}{done}; r re-runs", *notes])
+                           f"{plural(len(result.scorers), 'scorer')}{done}; r re-runs", *result.notes, *notes])
 
     def on_resize(self, event: events.Resize) -> None:
         # Hit rates go compact when narrow; the question list fits its columns itself.
