@@ -10,9 +10,12 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ranklens.cli.options import UsageError, add_setup_options, int_at_least
+
+if TYPE_CHECKING:
+    from ranklens.engine.backends.base import Backend
 
 # the commands whose ranking may come from a collection (compare-scorers and the experiments build every
 # scorer locally: they have no --backend)
@@ -38,10 +41,15 @@ def add_parsers(sub: Any) -> None:
     push.add_argument("--json", action="store_true")
     add_setup_options(push, with_k=False)
     for name in BACKEND_COMMANDS:
-        group = sub.choices[name].add_argument_group("backend (the qdrant extra)")
-        group.add_argument("--backend", metavar=TARGET,
-                           help="rank through a collection made by `ranklens push` (API key from $QDRANT_API_KEY)")
-        group.add_argument("--collection", metavar="NAME", help="the collection (default: the corpus' name)")
+        add_backend_options(sub.choices[name])
+
+
+def add_backend_options(parser: argparse.ArgumentParser) -> None:
+    """``--backend``/``--collection``: on the commands that rank, and on the TUI's own command line."""
+    group = parser.add_argument_group("backend (the qdrant extra)")
+    group.add_argument("--backend", metavar=TARGET,
+                       help="rank through a collection made by `ranklens push` (API key from $QDRANT_API_KEY)")
+    group.add_argument("--collection", metavar="NAME", help="the collection (default: the corpus' name)")
 
 
 def _scorer_allowed(overrides: dict[str, Any], allowed: tuple[str, ...], what: str) -> None:
@@ -50,21 +58,30 @@ def _scorer_allowed(overrides: dict[str, Any], allowed: tuple[str, ...], what: s
                          f"{' or '.join(allowed)}, or none")
 
 
+def open_backend(args: argparse.Namespace, overrides: dict[str, Any]) -> Backend | None:
+    """The collection ``--backend`` names, opened (None without the option); bad input raises, as one line."""
+    target = getattr(args, "backend", None)
+    if target is None:
+        if getattr(args, "collection", None) is not None and getattr(args, "command", None) != "push":
+            raise UsageError("ranklens: --collection needs --backend")
+        return None
+    _scorer_allowed(overrides, ("bm25", "dense", "fusion"),
+                    "a collection ranks by BM25 lucene, its dense vectors or their fusion")
+    from ranklens.engine.backends.qdrant import QdrantBackend
+
+    return QdrantBackend.open(target, args.collection)
+
+
 @contextmanager
 def backend_for(args: argparse.Namespace, overrides: dict[str, Any]) -> Iterator[None]:
     """Run the command inside: its workbenches rank through ``--backend``'s collection, when it names one."""
-    target = getattr(args, "backend", None)
-    if target is None:
-        if getattr(args, "collection", None) is not None and args.command != "push":
-            raise UsageError("ranklens: --collection needs --backend")
+    backend = open_backend(args, overrides)
+    if backend is None:
         yield
         return
-    _scorer_allowed(overrides, ("bm25", "dense", "fusion"),
-                    "a collection ranks by BM25 lucene, its dense vectors or their fusion")
     from ranklens.engine.backends.base import attached
-    from ranklens.engine.backends.qdrant import QdrantBackend
 
-    with attached(QdrantBackend.open(target, args.collection)):
+    with attached(backend):
         yield
 
 

@@ -148,6 +148,9 @@ def _tui_parser() -> argparse.ArgumentParser:
                      f"Subcommands: {', '.join(COMMANDS)} (ranklens COMMAND --help).")
     parser.add_argument("corpus", nargs="?", default="studio-alfa")
     add_setup_options(parser)
+    from ranklens.cli.backend import add_backend_options  # plain argparse: cheap
+
+    add_backend_options(parser)
     return parser
 
 
@@ -163,9 +166,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if argv and not argv[0].startswith("-"):
             _check_corpus_or_command(argv[0])
         args = _tui_parser().parse_args(argv)
+        from ranklens.cli.backend import open_backend
+
+        overrides = setup_overrides(args)
+        backend = open_backend(args, overrides)  # an unreachable server or unknown collection: said before the TUI
         from ranklens.tui.app import run_app
 
-        run_app(args.corpus, setup_overrides(args))
+        run_app(args.corpus, overrides, backend)
         return 0
     except UsageError as error:
         return _fail(str(error))

@@ -49,6 +49,7 @@ from ranklens.tui.widgets.query_box import QueryBox
 from ranklens.tui.widgets.setup_line import SetupLine
 
 if TYPE_CHECKING:
+    from ranklens.engine.backends.base import Backend
     from ranklens.engine.corpus import Corpus
     from ranklens.engine.retriever import Workbench
     from ranklens.engine.setup import Setup
@@ -145,7 +146,7 @@ class RanklensApp(App[None]):
     BINDINGS = [*APP_BINDINGS, *SETTING_BINDINGS]
 
     def __init__(self, corpus: str = DEFAULT_CORPUS, overrides: dict[str, Any] | None = None,
-                 cursor_blink: bool = True, tabs: Mapping[str, Tab] = TABS) -> None:
+                 cursor_blink: bool = True, tabs: Mapping[str, Tab] = TABS, backend: Backend | None = None) -> None:
         super().__init__()
         self.tabs = dict(tabs)
         self.first_tab = next(iter(self.tabs))
@@ -163,6 +164,7 @@ class RanklensApp(App[None]):
                                                          if key not in tab_keys}}
         self.corpus_spec = corpus
         self.overrides = dict(overrides or {})
+        self._first_backend = backend  # the collection of the command line, for the first corpus opened
         self.cursor_blink = cursor_blink  # read by every text box; snapshot tests turn it off
         self.context: Context | None = None
         self._query = ""  # kept apart from the context: typing may start before the corpus is loaded
@@ -243,6 +245,8 @@ class RanklensApp(App[None]):
 
     def on_unmount(self) -> None:
         release_kept()  # the process may go on (tests, a program embedding the app): its heap is its own again
+        if self.backend is not None:
+            self.backend.close()  # a local folder stays locked while its client is open
 
     # -- opening a corpus --------------------------------------------------------------------------
 
@@ -251,11 +255,14 @@ class RanklensApp(App[None]):
         self._set_status(f"opening {spec}…")
         # After the next frame: at start, the worker's imports (numpy, scipy) would hold the GIL the
         # first paint needs.
-        self.call_after_refresh(self.open_corpus, spec)
+        # The command line's collection ranks the first corpus; another corpus is ranked locally.
+        backend, self._first_backend = self._first_backend, None
+        self.call_after_refresh(self.open_corpus, spec, backend)
 
     @work(thread=True, exclusive=True, group="corpus")
-    def open_corpus(self, spec: str) -> None:
-        """Load ``spec`` and build its index, then make it the app's corpus."""
+    def open_corpus(self, spec: str, backend: Backend | None = None) -> None:
+        """Load ``spec`` and build its index, then make it the app's corpus (ranked through ``backend`` when it
+        holds the corpus' chunks under its setup; else locally, the reason told)."""
         from ranklens.engine import loaders
         from ranklens.tui.recent import recent_corpora, remember_corpus
         from ranklens.engine.cache import IndexCache
@@ -275,26 +282,56 @@ class RanklensApp(App[None]):
             # of the time its analysis takes.
             minimum = ENGINE_CACHE_MIN_CHUNKS if CACHE_MIN_CHUNKS is None else CACHE_MIN_CHUNKS
             workbench = Workbench(applied, IndexCache(), minimum)
+            if backend is not None:
+                workbench, backend = self._through(workbench, backend, setup, progress)
             retriever = workbench.retriever(setup, progress)
             keep_built()
             if Path(spec).expanduser().exists():  # a path, not a bundled name: offered again by the Open dialog
                 remember_corpus(spec)
             recent = recent_corpora()
         except Cancelled:
+            self._close_quietly(backend)
             self.call_from_thread(self._failed, f"opening {spec} cancelled", False)
             return
         except RanklensError as error:
+            self._close_quietly(backend)
             self.call_from_thread(self._failed, str(error))
             return
         except Exception as error:  # noqa: BLE001 - a loader bug on input nobody foresaw must not end the app
+            self._close_quietly(backend)
             self.call_from_thread(self._failed, f"cannot open {spec}: {type(error).__name__}: {error}")
             return
         self.call_from_thread(self._opened, workbench, setup, len(retriever.chunks), retriever.setup, recent,
                               workspace, corpus, warnings)
 
+    def _through(self, workbench: Workbench, backend: Backend, setup: Setup,
+                 progress: Any) -> tuple[Workbench, Backend | None]:
+        """``workbench`` ranking through ``backend`` when the collection answers for ``setup`` (in a worker);
+        else ``workbench`` itself, the backend closed and the reason told."""
+        try:
+            through = workbench.with_backend(backend)
+            through.retriever(setup, progress)
+        except RanklensError as error:
+            backend.close()
+            self.call_from_thread(self.notify, f"ranked locally: {error}", title="collection", severity="error")
+            return workbench, None
+        return through, backend
+
+    @staticmethod
+    def _close_quietly(backend: Backend | None) -> None:
+        if backend is not None:
+            backend.close()
+
+    @property
+    def backend(self) -> Backend | None:
+        """The collection the open corpus is ranked through, None when ranklens' own index ranks it."""
+        return None if self.context is None else self.context.workbench.backend
+
     def _opened(self, workbench: Workbench, setup: Setup, chunks: int, ran: Setup, recent: list[str],
                 workspace: Workspace, corpus: Corpus, warnings: list[str]) -> None:
         previous = self.context
+        if previous is not None and previous.workbench.backend not in (None, workbench.backend):
+            self._close_in_worker(previous.workbench.backend)  # the corpus it ranked is gone
         self.recent = recent
         self._chunk_count, self._ran = chunks, ran
         self._no_corpus = ""
@@ -518,11 +555,11 @@ class RanklensApp(App[None]):
         except Exception as error:  # noqa: BLE001 - a bug in a scorer must not close the app with the user's work
             self.call_from_thread(self._failed, f"indexing failed: {type(error).__name__}: {error}")
             return
-        self.call_from_thread(self._index_built, context.setup, len(retriever.chunks), retriever.notes,
-                              retriever.setup)
+        self.call_from_thread(self._index_built, context, len(retriever.chunks), retriever.notes, retriever.setup)
 
-    def _index_built(self, setup: Setup, chunks: int, notes: list[str], ran: Setup) -> None:
-        if self.context is None or setup != self.context.setup:
+    def _index_built(self, context: Context, chunks: int, notes: list[str], ran: Setup) -> None:
+        # built for another setup, or ranked by another engine (a collection opened or let go since)
+        if self.context is None or context.setup != self.context.setup or context.workbench.backend is not self.backend:
             return
         self._chunk_count, self._ran = chunks, ran
         self._set_status("")
@@ -542,8 +579,9 @@ class RanklensApp(App[None]):
             language = str(corpus.settings.get("language") or "")
             if language and corpus.language_detected:
                 language += " (detected)"
-            line.show(corpus.name, self._chunk_count, describe(setup), self._status, self._status_is_error,
-                      language)
+            through = f" · through {self.backend.label}" if self.backend is not None else ""
+            line.show(corpus.name, self._chunk_count, describe(setup) + through, self._status,
+                      self._status_is_error, language)
 
     def _set_status(self, status: str, error: bool = False) -> None:
         self._status, self._status_is_error = status, error
@@ -750,6 +788,95 @@ class RanklensApp(App[None]):
                                     hint="Enter opens it, → completes a path, Escape cancels",
                                     suggester=PathSuggester(self.recent), recent=self.recent), chosen)
 
+    # -- ranking through a collection (engine/backends/) ---------------------------------------------
+
+    def action_open_collection(self) -> None:
+        """Ask where the collection is and its name, then rank the open corpus through it."""
+        if self.context is None:
+            self.notify("no corpus is open yet", severity="warning")
+            return
+        name = self.context.corpus.name
+
+        def located(target: str | None) -> None:
+            if not target:
+                return
+
+            def named(collection: str | None) -> None:
+                if collection is not None:  # Escape: nothing opened; Enter on an empty box: the corpus' name
+                    self.open_collection(target, collection or name)
+
+            self.push_screen(PathPrompt(f"The collection in {target}", name,
+                                        hint="Enter opens it (ranklens push names it after the corpus), "
+                                             "Escape cancels"), named)
+
+        self.push_screen(PathPrompt("Open a Qdrant collection: qdrant:PATH (a folder made by ranklens push) "
+                                    "or http(s)://HOST:PORT (API key from $QDRANT_API_KEY)",
+                                    hint="Enter goes on to the collection's name, Escape cancels"), located)
+
+    def open_collection(self, target: str, collection: str) -> None:
+        """Rank the open corpus through ``collection`` at ``target``; on any refusal the app ranks as before."""
+        if self.context is None:
+            return
+        self._set_status(f"opening {target}…")
+        # A local folder admits one client at a time: the one open now lets go first (the panes rank
+        # locally meanwhile), and stays let go if the new one is refused.
+        previous = self.backend
+        if previous is not None:
+            self._go_local()
+        self._open_collection(self.context, target, collection, previous)
+
+    @work(thread=True, exclusive=True, group="backend")
+    def _open_collection(self, context: Context, target: str, collection: str, previous: Backend | None) -> None:
+        from ranklens.engine.backends.qdrant import QdrantBackend
+
+        self._close_quietly(previous)
+        worker = get_current_worker()
+        progress = cancellable(self._progress_from_thread, lambda: worker.is_cancelled)
+        backend: Backend | None = None
+        try:
+            backend = QdrantBackend.open(target, collection)
+            retriever = context.workbench.with_backend(backend).retriever(context.setup, progress)
+        except (Cancelled, RanklensError) as error:
+            self._close_quietly(backend)
+            cancelled = isinstance(error, Cancelled)
+            self.call_from_thread(self._set_status, f"opening {target} cancelled" if cancelled else "")
+            if not cancelled:
+                self.call_from_thread(self.notify, str(error), title="collection", severity="error")
+            return
+        self.call_from_thread(self._collection_opened, context, backend, len(retriever.chunks), retriever.setup)
+
+    def _collection_opened(self, context: Context, backend: Backend, chunks: int, ran: Setup) -> None:
+        if self.context is None or self.context.workspace is not context.workspace or self.backend is not None:
+            self._close_in_worker(backend)  # another corpus (or collection) came first
+            return
+        self._set_status("")
+        self._change(workbench=self.context.workbench.with_backend(backend))
+        if self.context.setup == context.setup:
+            self._chunk_count, self._ran = chunks, ran
+            self._refresh_setup_line()
+        else:  # the setup changed meanwhile: build what runs of the new one through the collection
+            self._build_index(self.context)
+        self.notify(f"ranking through {backend.label}", title="collection")
+
+    def action_use_local_index(self) -> None:
+        backend = self.backend
+        if backend is None:
+            self.notify("the local index ranks already")
+            return
+        self._go_local()
+        self._close_in_worker(backend)
+        self.notify(f"ranking with the local index (not through {backend.label})")
+
+    def _go_local(self) -> None:
+        """The open corpus ranked by ranklens' own index again (its pieces are built already)."""
+        assert self.context is not None
+        self._chunk_count, self._ran = None, None
+        self._change(workbench=self.context.workbench.with_backend(None))
+        self._build_index(self.context)
+
+    def _close_in_worker(self, backend: Backend) -> None:
+        self.run_worker(backend.close, thread=True, group="backend-close", exit_on_error=False)
+
     # -- the command palette -----------------------------------------------------------------------
 
     def palette_commands(self) -> list[PaletteCommand]:
@@ -777,6 +904,12 @@ class RanklensApp(App[None]):
                      for name, description in bundled_corpora()]
         commands.append(PaletteCommand("Open corpus from a path…", self.action_open_path,
                                        "a BEIR folder, a folder of .txt/.md files or a .jsonl file"))
+        commands.append(PaletteCommand("Open a Qdrant collection…", self.action_open_collection,
+                                       "rank the open corpus through a collection made by ranklens push "
+                                       "(the qdrant extra)"))
+        if self.backend is not None:
+            commands.append(PaletteCommand("Use the local index", self.action_use_local_index,
+                                           f"rank locally again, not through {self.backend.label}"))
         return commands
 
 
@@ -837,12 +970,14 @@ def inactive_hint(setup: Setup, name: str) -> str:
 
 
 def make_app(corpus: str = DEFAULT_CORPUS, overrides: dict[str, Any] | None = None,
-             cursor_blink: bool = True, tabs: Mapping[str, Tab] = TABS) -> RanklensApp:
+             cursor_blink: bool = True, tabs: Mapping[str, Tab] = TABS, backend: Backend | None = None
+             ) -> RanklensApp:
     """The app on ``corpus`` with setup ``overrides`` (Setup field -> value), not yet running;
-    ``tabs`` is the tab table it shows (tests give one with a tab of their own)."""
-    return RanklensApp(corpus, overrides, cursor_blink, tabs)
+    ``tabs`` is the tab table it shows (tests give one with a tab of their own); ``backend`` (opened,
+    the app closes it) ranks the corpus."""
+    return RanklensApp(corpus, overrides, cursor_blink, tabs, backend)
 
 
-def run_app(corpus_spec: str, overrides: dict[str, Any]) -> None:
-    """Run the TUI until the user quits: what ``ranklens [CORPUS]`` calls."""
-    make_app(corpus_spec, overrides).run()
+def run_app(corpus_spec: str, overrides: dict[str, Any], backend: Backend | None = None) -> None:
+    """Run the TUI until the user quits: what ``ranklens [CORPUS] [--backend ...]`` calls."""
+    make_app(corpus_spec, overrides, backend=backend).run()

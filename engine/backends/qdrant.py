@@ -110,7 +110,10 @@ def connect(target: Target, timeout: int = TIMEOUT_S) -> QdrantClient:
         if target.path is not None:
             with warnings.catch_warnings():  # its advice to use a server above 20,000 points: docs/qdrant.md
                 warnings.filterwarnings("ignore", message="Local mode is not recommended", category=UserWarning)
-                client = qdrant_client.QdrantClient(path=target.path)
+                # The TUI opens the collection in one worker thread and queries it from others (local mode
+                # answers from memory; its sqlite file is written by a push, from one thread): sqlite's
+                # same-thread check, on where it is built for one thread per connection (macOS), would refuse
+                client = qdrant_client.QdrantClient(path=target.path, force_disable_check_same_thread=True)
         else:
             # the version check would make a request of its own, with the client's default timeout
             with warnings.catch_warnings():  # a key over plain http: said as a note (insecure_key), not a warning
