@@ -118,7 +118,7 @@ def _note_k(retriever: Retriever, overrides: dict[str, Any]) -> None:
 
 
 def _header(retriever: Retriever) -> str:
-    return f"# {retriever.corpus.name} · {len(retriever.chunks)} chunks · {retriever.setup.describe()}"
+    return f"# {retriever.corpus.name} · {len(retriever.chunks)} chunks · {retriever.description}"
 
 
 def run_corpora(args: argparse.Namespace, overrides: dict[str, Any]) -> int:

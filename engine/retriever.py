@@ -253,7 +253,7 @@ class Retriever:
             raise RanklensError(f"k must be at least 1 (got {k})")
         query = self.query(text)
         unknown = tuple(t for t in dict.fromkeys(query.terms) if t not in self.index.term_ids)
-        describe = self._description
+        describe = self.description
         needs_terms = self._spec.needs_terms(self.setup)  # a neural encoder reads the text itself
         if query.empty and (needs_terms or not text.strip()):
             return SearchResult(text, describe, [], (), (), note="no query terms after analysis")
@@ -304,7 +304,8 @@ class Retriever:
         return spec(self.setup.scorer)
 
     @cached_property
-    def _description(self) -> str:
+    def description(self) -> str:
+        """The setup as described, and the engine ranking it when not ranklens ("· through qdrant:PATH ...")."""
         return self.setup.describe() + (f" · through {self.source}" if self.source else "")
 
     @cached_property
@@ -382,7 +383,7 @@ class Retriever:
             "p50_ms": float(np.percentile(latencies, 50)),
             "p99_ms": float(np.percentile(latencies, 99)),
         }
-        return EvalReport(self.corpus.name, self._description, evaluation, timing)
+        return EvalReport(self.corpus.name, self.description, evaluation, timing)
 
     def top_scores(self, questions: Sequence[Question], progress: Progress = no_progress) -> list[float]:
         return [float(scores.max(initial=0.0)) for _, scores in

@@ -180,3 +180,11 @@ def test_bad_backend_input_on_the_tuis_command_line_is_one_line_and_status_2_bef
     monkeypatch.setattr(ranklens.tui.app, "run_app", lambda *args: pytest.fail("the TUI opened"))
     run = run_cli(capsys, "studio-alfa", *(arg.replace("{folder}", folder) for arg in argv))
     assert (run.status, run.err) == (2, said.replace("{folder}", folder) + "\n")
+
+
+@pytest.mark.parametrize("command", [["eval"], ["threshold"], ["search", QUERY]])
+def test_the_text_header_names_the_collection_ranking(capsys, folder, command) -> None:
+    run = run_cli(capsys, command[0], "studio-alfa", *command[1:], "--backend", folder)
+    assert run.status == 0, run.err
+    assert run.out.splitlines()[0] == ("# studio-alfa · 18 chunks · BM25 lucene k1=1.2 b=0.75 · stop=none · stem=none"
+                                       f" · k=5 · through {folder} collection studio-alfa")
