@@ -188,7 +188,7 @@ def _search_reranked(args: argparse.Namespace, retriever: Retriever, query: str)
     if args.json:
         return _print_search_json(args, retriever, query, result)
     d = retriever.setup.decimals
-    _say(f"{_header(retriever)} · reranked by {result.reranker} (top {result.top})")
+    _say(_header(retriever))  # the setup names the reranker and its top
     if not result.hits:
         _say(f"no results: {result.first.note}")
         return 0
@@ -215,7 +215,7 @@ def _eval_reranked(args: argparse.Namespace, retriever: Retriever) -> int:
         return _print_json({**report.to_dict(), "setup": retriever.setup.to_dict()})
     first, reranked = report.first.evaluation, report.reranked
     n = len(first.per_question)
-    _say(f"{_header(retriever)} · reranked by {report.reranker} (top {report.top})")
+    _say(_header(retriever))  # the setup names the reranker and its top
     _say(f"{n} questions with an answer; rank in the first stage → after reranking")
     for a, b in zip(first.per_question, reranked.per_question):
         _say(f"rank {'-' if a.rank is None else a.rank:>3} → {'-' if b.rank is None else b.rank:<3}  "

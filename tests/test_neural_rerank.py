@@ -103,7 +103,7 @@ def test_rerank_on_the_command_line(capsys, reranker, oracle) -> None:
     assert [r["rerank_score"] for r in rows] == pytest.approx(predicted.tolist(), abs=1e-6)
     assert list(predicted) == sorted(predicted, reverse=True)
     human = run_cli(capsys, "search", "studio-alfa", QUERY, "--rerank", str(reranker), "--rerank-top", "2", "-k", "3")
-    assert human.status == 0 and "first→re" in human.out and "reranked by" in human.out
+    assert human.status == 0 and "first→re" in human.out and "· rerank reranker top 2 ·" in human.out
     lines = [line for line in human.out.splitlines() if " → " in line]
     assert len(lines) == 3 and lines[2].lstrip().startswith("3 → 3")
     evaluation = run_cli(capsys, "eval", "studio-alfa", "--rerank", str(reranker))
