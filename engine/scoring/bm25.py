@@ -23,6 +23,7 @@ import scipy.sparse as sp
 from ranklens.engine.scoring.base import NoAdjustments
 from ranklens.engine.scoring.explain import Explanation, TermExplanation
 from ranklens.engine.scoring.registry import ScorerInputs
+from ranklens.engine.settings import DELTA_VARIANTS
 from ranklens.engine.scoring.sparse import column_maxima, posting_slices, pruned_top_k, query_scores, row_values
 from ranklens.engine.termindex import QueryTerms, TermIndex
 from ranklens.engine.topk import QueryScores
@@ -110,7 +111,7 @@ class BM25Scorer(NoAdjustments):
         idf = bm25_idf(variant, index.doc_freq, n)
         avgdl = float(index.doc_len.mean()) if n and index.doc_len.sum() else 1.0
         absent = np.zeros(idf.size)
-        if variant in ("bm25l", "bm25+"):
+        if variant in DELTA_VARIANTS:
             absent = idf * bm25_tfc(variant, np.zeros(1), np.ones(1), k1, delta)[0]
         # Term-major counts first, then the scores in place of nothing: the build's peak
         # memory is the counts twice plus one float per posting, not a CSR copy and temporaries.
@@ -159,7 +160,7 @@ class BM25Scorer(NoAdjustments):
         tfc = bm25_tfc(self.variant, tf, np.full(tf.size, norm), self.k1, self.delta)
         rows = []
         for t, c, f, w in zip(query.ids, query.counts, tf, tfc):
-            if f == 0 and self.variant not in ("bm25l", "bm25+"):
+            if f == 0 and self.variant not in DELTA_VARIANTS:
                 continue
             rows.append(TermExplanation(
                 term=str(self.index.vocabulary[t]), query_count=int(c), tf=int(f),
@@ -173,7 +174,7 @@ class BM25Scorer(NoAdjustments):
             formula=f"weight = {_FORMULAS[self.variant]} ; contribution = weight × query count",
             terms=rows,
             notes=[f"N = {self.index.n_docs} chunks", f"k1 = {self.k1:g}, b = {self.b:g}"
-                   + (f", δ = {self.delta:g}" if self.variant in ("bm25l", "bm25+") else ""),
+                   + (f", δ = {self.delta:g}" if self.variant in DELTA_VARIANTS else ""),
                    f"chunk length dl = {dl:g} terms, avgdl = {self.avgdl:.2f}",
                    f"norm = 1 - b + b·dl/avgdl = {norm:.4f}"],
         )
