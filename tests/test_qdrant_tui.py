@@ -83,6 +83,7 @@ async def test_the_command_lines_collection_ranks_search_and_metrics_as_local_bm
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
         assert app.backend is not None
+        assert f"ranking through {folder} collection studio-alfa" in notifications(app)
         line = setup_line(app)
         # the corpus' tfidf is what the collection cannot rank: BM25 lucene runs, and the line says so
         assert "BM25 lucene k1=1.2 b=0.75" in line and line.endswith(f"· through {folder} collection studio-alfa")

@@ -315,6 +315,7 @@ class RanklensApp(App[None]):
             backend.close()
             self.call_from_thread(self.notify, f"ranked locally: {error}", title="collection", severity="error")
             return workbench, None
+        self.call_from_thread(self.notify, f"ranking through {backend.label}", title="collection")
         return through, backend
 
     @staticmethod
