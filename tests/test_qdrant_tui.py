@@ -189,3 +189,17 @@ def test_the_text_header_names_the_collection_ranking(capsys, folder, command) -
     assert run.status == 0, run.err
     assert run.out.splitlines()[0] == ("# studio-alfa · 18 chunks · BM25 lucene k1=1.2 b=0.75 · stop=none · stem=none"
                                        f" · k=5 · through {folder} collection studio-alfa")
+
+
+async def test_another_corpus_opened_is_ranked_locally_and_the_collection_let_go(folder) -> None:
+    app = make_app("studio-alfa", {"scorer": "bm25"}, cursor_blink=False,
+                   backend=QdrantBackend.open(folder, "studio-alfa"))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        assert app.backend is not None
+        app.switch_corpus("battery")
+        await until(pilot, lambda: app.context.corpus.name == "battery")
+        await settle(pilot)
+        assert app.backend is None and "through" not in setup_line(app)
+        assert not any(c.name == "Use the local index" for c in app.palette_commands())
+        QdrantBackend.open(folder, "studio-alfa").close()  # let go while the app runs on
