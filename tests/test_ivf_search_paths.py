@@ -81,6 +81,36 @@ def test_a_batch_larger_than_the_candidate_budget_is_searched_in_blocks(monkeypa
     np.testing.assert_allclose(whole.scores, blocked.scores, rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize(("k", "n_probe"), [(1, 1), (10, 1), (10, 3), (5, 8), (50, 2), (400, 8)])
+def test_a_single_query_scored_in_float32_answers_as_float64(monkeypatch: pytest.MonkeyPatch, k: int,
+                                                             n_probe: int) -> None:
+    """Every single query through the float32 pass and the float64 rescoring near its k-th."""
+    monkeypatch.setattr(ivf, "_SINGLE_FLOAT64", 0)
+    V, Q = _unit(600, 6, 1), _unit(90, 6, 2)
+    index = IVFIndex.build(V, 8)
+    ids, scores = _both_paths(index, Q, k, n_probe)
+    want_ids, want_scores = _reference(index, V, Q, k, n_probe)
+    assert np.array_equal(ids, want_ids)
+    np.testing.assert_allclose(scores, want_scores, rtol=0, atol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 12), st.integers(1, 5))
+def test_scores_float32_cannot_tell_apart_rank_as_in_float64(seed: int, k: int, n_probe: int) -> None:
+    """Repeated vectors moved by up to 3e-7: float32 rounding reorders their scores, float64 must rank them."""
+    rng = np.random.default_rng(seed)
+    base = rng.integers(-1, 2, size=(40, 3)).astype(float)
+    V = base[rng.integers(0, 40, 240)] + rng.uniform(0, 3e-7, size=(240, 3))
+    Q = rng.integers(-1, 2, size=(30, 3)).astype(float)
+    index = IVFIndex.build(V, 5, seed=seed)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ivf, "_SINGLE_FLOAT64", 0)
+        ids, scores = _both_paths(index, Q, k, n_probe)
+    want_ids, want_scores = _reference(index, V, Q, k, n_probe)
+    assert np.array_equal(ids, want_ids)
+    np.testing.assert_allclose(scores, want_scores, rtol=0, atol=1e-15)
+
+
 def test_seed_004s_set_keeps_the_seed_recipe() -> None:
     assert 20_000 * 100 <= ivf.SEED_RECIPE_PAIRS < 20_000 * 141  # 141: the default cells at that size
 

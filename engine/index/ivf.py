@@ -36,6 +36,11 @@ SEED_RECIPE_PAIRS = 1 << 21
 # Candidate places (queries x n_probe x k, a score and an id each) held at once while a batch is
 # searched: bounds its memory; a larger batch goes in blocks of queries.
 _BATCH_CANDIDATES = 1 << 21
+# A single query with more candidates than this scores them in float32 first (half the memory
+# read, a faster product) and rescores the few near its k-th in float64; below, the float32
+# pass and the rescoring cost more numpy calls than they save.
+_SINGLE_FLOAT64 = 1536
+_FLOAT32_EPS = float(np.finfo(np.float32).eps)
 
 
 def cell_warnings(vectors: int, cells: int, name: str = "cells") -> tuple[str, ...]:
@@ -70,8 +75,8 @@ def _top_set(scores: np.ndarray, k: int) -> np.ndarray:
 def _best_by_position(scores: np.ndarray, ids: np.ndarray, k: int) -> np.ndarray:
     """Positions of the k best candidates, best first, ties by lower id (as exact search)."""
     m = scores.size
-    if m <= k:
-        return np.lexsort((ids, -scores))
+    if m <= 4 * k:  # sorting a few candidates costs less than partitioning them first
+        return np.lexsort((ids, -scores))[:k]
     pick = np.argpartition(scores, m - k)[m - k:]
     picked = scores[pick]
     kth = picked.min()
@@ -126,7 +131,11 @@ class IVFIndex(VectorIndex):
     Cell ``c`` holds the vectors ``vectors[offsets[c]:offsets[c + 1]]``, whose
     original ids are ``ids[offsets[c]:offsets[c + 1]]``. The vectors are kept
     in cell order (a copy, as FAISS does) so a probed cell is one contiguous
-    block and its scores one matrix-vector product.
+    block and its scores one matrix-vector product. ``vectors32`` is the same in
+    float32: a single query scores its cells with it (half the memory read)
+    and rescores in float64 only the candidates that rounding could move into
+    or out of its k best, so it answers exactly as float64 products do.
+    ``largest_norm`` is the longest vector's length, for that rounding bound.
     """
 
     kind = "ivf"
@@ -138,6 +147,8 @@ class IVFIndex(VectorIndex):
     vectors: np.ndarray
     ids: np.ndarray
     offsets: np.ndarray
+    vectors32: np.ndarray
+    largest_norm: float
     warnings: tuple[str, ...] = ()
     build_s: float = 0.0
 
@@ -187,8 +198,10 @@ class IVFIndex(VectorIndex):
         offsets = np.zeros(cells + 1, dtype=np.intp)
         np.cumsum(np.bincount(labels, minlength=cells), out=offsets[1:])
         progress(1, 1, f"k-means, {cells} cells")
-        return cls(centroids, vectors[ids], ids, offsets, cell_warnings(n, cells),
-                   time.perf_counter() - started)
+        in_cells = vectors[ids]
+        largest_norm = float(np.sqrt(np.einsum("ij,ij->i", in_cells, in_cells).max(initial=0.0)))
+        return cls(centroids, in_cells, ids, offsets, in_cells.astype(np.float32), largest_norm,
+                   cell_warnings(n, cells), time.perf_counter() - started)
 
     def search(self, queries: np.ndarray, k: int, knob: int | None = None) -> Found:
         """The k best per query among the vectors of its ``knob`` (n_probe) closest cells.
@@ -231,11 +244,15 @@ class IVFIndex(VectorIndex):
     def _search_one(self, q: np.ndarray, k: int, n_probe: int) -> Found:
         """One query: its probed cells, adjacent ones merged, each block one matrix-vector product.
 
-        Written for few numpy calls: a single search is mostly their fixed cost.
+        Above ``_SINGLE_FLOAT64`` candidates the blocks are scored in float32
+        and only the candidates near the k-th are rescored in float64
+        (``_near_kth``). Written for few numpy calls: a single search is
+        mostly their fixed cost.
         """
         near = self.centroids @ q
         # argmax takes the lowest index among ties, as the stable sort would
-        probes = [int(np.argmax(near))] if n_probe == 1 else sorted(_top_set(near, n_probe).tolist())
+        nearest = int(np.argmax(near))
+        probes = [nearest] if n_probe == 1 else sorted(_top_set(near, n_probe).tolist())
         offsets, vectors, ids = self.bounds, self.vectors, self.ids
         spans: list[list[int]] = []
         for c in probes:
@@ -243,7 +260,11 @@ class IVFIndex(VectorIndex):
                 spans[-1][1] = offsets[c + 1]
             else:
                 spans.append([offsets[c], offsets[c + 1]])
-        if len(spans) == 1:
+        compared = sum(b - a for a, b in spans)
+        if compared > _SINGLE_FLOAT64:
+            positions = self._near_kth(q, k, spans, offsets[nearest], offsets[nearest + 1])
+            scores, cand = vectors[positions] @ q, ids[positions]
+        elif len(spans) == 1:
             a, b = spans[0]
             scores, cand = vectors[a:b] @ q, ids[a:b]
         else:
@@ -254,8 +275,41 @@ class IVFIndex(VectorIndex):
         if best.size < k:  # fewer candidates than k: pad as the batch does
             found_ids = np.concatenate((found_ids, np.full(k - best.size, -1, dtype=np.intp)))
             found_scores = np.concatenate((found_scores, np.full(k - best.size, -np.inf)))
-        compared = sum(b - a for a, b in spans) + self.cells
-        return Found(found_ids[None, :], found_scores[None, :], np.array([compared]))
+        return Found(found_ids[None, :], found_scores[None, :], np.array([compared + self.cells]))
+
+    def _near_kth(self, q: np.ndarray, k: int, spans: list[list[int]], lo: int, hi: int) -> np.ndarray:
+        """Index positions of the spans' vectors whose float64 score could be among the k best.
+
+        The spans are scored in float32. A float32 score is within ``bound``
+        of the float64 one, so every vector of the float64 k best scores at
+        least the k-th float32 score of any subset of k or more vectors minus
+        twice ``bound``: the subset is the nearest cell (``lo:hi``), the whole
+        when it holds fewer than k.
+        """
+        q32 = q.astype(np.float32)
+        if len(spans) == 1:
+            scores = self.vectors32[spans[0][0]:spans[0][1]] @ q32
+        else:
+            scores = np.concatenate([self.vectors32[a:b] @ q32 for a, b in spans])
+        starts, shifts, at = [], [], 0  # where each span starts in scores, and its distance to the index's
+        for a, b in spans:
+            starts.append(at)
+            shifts.append(a - at)
+            at += b - a
+        subset = scores
+        if hi - lo >= k:
+            shift = next(shifts[i] for i, (a, b) in enumerate(spans) if a <= lo < b)
+            subset = scores[lo - shift:hi - shift]
+        if subset.size <= k:
+            return np.concatenate([np.arange(a, b) for a, b in spans])
+        # Rounding each vector to float32 and adding d products in any order moves a score by at
+        # most (d + 2) units of roundoff times sum |v_i q_i| <= |v| |q|; taken four times over.
+        bound = 2 * (q.size + 2) * _FLOAT32_EPS * self.largest_norm * math.sqrt(float(q @ q))
+        floor = np.partition(subset, subset.size - k)[subset.size - k] - 2 * bound
+        places = np.flatnonzero(scores >= floor) if math.isfinite(bound) else np.arange(at)
+        if len(spans) == 1:
+            return places + shifts[0]
+        return places + np.asarray(shifts)[np.searchsorted(starts, places, side="right") - 1]
 
     def _search_by_cell(self, Q: np.ndarray, probes: np.ndarray, k: int, out: np.ndarray,
                         out_scores: np.ndarray) -> None:
@@ -309,7 +363,8 @@ class IVFIndex(VectorIndex):
 
     @property
     def stats(self) -> IndexStats:
-        held = self.centroids.nbytes + self.vectors.nbytes + self.ids.nbytes + self.offsets.nbytes
+        held = (self.centroids.nbytes + self.vectors.nbytes + self.vectors32.nbytes + self.ids.nbytes
+                + self.offsets.nbytes)
         return IndexStats(self.build_s, held)
 
 
