@@ -40,6 +40,8 @@ _BATCH_CANDIDATES = 1 << 21
 # read, a faster product) and rescores the few near its k-th in float64; below, the float32
 # pass and the rescoring cost more numpy calls than they save.
 _SINGLE_FLOAT64 = 1536
+# A single query up to this n_probe picks its cells by repeated argmax, not argpartition.
+_PROBES_BY_ARGMAX = 4
 _FLOAT32_EPS = float(np.finfo(np.float32).eps)
 
 
@@ -252,7 +254,16 @@ class IVFIndex(VectorIndex):
         near = self.centroids @ q
         # argmax takes the lowest index among ties, as the stable sort would
         nearest = int(np.argmax(near))
-        probes = [nearest] if n_probe == 1 else sorted(_top_set(near, n_probe).tolist())
+        if n_probe <= _PROBES_BY_ARGMAX:  # a few argmax calls cost less than one argpartition
+            probes = [nearest]
+            if n_probe > 1:
+                near = near.copy()
+                for _ in range(n_probe - 1):
+                    near[probes[-1]] = -np.inf
+                    probes.append(int(np.argmax(near)))
+                probes.sort()
+        else:
+            probes = sorted(_top_set(near, n_probe).tolist())
         offsets, vectors, ids = self.bounds, self.vectors, self.ids
         spans: list[list[int]] = []
         for c in probes:
