@@ -111,6 +111,17 @@ def test_scores_float32_cannot_tell_apart_rank_as_in_float64(seed: int, k: int, 
     np.testing.assert_allclose(scores, want_scores, rtol=0, atol=1e-15)
 
 
+@pytest.mark.parametrize("n_probe", [1, 2, 8, 9, 20, 40])
+@pytest.mark.parametrize("ties", [False, True])
+def test_the_probed_cells_are_those_a_stable_sort_puts_first(n_probe: int, ties: bool) -> None:
+    """Repeated argmax (up to 8 probes) and the partition above it, with and without tied centroid scores."""
+    rng = np.random.default_rng(n_probe)
+    near = rng.integers(0, 4, size=(50, 40)).astype(float) if ties else rng.standard_normal((50, 40))
+    picked = ivf._nearest_cells(near, n_probe)
+    want = np.argsort(-near, axis=1, kind="stable")[:, :n_probe]
+    assert np.array_equal(np.sort(picked, axis=1), np.sort(want, axis=1))
+
+
 def test_seed_004s_set_keeps_the_seed_recipe() -> None:
     assert 20_000 * 100 <= ivf.SEED_RECIPE_PAIRS < 20_000 * 141  # 141: the default cells at that size
 
