@@ -117,7 +117,7 @@ class IndexPane(WorkPane):
     Screen.-narrow IndexPane #ivf-notes { display: none; }
     Screen.-tiny IndexPane #ivf-cells { width: 10; }
     Screen.-tiny IndexPane #ivf-probes { min-width: 10; }
-    Screen.-tiny IndexPane #hnsw-m { width: 7; }
+    Screen.-tiny IndexPane #hnsw-m { width: 8; }
     Screen.-tiny IndexPane #hnsw-efc { width: 11; }
     Screen.-tiny IndexPane #hnsw-ef { min-width: 12; }
     """  # under 100 columns the chart goes under the table (under 80: see app.tcss)
