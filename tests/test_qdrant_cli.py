@@ -43,6 +43,16 @@ def test_eval_through_the_collection_equals_local_bm25(capsys, pushed: str) -> N
     assert data["scorer"] == f"{local['scorer']} · through {pushed} collection studio-alfa"
 
 
+def test_a_run_made_through_the_collection_names_it_in_its_sidecar(capsys, pushed: str, tmp_path) -> None:
+    output = tmp_path / "through.run"
+    run = run_cli(capsys, "run", "studio-alfa", "--backend", pushed, "--output", str(output), "--json")
+    assert run.status == 0, run.err
+    sidecar = json.loads(output.with_suffix(".json").read_text())
+    assert sidecar["backend"] == f"{pushed} collection studio-alfa"
+    assert sidecar["describe"].endswith(f" · through {pushed} collection studio-alfa")
+    assert sidecar["setup"]["scorer"] == "bm25"
+
+
 def test_search_explain_shows_the_engine_score_beside_the_terms(capsys, pushed: str) -> None:
     local = run_cli(capsys, "search", "studio-alfa", "rimborso auto", "--scorer", "bm25", "--json").json
     run = run_cli(capsys, "search", "studio-alfa", "rimborso auto", "--backend", pushed, "--explain", "--json")

@@ -580,9 +580,8 @@ class RanklensApp(App[None]):
             language = str(corpus.settings.get("language") or "")
             if language and corpus.language_detected:
                 language += " (detected)"
-            through = f" · through {self.backend.label}" if self.backend is not None else ""
-            line.show(corpus.name, self._chunk_count, describe(setup) + through, self._status,
-                      self._status_is_error, language)
+            line.show(corpus.name, self._chunk_count, describe(setup), self._status, self._status_is_error,
+                      language, self.backend.label if self.backend is not None else "")
 
     def _set_status(self, status: str, error: bool = False) -> None:
         self._status, self._status_is_error = status, error

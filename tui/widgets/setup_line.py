@@ -9,9 +9,10 @@ from ranklens.tui.safe import clean
 
 class SetupLine(Static):
     def show(self, corpus: str, chunks: int | None, setup: str, status: str = "", error: bool = False,
-             language: str = "") -> None:
-        """``corpus`` is untrusted (a folder name); the rest is ranklens' own text. ``language`` is the
-        corpus' ("it", or "es (detected)" when guessed from its text)."""
+             language: str = "", through: str = "") -> None:
+        """``corpus`` and ``through`` (the collection ranking, when one does) are untrusted (a folder name, a
+        URL); the rest is ranklens' own text. ``language`` is the corpus' ("it", or "es (detected)" when
+        guessed from its text)."""
         # "studio-alfa 18 chunks it · BM25 lucene k1=1.2 b=0.75 · stop=none · stem=none · top 5" fills 80 columns
         head = clean(corpus, keep_newlines=False)
         if chunks is not None:
@@ -21,6 +22,8 @@ class SetupLine(Static):
         if status:
             line = line + Content.styled(f"  {clean(status, keep_newlines=False)} ",
                                          "$text-error" if error else "$text-warning")
+        if through:  # before the setup: where the ranking comes from must not be cut off at 80 columns
+            line = line + Content(f" · through {clean(through, keep_newlines=False)}")
         if setup:
             line = line + Content(f" · {setup}")
         self.update(line)
