@@ -322,38 +322,6 @@ def run_why(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 # -- judgments --------------------------------------------------------------------------------
 
 
-def _read_questions(path: Path) -> list:
-    """Questions from a queries.jsonl ({"_id", "text", "answer"}) or a TSV of id<TAB>text."""
-    import json
-
-    from ranklens.engine.corpus import Question
-    from ranklens.engine.errors import RanklensError
-
-    try:
-        lines = path.read_bytes().decode("utf-8", errors="replace").splitlines()
-    except OSError as error:
-        raise RanklensError(f"cannot read {path}: {error.strerror or error}") from None
-    questions = []
-    for lineno, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        if line.lstrip().startswith("{"):
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise RanklensError(f"{path}:{lineno}: not valid JSON ({error.msg})") from None
-            qid, text, answer = record.get("_id"), record.get("text"), record.get("answer")
-            if not isinstance(qid, (str, int)) or not isinstance(text, str):
-                raise RanklensError(f"{path}:{lineno}: a question needs \"_id\" and \"text\"")
-            questions.append(Question(str(qid), text, answer=answer if isinstance(answer, str) and answer else None))
-        else:
-            qid, tab, text = line.partition("\t")
-            if not tab or not qid.strip() or not text.strip():
-                raise RanklensError(f"{path}:{lineno}: expected a JSON object or id<TAB>text")
-            questions.append(Question(qid.strip(), text.strip()))
-    return questions
-
-
 def _grade(text: str) -> int:
     try:
         grade = int(text)
@@ -367,26 +335,19 @@ def _grade(text: str) -> int:
 def run_judgments(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     from ranklens.cli.commands import _print_json, _say, _tell
     from ranklens.engine.errors import RanklensError
-    from ranklens.engine.trec import read_qrels, write_qrels
+    from ranklens.engine.workspace_files import export_qrels, export_questions, import_qrels, import_questions
 
     corpus, workspace, _ = _load(args)
     done: dict[str, Any] = {}
     question_ids = {q.id for q in corpus.questions}
     if args.import_queries:
-        stored = workspace.add_questions(_read_questions(Path(args.import_queries)))
+        stored = import_questions(workspace, args.import_queries)
         done["imported_questions"] = len(stored)
         question_ids |= {q.id for q in stored}
     if args.import_qrels:
-        qrels = read_qrels(args.import_qrels)
-        for warning in qrels.warnings:
+        done["imported_judgments"], warnings = import_qrels(workspace, args.import_qrels, question_ids)
+        for warning in warnings:
             _tell("warning", warning)
-        rows = [(qid, ident, grade) for qid, grades in qrels.judgments.items() for ident, grade in grades.items()]
-        unknown = sum(1 for qid, _, _ in rows if qid not in question_ids)
-        if unknown:
-            _tell("warning", f"{args.import_qrels}: {unknown} judgment(s) of questions neither the corpus nor the "
-                             "workspace has (kept: import their questions too)")
-        workspace.judge_many(rows)
-        done["imported_judgments"] = len(rows)
     if args.judge:
         qid, ident, grade_text = args.judge
         grade = _grade(grade_text)
@@ -406,22 +367,9 @@ def run_judgments(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     if args.import_queries or args.import_qrels or args.judge or args.undo:
         corpus, _ = workspace.apply(_reload(args))
     if args.export_qrels:
-        judged = {q.id: dict(q.relevant) for q in corpus.questions if q.relevant}
-        for qid, grades in workspace.judgments().items():  # judgments of non-relevance are knowledge too
-            for ident, grade in grades.items():
-                if grade <= 0:
-                    judged.setdefault(qid, {})[ident] = grade
-        write_qrels(args.export_qrels, judged)
-        done["exported_qrels"] = sum(len(g) for g in judged.values())
+        done["exported_qrels"] = export_qrels(workspace, corpus, args.export_qrels)
     if args.export_queries:
-        import json
-
-        from ranklens.engine.trec import atomic_write
-
-        lines = [json.dumps({"_id": q.id, "text": q.text, **({"answer": q.answer} if q.answer else {})},
-                            ensure_ascii=False) + "\n" for q in corpus.questions]
-        atomic_write(Path(args.export_queries), "".join(lines))
-        done["exported_questions"] = len(lines)
+        done["exported_questions"] = export_questions(corpus, args.export_queries)
     own = workspace.questions()
     judgments = workspace.judgments()
     summary = {"workspace": str(workspace.root), "questions": len(corpus.questions), "own_questions": len(own),

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.events import DescendantFocus
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
@@ -44,6 +45,7 @@ from ranklens.tui.panes.search import SearchPane
 from ranklens.tui.safe import one_line
 from ranklens.tui.setting_steps import SETTING_STEPS, STEPS_BY_ID
 from ranklens.tui.tabs import TABS, Tab
+from ranklens.tui.widgets.confirm import Confirm
 from ranklens.tui.widgets.path_prompt import PathPrompt
 from ranklens.tui.widgets.query_box import QueryBox
 from ranklens.tui.widgets.setup_line import SetupLine
@@ -389,8 +391,49 @@ class RanklensApp(App[None]):
         self._publish(dataclasses.replace(self.context, workbench=self.context.workbench.with_questions(applied),
                                           generation=self.context.generation + 1))
         if said:
-            self.notify(said)
+            self.notify(said, markup=False)  # it may quote a file name
         self._show_warnings(warnings)
+
+    def action_workspace_file(self, name: str) -> None:
+        """Ask for a file, then import it into the workspace or export the workspace's questions or
+        judgments to it (asking before replacing a file)."""
+        from ranklens.tui.recent import PathSuggester
+        from ranklens.tui.workspace_files import WORKSPACE_FILES
+
+        entry = next(f for f in WORKSPACE_FILES if f.name == name)
+        if self.context is None or self.context.workspace is None or self._loaded is None:
+            self.notify("no corpus is open yet", severity="warning")
+            return
+        workspace, loaded = self.context.workspace, self._loaded
+
+        def run(path: Path) -> None:
+            change = entry.change(path)
+            if entry.imports:
+                self._write_workspace(change, workspace, loaded)
+            else:
+                self._write_file(change, workspace, loaded)
+
+        def chosen(text: str | None) -> None:
+            if not text:
+                return
+            path = Path(text).expanduser()
+            if entry.imports or not path.exists():
+                run(path)
+            else:
+                self.push_screen(Confirm(Content(f"{path} exists: replace it?")),
+                                 lambda yes: run(path) if yes else None)
+
+        self.push_screen(PathPrompt(entry.prompt, hint="Enter to confirm, → completes a path, Escape cancels",
+                                    suggester=PathSuggester(self.recent)), chosen)
+
+    @work(thread=True, group="workspace-file")
+    def _write_file(self, change: Callable[[Workspace, Corpus], str], workspace: Workspace, corpus: Corpus) -> None:
+        try:
+            said = change(workspace, corpus)
+        except RanklensError as error:
+            self.call_from_thread(self.notify, str(error), severity="error", markup=False)
+            return
+        self.call_from_thread(self.notify, said, markup=False)
 
     def action_save_run(self) -> None:
         """Ask for a name, then save a run of every question under the current setup in the workspace."""
@@ -882,6 +925,7 @@ class RanklensApp(App[None]):
     def palette_commands(self) -> list[PaletteCommand]:
         """Every action: the app's keys, the active tab's, key-less settings, corpora to open."""
         from ranklens.corpora import bundled_corpora
+        from ranklens.tui.workspace_files import WORKSPACE_FILES
 
         active_tab = str(self.query_one("#tabs", TabbedContent).active)
         rows = [row for row in app_rows(self) if row.action not in ("command_palette", "help_while_typing")]
@@ -900,6 +944,9 @@ class RanklensApp(App[None]):
             commands += [PaletteCommand(f"Set {setting_title(name)}…", partial(self.action_type_setting, name),
                                         f"now {_shown(getattr(self.context.setup, name))} · typed: no key")
                          for name in _typed_settings()]
+        commands += [PaletteCommand(entry.name, partial(self.action_workspace_file, entry.name),
+                                    "the corpus' workspace: " + ("into it" if entry.imports else "out of it"))
+                     for entry in WORKSPACE_FILES]
         commands += [PaletteCommand(f"Open corpus {name}", partial(self.switch_corpus, name), description)
                      for name, description in bundled_corpora()]
         commands.append(PaletteCommand("Open corpus from a path…", self.action_open_path,

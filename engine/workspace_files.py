@@ -1,0 +1,79 @@
+"""Questions and judgments in and out of a workspace: the files `ranklens judgments` and the TUI's palette
+import and export (queries as JSONL or id<TAB>text, judgments as TREC or BEIR qrels)."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from ranklens.engine.corpus import Corpus, Question
+from ranklens.engine.errors import RanklensError
+from ranklens.engine.trec import atomic_write, read_qrels, write_qrels
+from ranklens.engine.workspace import Workspace
+
+
+def read_questions(path: str | os.PathLike[str]) -> list[Question]:
+    """Questions from a queries.jsonl ({"_id", "text", "answer"}) or a TSV of id<TAB>text."""
+    path = Path(path)
+    try:
+        lines = path.read_bytes().decode("utf-8", errors="replace").splitlines()
+    except OSError as error:
+        raise RanklensError(f"cannot read {path}: {error.strerror or error}") from None
+    questions = []
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        if line.lstrip().startswith("{"):
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise RanklensError(f"{path}:{lineno}: not valid JSON ({error.msg})") from None
+            qid, text, answer = record.get("_id"), record.get("text"), record.get("answer")
+            if not isinstance(qid, (str, int)) or not isinstance(text, str):
+                raise RanklensError(f"{path}:{lineno}: a question needs \"_id\" and \"text\"")
+            questions.append(Question(str(qid), text, answer=answer if isinstance(answer, str) and answer else None))
+        else:
+            qid, tab, text = line.partition("\t")
+            if not tab or not qid.strip() or not text.strip():
+                raise RanklensError(f"{path}:{lineno}: expected a JSON object or id<TAB>text")
+            questions.append(Question(qid.strip(), text.strip()))
+    return questions
+
+
+def import_questions(workspace: Workspace, path: str | os.PathLike[str]) -> list[Question]:
+    """The file's questions added to the workspace (an id it already has is replaced); returns them as stored."""
+    return workspace.add_questions(read_questions(path))
+
+
+def import_qrels(workspace: Workspace, path: str | os.PathLike[str], question_ids: set[str]) -> tuple[int, list[str]]:
+    """The file's judgments recorded in the workspace (one undoable log entry each); returns how many, and
+    warnings: the file's own, and a count of judgments of questions outside ``question_ids`` (kept)."""
+    qrels = read_qrels(path)
+    warnings = list(qrels.warnings)
+    rows = [(qid, ident, grade) for qid, grades in qrels.judgments.items() for ident, grade in grades.items()]
+    unknown = sum(1 for qid, _, _ in rows if qid not in question_ids)
+    if unknown:
+        warnings.append(f"{path}: {unknown} judgment(s) of questions neither the corpus nor the workspace has "
+                        "(kept: import their questions too)")
+    workspace.judge_many(rows)
+    return len(rows), warnings
+
+
+def export_qrels(workspace: Workspace, applied: Corpus, path: str | os.PathLike[str]) -> int:
+    """Every judgment of ``applied`` (the corpus with the workspace applied) as a TREC qrels file, the
+    workspace's judgments of non-relevance included; returns how many."""
+    judged = {q.id: dict(q.relevant) for q in applied.questions if q.relevant}
+    for qid, grades in workspace.judgments().items():  # judgments of non-relevance are knowledge too
+        for ident, grade in grades.items():
+            if grade <= 0:
+                judged.setdefault(qid, {})[ident] = grade
+    write_qrels(path, judged)
+    return sum(len(grades) for grades in judged.values())
+
+
+def export_questions(applied: Corpus, path: str | os.PathLike[str]) -> int:
+    """Every question of ``applied`` as a queries.jsonl (``_id``, ``text``, ``answer``); returns how many."""
+    lines = [json.dumps({"_id": q.id, "text": q.text, **({"answer": q.answer} if q.answer else {})},
+                        ensure_ascii=False) + "\n" for q in applied.questions]
+    atomic_write(Path(path), "".join(lines))
+    return len(lines)

@@ -1,0 +1,67 @@
+"""The palette's imports and exports of the workspace's questions and judgments (as `ranklens judgments`
+does them: engine/workspace_files.py). Each is a change ``(workspace, corpus as loaded) -> what to tell``
+that runs in a thread worker; an import changes the workspace, so the app applies it again afterwards."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ranklens.engine.corpus import Corpus
+    from ranklens.engine.workspace import Workspace
+
+Change = Callable[["Workspace", "Corpus"], str]
+
+
+@dataclass(frozen=True)
+class WorkspaceFile:
+    name: str  # the palette's entry
+    prompt: str
+    imports: bool  # True: the workspace changes; False: a file is written
+    change: Callable[[Path], Change]
+
+
+def _import_questions(path: Path) -> Change:
+    def change(workspace: Workspace, corpus: Corpus) -> str:
+        from ranklens.engine.workspace_files import import_questions
+
+        return f"imported {len(import_questions(workspace, path))} question(s) from {path}"
+    return change
+
+
+def _import_qrels(path: Path) -> Change:
+    def change(workspace: Workspace, corpus: Corpus) -> str:
+        from ranklens.engine.workspace_files import import_qrels
+
+        known = {q.id for q in workspace.apply(corpus)[0].questions}
+        count, warnings = import_qrels(workspace, path, known)
+        return " · ".join([f"imported {count} judgment(s) from {path} (undo takes them back one by one)",
+                           *warnings])
+    return change
+
+
+def _export_qrels(path: Path) -> Change:
+    def change(workspace: Workspace, corpus: Corpus) -> str:
+        from ranklens.engine.workspace_files import export_qrels
+
+        return f"exported {export_qrels(workspace, workspace.apply(corpus)[0], path)} judgment(s) to {path}"
+    return change
+
+
+def _export_questions(path: Path) -> Change:
+    def change(workspace: Workspace, corpus: Corpus) -> str:
+        from ranklens.engine.workspace_files import export_questions
+
+        return f"exported {export_questions(workspace.apply(corpus)[0], path)} question(s) to {path}"
+    return change
+
+
+WORKSPACE_FILES = (
+    WorkspaceFile("Import questions…", "Import questions: a queries.jsonl or a TSV of id<TAB>text", True,
+                  _import_questions),
+    WorkspaceFile("Import judgments (qrels)…", "Import judgments: a TREC or BEIR qrels file", True, _import_qrels),
+    WorkspaceFile("Export judgments (qrels)…", "Export every judgment as a TREC qrels file", False, _export_qrels),
+    WorkspaceFile("Export questions…", "Export every question as a queries.jsonl", False, _export_questions),
+)
