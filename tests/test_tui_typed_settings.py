@@ -45,7 +45,7 @@ async def test_the_palette_sets_a_typed_setting_and_refuses_a_bad_one() -> None:
         await opened(pilot)
         await pilot.press("escape")
         entry = palette_entry(app, "Set reranker…")
-        assert entry.help == "now None · typed: no key"
+        assert entry.help == "now off · typed: no key"  # never Python's None
         entry.run()
         await pilot.pause()
         await pilot.press("ctrl+u", *"my-reranker", "enter")
@@ -72,4 +72,5 @@ async def test_the_palette_sets_a_typed_setting_and_refuses_a_bad_one() -> None:
         await pilot.press("ctrl+u", *"off", "enter")
         await settle(pilot)
         assert app.context.setup.rerank is None
+        assert "reranker: off" in notifications(app)
         assert "reranker" not in setup_line(app)

@@ -993,6 +993,8 @@ def _typed_settings() -> tuple[str, ...]:
 
 
 def _shown(value: Any) -> str:
+    if value is None:  # an optional setting not set: a reranker, a language
+        return "off"
     if isinstance(value, bool):
         return "on" if value else "off"
     if isinstance(value, tuple):
