@@ -205,3 +205,25 @@ async def test_another_corpus_opened_is_ranked_locally_and_the_collection_let_go
         assert app.backend is None and "through" not in setup_line(app)
         assert not any(c.name == "Use the local index" for c in app.palette_commands())
         QdrantBackend.open(folder, "studio-alfa").close()  # let go while the app runs on
+
+
+async def test_s_under_a_collection_steps_the_scorer_asked_and_says_what_the_collection_ranks_by(folder) -> None:
+    # The scorer steps from the one asked for (not from BM25, which the collection runs whatever is asked):
+    # else s went bm25 -> lsa, silently ranked BM25, then answered 'stays bm25' for ever.
+    app = make_app("studio-alfa", {}, cursor_blink=False, backend=QdrantBackend.open(folder, "studio-alfa"))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await settle(pilot)
+        await pilot.press("escape", "s")  # tfidf (the corpus' own) -> bm25: the collection ranks it
+        await settle(pilot)
+        assert app.context.setup.scorer == "bm25"
+        assert not any("not BM25" in n for n in notifications(app))
+        await pilot.press("s")  # bm25 -> lsa: the collection still ranks by BM25 lucene, and says so
+        await settle(pilot)
+        assert app.context.setup.scorer == "lsa"
+        assert ("the collection ranks by BM25, not LSA: the palette's 'Use the local index' ranks by LSA"
+                in notifications(app))
+        await pilot.press("s")  # lsa -> fusion: the step goes on, no 'stays bm25'
+        await settle(pilot)
+        assert app.context.setup.scorer == "fusion"
+        assert not any("stays" in n for n in notifications(app))

@@ -609,6 +609,12 @@ class RanklensApp(App[None]):
         self._set_status("")
         for note in notes:
             self.notify(note, markup=False)
+        if self.backend is not None and ran.scorer != context.setup.scorer:
+            from ranklens.engine.scoring.registry import spec
+
+            asked, runs = spec(context.setup.scorer).label, spec(ran.scorer).label
+            self.notify(f"the collection ranks by {runs}, not {asked}: the palette's 'Use the local index' "
+                        f"ranks by {asked}", markup=False)
 
     # -- the setup line ----------------------------------------------------------------------------
 
@@ -706,7 +712,10 @@ class RanklensApp(App[None]):
             return
         step = STEPS_BY_ID[step_id]
         # Steps start from what runs: under LSA clamped to 18 dimensions, d goes to 16, not from 100 to 64.
+        # Not the scorer under a collection, which runs BM25 whatever is asked: s would stay on LSA for ever.
         base = self._ran if self._ran is not None else self.context.setup
+        if self.backend is not None and step.setting == "scorer":
+            base = self.context.setup
         changes = step.change(base, self.context.corpus.settings)
         if not self.apply_settings(changes):
             if self._valid(changes):  # a valid value that changes nothing: still, the key answers
