@@ -109,6 +109,17 @@ async def test_the_current_setup_against_a_saved_run() -> None:
         assert "randomization: 10,000 sign flips, seed 42" in screen_text(app)
 
 
+async def test_the_hint_without_runs_fits_80_columns() -> None:
+    # A first visit with no saved run: the hint says how to reach A and B, whole at 80 columns (it was cut
+    # before it said that the pickers are a shift+tab away).
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("escape", "6")
+        await settle(pilot)
+        assert "A and B are the same: pick them with shift+tab (S saves a run of this setup)." in screen_text(app)
+
+
 async def test_hostile_question_text_stays_literal() -> None:
     corpus = load_corpus("studio-alfa")
     hostile = [Question(f"h{i}", text, {corpus.chunks[i].id: 1}) for i, text in enumerate(HOSTILE_TEXTS[:3])]

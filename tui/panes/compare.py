@@ -35,7 +35,9 @@ if TYPE_CHECKING:
 
 CURRENT = "@current"  # the current setup among the choices; run names start with a letter or digit
 RANKS_SHOWN = 20  # chunks of each ranking listed for the selected question
-HINT = "Choose A and B: saved runs (S saves the current setup's) or the current setup."
+# Whole at 80 columns: where A and B are is what a first visit needs to read.
+HINT = "Pick A and B with shift+tab: saved runs (S saves one) or the current setup."
+SAME = "A and B are the same: pick them with shift+tab (S saves a run of this setup)."
 
 
 @dataclass(frozen=True)
@@ -247,7 +249,7 @@ class ComparePane(WorkPane):
         if a == b:
             self.comparison = None
             self._show_questions()
-            self.query_one(WorkStatus).show(f"A and B are the same. {HINT}")
+            self.query_one(WorkStatus).show(SAME)
             return
         self.start_work("compare", partial(compare, context, a, b), f"comparing {self._label(a)} with {self._label(b)}")
 
