@@ -196,3 +196,18 @@ async def test_hostile_queries_are_saved_and_shown_literally() -> None:
         await pilot.press("2")
         await settle(pilot)
         assert tfidf(app)[0] == 18
+
+
+async def test_judged_only_is_said_in_the_results_title_at_80_columns() -> None:
+    # The state came after the key hints, which 80 columns cut: the hidden rows went unexplained.
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        pane = await search(pilot, UNANSWERED)
+        await pilot.press("escape", "J", "3", "o")
+        await settle(pilot)
+        assert pane.query_one("#results", KeyTable).row_count == 1
+        assert "results · judged 1/5 · JUDGE MODE · judged only ─" in screen_text(app)
+        await pilot.press("o")
+        await settle(pilot)
+        assert "results · judged 1/5 · JUDGE MODE: 0-3 grade" in screen_text(app)

@@ -458,10 +458,11 @@ class SearchPane(WorkPane):
         if self._found is not None and self._found.rows:
             judged = sum(row.hit.index in self._found.grades for row in self._found.rows)
             title += f" · judged {judged}/{len(self._found.rows)}"
-        if self.judging:
-            title += " · JUDGE MODE: 0-3 grade · u undo · o judged only"
+        # The state before the key hints (the footer repeats them): 80 columns cut the title's end.
         if self.judged_only:
-            title += " · judged only"
+            title += " · JUDGE MODE · judged only"
+        elif self.judging:
+            title += " · JUDGE MODE: 0-3 grade · u undo · o judged only"
         results.border_title = title
 
     def on_resize(self) -> None:
