@@ -213,3 +213,21 @@ async def test_escape_then_a_digit_as_a_terminal_sends_it_switches_tabs_while_ty
         await pilot.pause()
         assert tabs.active == "chunking"
         assert app.query_one(QueryBox).value == "a"
+
+
+async def test_the_tab_bar_shows_digits_again_once_a_prompt_closes() -> None:
+    # A prompt (S's run name, the palette) has a text box: the bar said alt+digits, and kept saying it
+    # after the prompt closed, though digits switch tabs again.
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await opened(pilot)
+        await pilot.press("escape", "2")
+        await settle(pilot)
+        assert tab_bar(app).startswith(" 1 Search  2 Metrics")
+        await pilot.press("S")
+        await settle(pilot)
+        assert tab_bar(app).startswith(" alt+1 Search")  # the prompt's box types digits
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not app.typing
+        assert tab_bar(app).startswith(" 1 Search  2 Metrics")

@@ -243,6 +243,8 @@ class RanklensApp(App[None]):
         # The tab bar is no focus stop: nothing shows it has the focus, and keys switch tabs anyway.
         self.query_one("#tabs", TabbedContent).query_one(Tabs).can_focus = False
         self.query_one(QueryBox).focus()
+        # A prompt's box closing gives the focus back without a focus event the app sees: sync then too.
+        self.screen_change_signal.subscribe(self, lambda _screen: self.call_after_refresh(self._sync_typing))
         self.switch_corpus(self.corpus_spec)
 
     def on_unmount(self) -> None:
