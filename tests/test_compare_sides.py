@@ -65,3 +65,22 @@ def test_a_run_file_with_unknown_ids_is_a_side_with_its_unknowns_counted(tmp_pat
                           "(trec_eval orders ties by docid, ranx arbitrarily)",  # a foreign file: its ties are said
                           f"{path}: 1 question(s) of the run are not the corpus' (ignored)",
                           f"{path}: 1 ranked id(s) are not chunks of the corpus (never relevant)")
+
+
+def test_the_compare_tabs_summary_groups_thousands() -> None:
+    from ranklens.engine.compare import RunSide, compare_runs
+    from ranklens.engine.corpus import Question
+    from ranklens.engine.trec import Run
+    from ranklens.tui.panes.compare import measures_table
+
+    questions = [Question(f"q{i}", "t", {"d1": 1}) for i in range(1200)]
+    run = Run({q.id: [("d1", 1.0)] for q in questions})
+    qrels = {q.id: {"d1": 1} for q in questions}
+    comparison = compare_runs(RunSide("a", run, qrels), RunSide("b", run, qrels), questions, "nDCG@10", 100)
+    from io import StringIO
+
+    from rich.console import Console
+
+    console = Console(width=200, record=True, file=StringIO())
+    console.print(measures_table(comparison))
+    assert "0 wins, 1,200 ties, 0 losses · 1,200 questions" in console.export_text()

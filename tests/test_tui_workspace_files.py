@@ -41,10 +41,10 @@ async def test_imported_questions_and_judgments_are_measured_undone_and_exported
         await settle(pilot)
         assert measured_questions(app) == 15
         await palette(pilot, "Import questions…", queries)
-        assert f"imported 2 question(s) from {queries}" in notifications(app)
+        assert f"imported 2 questions from {queries}" in notifications(app)
         await palette(pilot, "Import judgments (qrels)…", qrels)
         await until(pilot, lambda: measured_questions(app) == 17)  # both answerable now, measured at once
-        assert any(n.startswith(f"imported 3 judgment(s) from {qrels}") for n in notifications(app))
+        assert any(n.startswith(f"imported 3 judgments from {qrels}") for n in notifications(app))
         workspace = app.context.workspace
         assert workspace.judgments() == {"m1": {"accessi-1": 2}, "m2": {"ferie-1": 3, "ferie-2": 0}}
 
@@ -82,7 +82,7 @@ async def test_an_export_replaces_a_file_only_on_yes_and_bad_files_are_one_line(
         await palette(pilot, "Export judgments (qrels)…", kept)
         await pilot.press("y")
         await until(pilot, lambda: kept.read_text() != "precious\n")
-        assert f"exported 15 judgment(s) to {kept}" in notifications(app)  # the name literal, not markup
+        assert f"exported 15 judgments to {kept}" in notifications(app)  # the name literal, not markup
 
         await palette(pilot, "Import judgments (qrels)…", broken)
         await until(pilot, lambda: any("broken.qrels:2" in n for n in notifications(app)))

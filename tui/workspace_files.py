@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ranklens.tui.metric_text import plural
+
 if TYPE_CHECKING:
     from ranklens.engine.corpus import Corpus
     from ranklens.engine.workspace import Workspace
@@ -27,7 +29,7 @@ def _import_questions(path: Path) -> Change:
     def change(workspace: Workspace, corpus: Corpus) -> str:
         from ranklens.engine.workspace_files import import_questions
 
-        return f"imported {len(import_questions(workspace, path))} question(s) from {path}"
+        return f"imported {plural(len(import_questions(workspace, path)), 'question')} from {path}"
     return change
 
 
@@ -37,7 +39,7 @@ def _import_qrels(path: Path) -> Change:
 
         known = {q.id for q in workspace.apply(corpus)[0].questions}
         count, warnings = import_qrels(workspace, path, known)
-        return " · ".join([f"imported {count} judgment(s) from {path} (undo takes them back one by one)",
+        return " · ".join([f"imported {plural(count, 'judgment')} from {path} (undo takes them back one by one)",
                            *warnings])
     return change
 
@@ -46,7 +48,7 @@ def _export_qrels(path: Path) -> Change:
     def change(workspace: Workspace, corpus: Corpus) -> str:
         from ranklens.engine.workspace_files import export_qrels
 
-        return f"exported {export_qrels(workspace, workspace.apply(corpus)[0], path)} judgment(s) to {path}"
+        return f"exported {plural(export_qrels(workspace, workspace.apply(corpus)[0], path), 'judgment')} to {path}"
     return change
 
 
@@ -54,7 +56,7 @@ def _export_questions(path: Path) -> Change:
     def change(workspace: Workspace, corpus: Corpus) -> str:
         from ranklens.engine.workspace_files import export_questions
 
-        return f"exported {export_questions(workspace.apply(corpus)[0], path)} question(s) to {path}"
+        return f"exported {plural(export_questions(workspace.apply(corpus)[0], path), 'question')} to {path}"
     return change
 
 

@@ -99,8 +99,8 @@ def measures_table(comparison: Comparison) -> Group:
         table.add_row(row.name, f"{row.a:.4f}", f"{row.b:.4f}", f"{row.delta:+.4f}", _p(row.p_ttest),
                       _p(row.p_randomization), f"[{low:+.3f}, {high:+.3f}]")
     primary = comparison.primary
-    summary = Text(f"B vs A on {primary.name}: {primary.wins} wins, {primary.ties} ties, {primary.losses} losses · "
-                   f"{len(comparison.questions)} questions", style="dim")
+    summary = Text(f"B vs A on {primary.name}: {primary.wins:,} wins, {primary.ties:,} ties, {primary.losses:,} losses"
+                   f" · {len(comparison.questions):,} questions", style="dim")
     return Group(table, summary)
 
 
