@@ -193,3 +193,38 @@ async def test_a_long_document_is_drawn_as_a_window_around_its_chunk(tmp_path) -
         lo = (start + end) // 2 - DOCUMENT_WINDOW // 2  # the window is centred on the chunk
         assert f"characters {lo:,}–{lo + DOCUMENT_WINDOW:,} of 239,999" in body
         assert "w017499" in body and "w000000" not in body and "w029999" not in body
+
+
+async def test_a_failed_search_is_not_hidden_under_an_older_rows_explanation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows of an older setup stay on screen until the new search answers; moving over them then explains
+    nothing, so a failure's note is what the detail pane ends with."""
+    from ranklens.engine.errors import RanklensError
+
+    started, release = threading.Event(), threading.Event()
+    original = search_module.find
+
+    def find_failing_under_k3(context, progress):  # noqa: ANN001, ANN202
+        if context.setup.k != 3:
+            return original(context, progress)
+        started.set()
+        release.wait(timeout=60)
+        raise RanklensError("reranker 'gone': no such folder")
+
+    monkeypatch.setattr(search_module, "find", find_failing_under_k3)
+    app = make_app("studio-alfa", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        pane = await search(pilot, "come cambio la password")
+        await pilot.press("escape")
+        try:
+            assert app.apply_settings({"k": 3})
+            await poll(pilot, started.is_set)  # the new search runs; the old rows are still shown
+            await pilot.press("j")  # over an old row: no explanation starts
+            await pilot.pause()
+            assert "explain" not in pane._runs or pane._runs["explain"].generation < app.context.generation
+        finally:
+            release.set()
+        await settle(pilot)
+        assert pane.query_one("#results", KeyTable).row_count == 0
+        assert "reranker 'gone': no such folder" in detail_text(app)
+        assert "score" not in detail_text(app)

@@ -357,7 +357,7 @@ class SearchPane(WorkPane):
         if group == "documents" or self.context is None:
             return  # the search reports errors of the same setup
         if group == "why":
-            self.notify(message, severity="warning")
+            self.notify(message, severity="warning", markup=False)  # it may quote a chunk id or the query
             return
         self._show_rows(Found(self.context, [], message))
         self.notify(message, severity="error", markup=False)
@@ -480,8 +480,9 @@ class SearchPane(WorkPane):
         self.query_one(ResultDetail).focus()
 
     def _explain(self, row: ResultRow) -> None:
-        # Against the context the rows were computed for: the hit's position is in its chunking.
-        if self._shown is not None:
+        # Only rows of the current context: older rows stay on screen until the new search answers, and
+        # explaining one then could land after that answer (a failed search's note hidden under it).
+        if self._shown is not None and self._shown is self.context:
             self.start_work("explain", partial(explain, self._shown, row, self._terms))
 
     # -- judging ----------------------------------------------------------------------------------
