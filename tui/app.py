@@ -409,7 +409,7 @@ class RanklensApp(App[None]):
         workspace, loaded = self.context.workspace, self._loaded
 
         def run(path: Path) -> None:
-            change = entry.change(path)
+            change = partial(entry.run, path=path)
             if entry.imports:
                 self._write_workspace(change, workspace, loaded)
             else:

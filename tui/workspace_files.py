@@ -1,6 +1,6 @@
 """The palette's imports and exports of the workspace's questions and judgments (as `ranklens judgments`
-does them: engine/workspace_files.py). Each is a change ``(workspace, corpus as loaded) -> what to tell``
-that runs in a thread worker; an import changes the workspace, so the app applies it again afterwards."""
+does them: engine/workspace_files.py). Each runs as ``run(workspace, corpus as loaded, path) -> what to
+tell`` in a thread worker; an import changes the workspace, so the app applies it again afterwards."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -14,50 +14,40 @@ if TYPE_CHECKING:
     from ranklens.engine.corpus import Corpus
     from ranklens.engine.workspace import Workspace
 
-Change = Callable[["Workspace", "Corpus"], str]
-
 
 @dataclass(frozen=True)
 class WorkspaceFile:
     name: str  # the palette's entry
     prompt: str
     imports: bool  # True: the workspace changes; False: a file is written
-    change: Callable[[Path], Change]
+    run: Callable[[Workspace, Corpus, Path], str]
 
 
-def _import_questions(path: Path) -> Change:
-    def change(workspace: Workspace, corpus: Corpus) -> str:
-        from ranklens.engine.workspace_files import import_questions
+def _import_questions(workspace: Workspace, corpus: Corpus, path: Path) -> str:
+    from ranklens.engine.workspace_files import import_questions
 
-        return f"imported {plural(len(import_questions(workspace, path)), 'question')} from {path}"
-    return change
+    return f"imported {plural(len(import_questions(workspace, path)), 'question')} from {path}"
 
 
-def _import_qrels(path: Path) -> Change:
-    def change(workspace: Workspace, corpus: Corpus) -> str:
-        from ranklens.engine.workspace_files import import_qrels
+def _import_qrels(workspace: Workspace, corpus: Corpus, path: Path) -> str:
+    from ranklens.engine.workspace_files import import_qrels
 
-        known = {q.id for q in workspace.apply(corpus)[0].questions}
-        count, warnings = import_qrels(workspace, path, known)
-        return " · ".join([f"imported {plural(count, 'judgment')} from {path} (undo takes them back one by one)",
-                           *warnings])
-    return change
+    known = {q.id for q in workspace.apply(corpus)[0].questions}
+    count, warnings = import_qrels(workspace, path, known)
+    return " · ".join([f"imported {plural(count, 'judgment')} from {path} (undo takes them back one by one)",
+                       *warnings])
 
 
-def _export_qrels(path: Path) -> Change:
-    def change(workspace: Workspace, corpus: Corpus) -> str:
-        from ranklens.engine.workspace_files import export_qrels
+def _export_qrels(workspace: Workspace, corpus: Corpus, path: Path) -> str:
+    from ranklens.engine.workspace_files import export_qrels
 
-        return f"exported {plural(export_qrels(workspace, workspace.apply(corpus)[0], path), 'judgment')} to {path}"
-    return change
+    return f"exported {plural(export_qrels(workspace, workspace.apply(corpus)[0], path), 'judgment')} to {path}"
 
 
-def _export_questions(path: Path) -> Change:
-    def change(workspace: Workspace, corpus: Corpus) -> str:
-        from ranklens.engine.workspace_files import export_questions
+def _export_questions(workspace: Workspace, corpus: Corpus, path: Path) -> str:
+    from ranklens.engine.workspace_files import export_questions
 
-        return f"exported {plural(export_questions(workspace.apply(corpus)[0], path), 'question')} to {path}"
-    return change
+    return f"exported {plural(export_questions(workspace.apply(corpus)[0], path), 'question')} to {path}"
 
 
 WORKSPACE_FILES = (
