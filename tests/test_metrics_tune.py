@@ -11,14 +11,13 @@ from textual.widgets import Static
 from ranklens.engine.errors import Cancelled
 from ranklens.engine.experiments.weights import fusion_sweep, grid_lines, verdict_lines
 from ranklens.engine.progress import Progress
-from ranklens.tui.app import make_app
 from ranklens.tui.context import Context
 from ranklens.tui.key_map import all_rows
 from ranklens.tui.panes import metrics
 from ranklens.tui.panes.metrics import MetricsPane
 from ranklens.tui.tabs import TABS
 from ranklens.tui.widgets.work_status import WorkStatus
-from tests.support.app import notifications, opened
+from tests.support.app import notifications, running
 from tests.support.panes import PaneHarness, screen_text, settle, until
 
 FUSION = {"scorer": "fusion", "fuse": ("bm25", "tfidf")}
@@ -97,9 +96,8 @@ async def test_escape_cancels_the_sweep(monkeypatch: pytest.MonkeyPatch) -> None
 
 
 async def test_u_is_the_metrics_tab_own_key() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await opened(pilot)
+    async with running(size=(80, 24)) as pilot:
+        app = pilot.app
         await app.build_all_tabs()
         rows = [row for row in all_rows(app, TABS) if row.keys == "u" and row.where in ("Everywhere", "Metrics")]
         assert [(row.where, row.action) for row in rows] == [("Metrics", "tune")]

@@ -11,7 +11,7 @@ from textual.command import CommandPalette
 from textual.widgets import TabbedContent
 
 from ranklens.corpora import bundled_path
-from tests.support.app import notifications, open_path, opened, screen_text, search, settle, setup_line
+from tests.support.app import notifications, open_path, opened, running, screen_text, search, settle, setup_line
 from ranklens.tui.app import TABS, describe, make_app
 from ranklens.tui.context import ChangeSetup, UseQuery
 from ranklens.tui.help import HelpScreen
@@ -45,9 +45,8 @@ async def test_first_paint_does_not_wait_for_the_corpus() -> None:
 
 
 async def test_number_keys_switch_tabs_only_when_not_typing() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         tabs = app.query_one(TabbedContent)
         await pilot.press("2", "q")  # typed into the query box: no tab switch, no quit
         assert tabs.active == "search" and app.query_one(QueryBox).value == "2q"
@@ -66,18 +65,16 @@ async def test_number_keys_switch_tabs_only_when_not_typing() -> None:
 
 
 async def test_q_quits_when_not_typing() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("escape", "q")
         await pilot.pause()
         assert not app.is_running
 
 
 async def test_scorer_key_changes_the_setup_line_and_the_results() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         pane = await search(pilot, "ho perso il cellulare con i codici")
         before = [(row.hit.chunk.id, round(row.hit.score, 6)) for row in pane._rows]
         assert "TF-IDF" in setup_line(app)
@@ -104,9 +101,8 @@ async def test_scorer_key_changes_the_setup_line_and_the_results() -> None:
     ],
 )
 async def test_setting_keys(keys: list[str], field: str, expected: object) -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("escape", *keys)
         await settle(pilot)
         assert getattr(app.context.setup, field) == expected
@@ -114,9 +110,8 @@ async def test_setting_keys(keys: list[str], field: str, expected: object) -> No
 
 
 async def test_help_lists_every_binding_from_the_bindings() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("f1")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
@@ -136,9 +131,8 @@ async def test_help_lists_every_binding_from_the_bindings() -> None:
 
 
 async def test_every_binding_has_an_id_and_a_description() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await app.build_all_tabs()  # tabs are built when first shown: every one must be there to check
         rows = all_rows(app, TABS)
         assert rows
@@ -150,9 +144,8 @@ async def test_every_binding_has_an_id_and_a_description() -> None:
 
 
 async def test_palette_lists_actions_and_runs_them() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         names = [command.name for command in app.palette_commands()]
         assert "Next scorer" in names
         assert "Open corpus battery" in names and "Open corpus from a path…" in names
@@ -168,9 +161,8 @@ async def test_palette_lists_actions_and_runs_them() -> None:
 
 
 async def test_palette_switches_corpus_and_rechunks() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         commands = {command.name: command for command in app.palette_commands()}
         # from the corpus' own passages, re-chunking starts at the default 100/20 and steps down the ladder
         commands["Setting: Chunk size: smaller"].run()
@@ -186,18 +178,16 @@ async def test_palette_switches_corpus_and_rechunks() -> None:
 async def test_open_a_corpus_from_a_path(tmp_path: Path) -> None:
     folder = tmp_path / "my-corpus"
     shutil.copytree(bundled_path("battery"), folder)
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         app.action_open_path()
         await open_path(pilot, folder)
         assert app.context.corpus.name == "my-corpus"
 
 
 async def test_messages_from_panes() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("escape", "2")
         metrics = app.query_one(MetricsPane)
         metrics.post_message(UseQuery("rimborso con l'automobile"))
@@ -249,9 +239,8 @@ async def test_tabs_are_built_when_first_shown_and_get_every_context_from_then_o
 
 
 async def test_search_screen_at_80x24() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await opened(pilot)
+    async with running(size=(80, 24)) as pilot:
+        app = pilot.app
         await search(pilot, "come cambio la password")
         text = screen_text(app)
         assert "accessi" in text and "0.324" in text

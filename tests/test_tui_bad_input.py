@@ -14,7 +14,7 @@ import pytest
 from textual import events
 from textual.widgets import TabbedContent
 
-from tests.support.app import notifications, open_path, opened, search, settle
+from tests.support.app import notifications, open_path, opened, running, search, settle
 from tests.support.files import DOCS, beir_folder, deny_open, text_folder
 from ranklens.tui.app import RanklensApp, make_app
 from ranklens.tui.context import ChangeSetup
@@ -73,9 +73,8 @@ async def test_a_bad_corpus_on_the_command_line(bad: BadCorpus, tmp_path: Path,
 
 async def test_a_bad_corpus_from_the_palette_keeps_the_open_one(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         workbench = app.context.workbench
         for case in (missing, unreadable, empty, malformed):
             path, needles = case(tmp_path / case.__name__, monkeypatch)
@@ -92,9 +91,8 @@ async def test_a_loader_bug_is_a_message_not_the_end_of_the_app(monkeypatch: pyt
     def broken(spec: str, progress: object = None) -> None:
         raise RuntimeError("unforeseen")
 
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         monkeypatch.setattr("ranklens.engine.loaders.load_corpus", broken)
         app.switch_corpus("battery")
         await settle(pilot)
@@ -146,9 +144,8 @@ async def test_a_thousand_fast_keystrokes_leave_the_results_of_the_final_text() 
         keys.extend(rng.choice(words))
         keys.extend(["backspace"] * rng.randint(0, 4))
     keys = keys[:1_000]
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         expected = ""
         for n, key in enumerate(keys):
             expected = expected[:-1] if key == "backspace" else expected + key

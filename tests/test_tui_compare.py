@@ -15,7 +15,7 @@ from ranklens.engine.workspace import Workspace
 from ranklens.tui.app import make_app
 from ranklens.tui.panes.compare import ComparePane
 from ranklens.tui.widgets.lists import KeyTable
-from tests.support.app import opened, screen_text, settle
+from tests.support.app import opened, running, screen_text, settle
 from tests.support.cli import run_cli
 from tests.support.hostile import HOSTILE_TEXTS
 
@@ -64,9 +64,8 @@ async def choose(pilot, a: str, b: str) -> None:  # noqa: ANN001
 async def test_two_saved_runs_measured_as_the_command_line_measures_them(capsys: pytest.CaptureFixture[str]) -> None:
     save_runs("studio-alfa", "bm25", "tfidf")
     expected = run_cli(capsys, "compare", "studio-alfa", "bm25", "tfidf", "--json").json
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("escape", "6")
         await settle(pilot)
         await choose(pilot, "bm25", "tfidf")
@@ -112,9 +111,8 @@ async def test_the_current_setup_against_a_saved_run() -> None:
 async def test_the_hint_without_runs_fits_80_columns() -> None:
     # A first visit with no saved run: the hint says how to reach A and B, whole at 80 columns (it was cut
     # before it said that the pickers are a shift+tab away).
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("escape", "6")
         await settle(pilot)
         assert "A and B are the same: pick them with shift+tab (S saves a run of this setup)." in screen_text(app)
@@ -124,9 +122,8 @@ async def test_hostile_question_text_stays_literal() -> None:
     corpus = load_corpus("studio-alfa")
     hostile = [Question(f"h{i}", text, {corpus.chunks[i].id: 1}) for i, text in enumerate(HOSTILE_TEXTS[:3])]
     save_runs("studio-alfa", "bm25", "tfidf", questions=hostile)
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=(200, 50)) as pilot:
-        await opened(pilot)
+    async with running(size=(200, 50)) as pilot:
+        app = pilot.app
         await pilot.press("escape", "6")
         await settle(pilot)
         await choose(pilot, "bm25", "tfidf")

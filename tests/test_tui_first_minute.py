@@ -12,7 +12,7 @@ from ranklens.tui import app as app_module
 from ranklens.tui.app import make_app
 from ranklens.tui.panes import metrics as metrics_module
 from ranklens.tui.widgets.result_detail import ResultDetail
-from tests.support.app import notifications, opened, screen_text, search, settle, setup_line
+from tests.support.app import notifications, opened, running, screen_text, search, settle, setup_line
 
 SIZE = (80, 24)
 
@@ -58,9 +58,8 @@ async def test_the_setup_line_shows_the_lsa_dimensions_that_run() -> None:
 
 
 async def test_an_error_from_a_failed_open_leaves_the_status_line_with_the_next_search() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         app.switch_corpus("no-such-corpus-here")
         await settle(pilot)
         assert "not found" in setup_line(app)
@@ -133,9 +132,8 @@ async def test_one_chunk_and_one_question_are_singular(tmp_path) -> None:  # noq
 
 
 async def test_metrics_never_shows_the_previous_corpus_table(monkeypatch) -> None:  # noqa: ANN001
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await opened(pilot)
+    async with running(size=(100, 30)) as pilot:
+        app = pilot.app
         await pilot.press("escape", "2")
         await settle(pilot)
         table = app.query_one("#metrics-questions")
@@ -165,9 +163,8 @@ async def test_the_tui_reads_the_index_cache_as_the_cli_does(monkeypatch) -> Non
     from ranklens.engine.cache import IndexCache
 
     monkeypatch.setattr(app_module, "CACHE_MIN_CHUNKS", 1, raising=False)
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         workbench = app.context.workbench
         assert isinstance(workbench.cache, IndexCache)
     loaded = []
@@ -219,9 +216,8 @@ async def test_the_query_box_example_is_one_of_the_corpus_questions() -> None:
 
 
 async def test_at_80x24_the_explanation_and_long_snippets_show() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await opened(pilot)
+    async with running(size=(80, 24)) as pilot:
+        app = pilot.app
         await search(pilot, "ho cancellato un file per sbaglio")
         text = screen_text(app)
         assert "contrib" in text and "total" in text  # the explanation is above the fold

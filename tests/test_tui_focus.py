@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from textual.widgets import Input, TabbedContent, Tree
 
-from ranklens.tui.app import make_app
 from ranklens.tui.help import HelpScreen
 from ranklens.tui.panes.chunking import ChunkingPane
 from ranklens.tui.panes.search import SearchPane
 from ranklens.tui.widgets.input import TextBox
 from ranklens.tui.widgets.query_box import QueryBox
-from tests.support.app import notifications, opened, screen_text, settle
+from tests.support.app import notifications, running, screen_text, settle
 
 SIZE = (80, 24)
 
@@ -24,9 +23,8 @@ def tab_bar(app) -> str:  # noqa: ANN001
 
 
 async def test_escape_leaves_the_index_boxes_and_a_digit_then_switches_tab() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         tabs = app.query_one(TabbedContent)
         for box_id, typed in (("#ivf-cells", "12"), ("#ivf-probes", "1,3,50")):
             await pilot.press("escape", "4")
@@ -44,9 +42,8 @@ async def test_escape_leaves_the_index_boxes_and_a_digit_then_switches_tab() -> 
 
 
 async def test_alt_digits_switch_tabs_while_typing() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         tabs = app.query_one(TabbedContent)
         await pilot.press("a", "b", "alt+2")
         await pilot.pause()
@@ -58,9 +55,8 @@ async def test_alt_digits_switch_tabs_while_typing() -> None:
 
 
 async def test_escape_from_the_find_box_keeps_the_focus_in_the_tab() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("escape", "3")
         await settle(pilot)
         await pilot.press("f", "x", "escape")
@@ -75,9 +71,8 @@ async def test_escape_from_the_find_box_keeps_the_focus_in_the_tab() -> None:
 
 async def test_every_focus_stop_wears_a_frame() -> None:
     """Tab never lands on a widget that cannot show it has the focus (the tab bar was one)."""
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("escape")
         for tab in "12345":
             await pilot.press(tab)
@@ -91,9 +86,8 @@ async def test_every_focus_stop_wears_a_frame() -> None:
 
 
 async def test_ctrl_c_says_how_to_quit_in_plain_text() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("escape", "ctrl+c")
         await pilot.pause()
         messages = notifications(app)
@@ -101,9 +95,8 @@ async def test_ctrl_c_says_how_to_quit_in_plain_text() -> None:
 
 
 async def test_the_documents_tree_has_a_cursor_when_first_focused() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         tree = app.query_one("#documents", Tree)
         tree.focus()
         await pilot.pause()
@@ -114,9 +107,8 @@ async def test_the_documents_tree_has_a_cursor_when_first_focused() -> None:
 
 
 async def test_help_lists_each_key_once_with_tab_and_the_tree_keys() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=(100, 40)) as pilot:
-        await opened(pilot)
+    async with running(size=(100, 40)) as pilot:
+        app = pilot.app
         await pilot.press("f1")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
@@ -130,9 +122,8 @@ async def test_help_lists_each_key_once_with_tab_and_the_tree_keys() -> None:
 
 
 async def test_footer_and_tab_bar_show_the_keys_that_work_where_the_focus_is() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         # typing in the query box: digits type, alt+digits switch; six "alt+1 Search" labels need 87
         # columns, so at 80 the tab bar shows the titles and the footer the keys
         assert tab_bar(app).split() == ["Search", "Metrics", "Chunking", "Index", "Prompt", "Compare"]
@@ -151,17 +142,15 @@ async def test_footer_and_tab_bar_show_the_keys_that_work_where_the_focus_is() -
 
 
 async def test_search_keeps_the_query_box_focused_at_start() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         assert isinstance(app.focused, QueryBox)
         assert app.query_one(SearchPane) in app.focused.ancestors
 
 
 async def test_a_key_right_after_a_tab_key_reaches_the_new_tab() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("escape", "3", "f")  # no pause between the keys, as a user types them
         await pilot.pause()
         assert app.focused is app.query_one("#chunk-find", TextBox)
@@ -184,9 +173,8 @@ def _contrast(one, other) -> float:  # noqa: ANN001
 async def test_unfocused_frames_stand_out_in_dark_and_light_themes() -> None:
     """A frame without the focus is still a frame: at least 1.8:1 against what is behind it (the old
     #242f38 on #1e1e1e was 1.2:1, and tmux's 256 colours made it colour 17 on 234)."""
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         for theme in ("textual-dark", "textual-light"):
             app.theme = theme
             await pilot.pause()
@@ -203,9 +191,8 @@ async def test_escape_then_a_digit_as_a_terminal_sends_it_switches_tabs_while_ty
     character Option+3 types on a Mac ("£"): it switches to tab 3 and types nothing."""
     from textual._xterm_parser import XTermParser
 
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         tabs = app.query_one(TabbedContent)
         await pilot.press("a")
         keys = [event.key for event in XTermParser().feed("\x1b3") if hasattr(event, "key")]
@@ -218,9 +205,8 @@ async def test_escape_then_a_digit_as_a_terminal_sends_it_switches_tabs_while_ty
 async def test_the_tab_bar_shows_digits_again_once_a_prompt_closes() -> None:
     # A prompt (S's run name, the palette) has a text box: the bar said alt+digits, and kept saying it
     # after the prompt closed, though digits switch tabs again.
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await opened(pilot)
+    async with running(size=(120, 36)) as pilot:
+        app = pilot.app
         await pilot.press("escape", "2")
         await settle(pilot)
         assert tab_bar(app).startswith(" 1 Search  2 Metrics")

@@ -9,14 +9,13 @@ from pathlib import Path
 import pytest
 from textual import events
 
-from ranklens.tui.app import make_app
 from ranklens.tui.charts import DotRow, dot_rows
 from ranklens.tui.panes import metrics as metrics_module
 from ranklens.tui.panes.chunking import ChunkingPane
 from ranklens.tui.panes.metrics import MetricsPane
 from ranklens.tui.panes.prompt import DEFAULT_FILE, PromptPane
 from ranklens.tui.widgets.path_prompt import PathPrompt
-from tests.support.app import notifications, opened, search, settle
+from tests.support.app import notifications, running, search, settle
 
 SIZE = (100, 30)
 
@@ -34,9 +33,8 @@ async def test_the_save_dialog_starts_at_home_then_remembers_and_writes_a_normal
     home.mkdir(), elsewhere.mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.chdir(elsewhere)
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await search(pilot, "password")
         await pilot.press("escape", "5")
         await settle(pilot)
@@ -59,9 +57,8 @@ async def test_the_save_dialog_starts_at_home_then_remembers_and_writes_a_normal
 
 
 async def test_g_and_G_go_to_the_ends_of_a_list() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("escape", "2")
         await settle(pilot)
         table = app.query_one("#metrics-questions")
@@ -77,9 +74,8 @@ async def test_g_and_G_go_to_the_ends_of_a_list() -> None:
 
 
 async def test_switching_to_sentences_says_what_the_numbers_now_count() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("escape", "3")
         await settle(pilot)
         pane = app.query_one(ChunkingPane)
@@ -132,9 +128,8 @@ async def test_a_cancelled_evaluation_keeps_the_scorers_it_finished(monkeypatch:
         return compare_scorers(context.workbench, context.setup, progress=progress, checkpoint=checkpoint)
 
     monkeypatch.setattr(metrics_module, "measure", held)
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("escape", "2")
         while not reached.is_set():
             await pilot.pause(0.05)
@@ -152,9 +147,8 @@ async def test_a_cancelled_evaluation_keeps_the_scorers_it_finished(monkeypatch:
 async def test_enter_right_after_typing_in_the_palette_runs_what_was_typed() -> None:
     from textual.widgets import TabbedContent
 
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("escape", "ctrl+p")
         await pilot.pause()
         # As a fast typist sends them: every key queued at once, Enter before the list has caught up.

@@ -15,7 +15,7 @@ from ranklens.tui.app import make_app
 from ranklens.tui.panes.metrics import MetricsPane
 from ranklens.tui.panes.search import SearchPane
 from ranklens.tui.widgets.lists import KeyTable
-from tests.support.app import notifications, opened, screen_text, search, settle, until
+from tests.support.app import notifications, opened, running, screen_text, search, settle, until
 
 SIZE = (100, 30)
 # studio-alfa's first question without an answer; TF-IDF ranks trasferte-2 then accessi-1 for it
@@ -51,9 +51,8 @@ def tfidf(app) -> tuple[int, float]:  # noqa: ANN001
 
 
 async def test_grading_writes_qrels_undo_restores_them_and_metrics_follow() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("escape", "2")  # out of the query box, which has the focus at start
         await settle(pilot)
         assert tfidf(app) == (15, pytest.approx(SEED_MRR))
@@ -91,9 +90,8 @@ async def test_grading_writes_qrels_undo_restores_them_and_metrics_follow() -> N
 
 
 async def test_a_new_query_is_saved_as_a_question_when_graded() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         pane = await search(pilot, "rimborso taxi aeroporto")
         await pilot.press("escape", "J", "2")
         await settle(pilot)
@@ -108,9 +106,8 @@ async def test_a_new_query_is_saved_as_a_question_when_graded() -> None:
 
 
 async def test_outside_judge_mode_digits_switch_tabs() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await search(pilot, UNANSWERED)
         await pilot.press("escape", "3")
         await settle(pilot)
@@ -176,9 +173,8 @@ async def test_hostile_queries_are_saved_and_shown_literally() -> None:
     from ranklens.engine.visible import clean
     from tests.support.hostile import HOSTILE_TEXTS
 
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         for text in HOSTILE_TEXTS[:3]:
             pane = await search(pilot, text + " password")
             await pilot.press("escape", "J", "1", "J")
@@ -200,9 +196,8 @@ async def test_hostile_queries_are_saved_and_shown_literally() -> None:
 
 async def test_judged_only_is_said_in_the_results_title_at_80_columns() -> None:
     # The state came after the key hints, which 80 columns cut: the hidden rows went unexplained.
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await opened(pilot)
+    async with running(size=(80, 24)) as pilot:
+        app = pilot.app
         pane = await search(pilot, UNANSWERED)
         await pilot.press("escape", "J", "3", "o")
         await settle(pilot)

@@ -8,7 +8,7 @@ from ranklens.engine.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.tui.app import make_app
 from ranklens.tui.panes.search import SearchPane
-from tests.support.app import opened, search, settle
+from tests.support.app import opened, running, search, settle
 
 SIZE = (100, 30)
 
@@ -19,9 +19,8 @@ def rank_cells(app) -> list[str]:  # noqa: ANN001
 
 
 async def test_a_question_sent_from_metrics_marks_its_gold_chunk() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("escape", "2")
         await settle(pilot)
         await pilot.press("enter")  # the first question: searched on the Search tab

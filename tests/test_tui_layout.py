@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ranklens.tui.app import make_app
 from ranklens.tui.panes.index import IndexPane
-from tests.support.app import opened, screen_text, settle
+from tests.support.app import opened, running, screen_text, settle
 
 
 async def _index_sweep(app, pilot) -> str:  # noqa: ANN001
@@ -37,9 +37,8 @@ async def test_the_ivf_chart_is_drawn_at_60x20() -> None:
 
 
 async def test_every_metric_column_shows_at_60x20() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=(60, 20)) as pilot:
-        await opened(pilot)
+    async with running(size=(60, 20)) as pilot:
+        app = pilot.app
         await pilot.press("escape", "2")
         await settle(pilot)
         text = screen_text(app)
@@ -50,8 +49,7 @@ async def test_every_metric_column_shows_at_60x20() -> None:
 async def test_the_tab_bar_fits_at_60_columns_while_typing() -> None:
     from tests.support.app import screen_text as text_of
 
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=(60, 20)) as pilot:
-        await opened(pilot)
+    async with running(size=(60, 20)) as pilot:
+        app = pilot.app
         bar = text_of(app).splitlines()[0]
         assert "Prompt" in bar and "alt+1-6" in text_of(app).splitlines()[-1]

@@ -12,7 +12,7 @@ from textual import events
 from ranklens.tui.app import make_app
 from ranklens.tui.panes.metrics import MetricsPane
 from ranklens.tui.widgets.path_prompt import PathPrompt
-from tests.support.app import opened, settle, until
+from tests.support.app import opened, running, settle, until
 
 SIZE = (100, 30)
 
@@ -31,9 +31,8 @@ async def _export(pilot, path: Path | None = None) -> None:  # noqa: ANN001
 
 async def test_export_writes_csv_and_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("escape", "2")
         await settle(pilot)
         result = app.query_one(MetricsPane).result
@@ -49,9 +48,8 @@ async def test_export_writes_csv_and_json(tmp_path: Path, monkeypatch: pytest.Mo
 
 
 async def test_o_sorts_the_questions_worst_first_and_back() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("escape", "2")
         await settle(pilot)
         pane = app.query_one(MetricsPane)
@@ -86,9 +84,8 @@ async def test_export_never_writes_into_the_corpus_folder(tmp_path: Path) -> Non
 
 
 async def test_f_filters_the_questions_by_their_words() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("escape", "2")
         await settle(pilot)
         table = app.query_one("#metrics-questions")

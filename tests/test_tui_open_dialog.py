@@ -7,7 +7,7 @@ from textual import events
 
 from ranklens.tui.app import make_app
 from ranklens.tui.widgets.path_prompt import PathPrompt
-from tests.support.app import open_path, opened
+from tests.support.app import open_path, opened, running
 
 SIZE = (100, 30)
 
@@ -21,9 +21,8 @@ def _folder(tmp_path: Path, name: str) -> Path:
 
 async def test_the_open_dialog_completes_a_path_and_remembers_what_was_opened(tmp_path: Path) -> None:
     folder = _folder(tmp_path, "cats-corpus")
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("escape", "ctrl+o")
         await pilot.pause()
         assert isinstance(app.screen, PathPrompt)

@@ -29,7 +29,7 @@ from ranklens.tui.panes.prompt import PromptPane
 from ranklens.tui.panes.search import SearchPane
 from ranklens.tui.tabs import TABS, Tab, tab_table
 from ranklens.tui.widgets.lists import KeyTable
-from tests.support.app import opened, screen_text, search, settle
+from tests.support.app import opened, running, screen_text, search, settle
 
 SIZE = (100, 30)
 WAIT_S = 10  # longest a blocked job waits for the test to let it go
@@ -215,9 +215,8 @@ async def test_search_never_shows_a_result_for_an_older_query(monkeypatch: pytes
     monkeypatch.setattr(search_module, "find", gate.wrap(search_module.find))
     shown: list[tuple[int, int]] = []
     shown_generations(monkeypatch, SearchPane, shown)
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         pane = app.query_one(SearchPane)
         ask(app, "ferie")
         await meanwhile(pilot, gate.held.is_set)
@@ -238,9 +237,8 @@ async def test_prompt_never_shows_a_prompt_for_an_older_query(monkeypatch: pytes
     monkeypatch.setattr(prompt_module, "build_prompt", gate.wrap(prompt_module.build_prompt))
     shown: list[tuple[int, int]] = []
     shown_generations(monkeypatch, PromptPane, shown)
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("escape", "5")
         await settle(pilot)
         pane = app.query_one(PromptPane)
@@ -262,9 +260,8 @@ async def test_escape_cancels_a_search(monkeypatch: pytest.MonkeyPatch) -> None:
 
     gate = Gate(reporting=True)
     monkeypatch.setattr(search_module, "find", gate.wrap(search_module.find))
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         pane = app.query_one(SearchPane)
         app.query_one("#results").focus()
         ask(app, "ferie")
@@ -283,9 +280,8 @@ async def test_escape_cancels_building_a_prompt(monkeypatch: pytest.MonkeyPatch)
 
     gate = Gate(reporting=True)
     monkeypatch.setattr(prompt_module, "build_prompt", gate.wrap(prompt_module.build_prompt))
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await search(pilot, "ferie")
         await pilot.press("escape", "5")
         await meanwhile(pilot, gate.held.is_set)

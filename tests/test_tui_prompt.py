@@ -13,7 +13,7 @@ from textual import events
 from ranklens.corpora import bundled_path
 from ranklens.engine.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
-from tests.support.app import opened, search, settle
+from tests.support.app import opened, running, search, settle
 from tests.support.seeds import SEED_PROMPT
 from ranklens.tui.app import make_app
 from ranklens.tui.panes.prompt import DEFAULT_FILE, PromptPane
@@ -57,18 +57,16 @@ async def test_prompt_follows_k() -> None:
 
 
 async def test_copy_puts_the_prompt_on_the_clipboard() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         pane = await show_prompt(pilot, QUESTION)
         await pilot.press("c")
         assert app.clipboard == pane.prompt != ""
 
 
 async def test_copy_without_a_query_says_so() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("escape", "5", "c")
         assert app.clipboard == ""
         assert any("no prompt yet" in n.message for n in app._notifications)
@@ -90,9 +88,8 @@ async def save(pilot, path: str | None = None) -> None:  # noqa: ANN001
 async def test_save_writes_the_prompt_and_asks_before_overwriting(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))  # the dialog offers ~/ranklens-prompt.txt
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         pane = await show_prompt(pilot, QUESTION)
         await save(pilot)
         target = tmp_path / DEFAULT_FILE
@@ -124,9 +121,8 @@ async def test_a_failed_save_leaves_the_old_file_whole(tmp_path: Path, monkeypat
     def disk_full(source: str, destination: Path) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         pane = await show_prompt(pilot, QUESTION)
         monkeypatch.setattr(os, "replace", disk_full)
         await save(pilot)
@@ -157,9 +153,8 @@ async def test_save_never_writes_into_the_corpus_folder(tmp_path: Path) -> None:
 
 
 async def test_save_to_a_missing_folder_is_a_message(tmp_path: Path) -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await show_prompt(pilot, QUESTION)
         await save(pilot, str(tmp_path / "nope" / "prompt.txt"))
         assert any("no such folder" in n.message for n in app._notifications)

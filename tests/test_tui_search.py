@@ -18,7 +18,7 @@ from ranklens.tui.panes import search as search_module
 from ranklens.tui.panes.search import HINT, SearchPane
 from ranklens.tui.widgets.lists import KeyTable, KeyTree
 from ranklens.tui.widgets.query_box import QueryBox
-from tests.support.app import opened, screen_text, search, settle, until
+from tests.support.app import opened, running, screen_text, search, settle, until
 
 SIZE = (100, 30)
 
@@ -37,9 +37,8 @@ def detail_text(app) -> str:  # noqa: ANN001
 
 
 async def test_gold_passage_ranked_first() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         assert isinstance(app.focused, QueryBox)  # the query box has focus at start
         pane = await search(pilot, "come cambio la password")
         assert pane.shown_query == "come cambio la password"
@@ -51,9 +50,8 @@ async def test_gold_passage_ranked_first() -> None:
 async def test_enter_searches_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     # With a debounce of an hour, only Enter can start the search the test waits for.
     monkeypatch.setattr(search_module, "DEBOUNCE_S", 3600)
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         pane = app.query_one(SearchPane)
         app.query_one(QueryBox).value = "ho cancellato un file per sbaglio"
         await pilot.press("enter")
@@ -81,9 +79,8 @@ async def test_stale_results_are_never_shown(monkeypatch: pytest.MonkeyPatch) ->
         return original(self, text, k)
 
     monkeypatch.setattr(Retriever, "search", search_held_for_the_first_word)
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         pane = app.query_one(SearchPane)
         box = app.query_one(QueryBox)
         try:
@@ -99,9 +96,8 @@ async def test_stale_results_are_never_shown(monkeypatch: pytest.MonkeyPatch) ->
 
 
 async def test_typing_fast_shows_the_last_query() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         pane = app.query_one(SearchPane)
         for text in ("ferie", " backup", " fattura", " password"):
             await pilot.press(*text)
@@ -114,9 +110,8 @@ async def test_typing_fast_shows_the_last_query() -> None:
 
 
 async def test_empty_query_and_unknown_terms_show_a_note() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         assert HINT in detail_text(app)
         pane = await search(pilot, "zzzz qqqq")
         assert shown_ids(pane) == []
@@ -127,9 +122,8 @@ async def test_empty_query_and_unknown_terms_show_a_note() -> None:
 
 
 async def test_detail_explains_the_selected_result() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         pane = await search(pilot, "come cambio la password")
         first = pane._rows[0].hit
         text = detail_text(app)
@@ -146,9 +140,8 @@ async def test_detail_explains_the_selected_result() -> None:
 
 
 async def test_documents_tree_shows_a_chunk_in_its_document() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         tree = app.query_one("#documents", KeyTree)
         assert [str(node.label).split(" (")[0] for node in tree.root.children][:3] == ["ferie", "trasferte", "accessi"]
         tree.focus()
@@ -165,9 +158,8 @@ async def test_result_matches_the_engine() -> None:
     corpus = load_corpus("studio-alfa")
     retriever = Workbench(corpus).retriever(setup_for(corpus))
     expected = retriever.search("orari in cui devo rispondere ai messaggi")
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         pane = await search(pilot, "orari in cui devo rispondere ai messaggi")
         assert shown_ids(pane) == [h.chunk.id for h in expected.hits]
         assert f"{expected.hits[0].score:.3f}" in screen_text(app)
@@ -211,9 +203,8 @@ async def test_a_failed_search_is_not_hidden_under_an_older_rows_explanation(mon
         raise RanklensError("reranker 'gone': no such folder")
 
     monkeypatch.setattr(search_module, "find", find_failing_under_k3)
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         pane = await search(pilot, "come cambio la password")
         await pilot.press("escape")
         try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.app import opened, search, settle
+from tests.support.app import opened, running, search, settle
 from ranklens.tui.app import make_app
 
 SIZES = [(80, 24), (120, 36)]
@@ -75,9 +75,8 @@ async def test_the_snapshot_query_shows_scikit_learns_ranking() -> None:
     vectorizer = TfidfVectorizer()
     cosines = (vectorizer.fit_transform([c.text for c in corpus.chunks]) @ vectorizer.transform([QUESTION]).T)
     cosines = cosines.toarray().ravel()
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await opened(pilot)
+    async with running(size=(120, 36)) as pilot:
+        app = pilot.app
         await search(pilot, QUESTION)
         best = np.argsort(-cosines, kind="stable")[:app.context.setup.k]
         table = app.query_one("#results", KeyTable)

@@ -6,8 +6,7 @@ import pytest
 
 from ranklens.engine.settings import SettingError, parse_text
 from ranklens.engine.setup import setup_settings
-from ranklens.tui.app import make_app
-from tests.support.app import notifications, opened, settle, setup_line
+from tests.support.app import notifications, running, settle, setup_line
 
 SIZE = (100, 30)
 RRF_K = "Set rrf k…"
@@ -40,9 +39,8 @@ def palette_entry(app, name: str):  # noqa: ANN001, ANN201
 
 
 async def test_the_palette_sets_a_typed_setting_and_refuses_a_bad_one() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("escape")
         entry = palette_entry(app, "Set reranker…")
         assert entry.help == "now off · typed: no key"  # never Python's None

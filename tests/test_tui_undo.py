@@ -1,16 +1,14 @@
 """Setting changes can be undone and redone, and reset to the corpus' defaults (issue 10, expected and missing)."""
 from __future__ import annotations
 
-from ranklens.tui.app import make_app
-from tests.support.app import opened, settle
+from tests.support.app import running, settle
 
 SIZE = (100, 30)
 
 
 async def test_undo_redo_and_reset_of_settings() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("escape", "right_square_bracket", "s")
         await settle(pilot)
         setup = lambda: app.context.setup  # noqa: E731

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ranklens.tui.app import make_app
 from ranklens.tui.panes.metrics import MetricsPane
-from tests.support.app import notifications, open_path, opened, settle, until
+from tests.support.app import notifications, open_path, running, settle, until
 from tests.support.cli import run_cli
 
 SIZE = (100, 30)
@@ -34,9 +33,8 @@ async def test_imported_questions_and_judgments_are_measured_undone_and_exported
     queries, qrels = tmp_path / "mine.tsv", tmp_path / "mine.qrels"
     queries.write_text(f"m1\t{UNANSWERED}\nm2\tdove trovo il modulo delle ferie\n")
     qrels.write_text("m1 0 accessi-1 2\nm2 0 ferie-1 3\nm2 0 ferie-2 0\n")
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("escape", "2")
         await settle(pilot)
         assert measured_questions(app) == 15
@@ -70,9 +68,8 @@ async def test_an_export_replaces_a_file_only_on_yes_and_bad_files_are_one_line(
     kept.write_text("precious\n")
     broken = tmp_path / "broken.qrels"
     broken.write_text("q01 0 ferie-1 2\nq01 ferie-2\n")
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
         await pilot.press("escape")
         await palette(pilot, "Export judgments (qrels)…", kept)
         assert "replace it?" in str(app.screen.query_one(".dialog-title").render())

@@ -4,7 +4,8 @@ from __future__ import annotations
 import contextlib
 import time
 from pathlib import Path
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 from textual import events
 from textual.app import App
@@ -59,6 +60,18 @@ async def opened(pilot: Pilot) -> None:
     """Wait until the app has opened its corpus and every pane has done its first work."""
     await until(pilot, lambda: getattr(pilot.app, "context", None) is not None)
     await settle(pilot)
+
+
+@contextlib.asynccontextmanager
+async def running(corpus: str = "studio-alfa", size: tuple[int, int] = (100, 30),
+                  **options: Any) -> AsyncIterator[Pilot]:
+    """The app (``make_app(corpus, **options)``, cursor blink off) running at ``size``, its corpus opened."""
+    from ranklens.tui.app import make_app
+
+    app = make_app(corpus, cursor_blink=False, **options)
+    async with app.run_test(size=size) as pilot:
+        await opened(pilot)
+        yield pilot
 
 
 async def search(pilot: Pilot, text: str) -> SearchPane:
