@@ -153,6 +153,19 @@ async def test_t_switches_the_plot_between_time_and_vectors_visited() -> None:
         assert "vs ms/query" in chart(app)
 
 
+async def test_t_before_any_sweep_answers_and_the_sweep_then_plots_that_axis() -> None:
+    app = PaneHarness(IndexPane)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("t")
+        await pilot.pause()
+        assert [n.message for n in app._notifications] == [
+            "the plot will show recall against vectors visited: r runs the sweeps"]
+        await pilot.press("r")
+        await settle(pilot)
+        assert "recall@10 vs vectors visited (log)" in chart(app)
+
+
 async def test_without_usearch_the_tab_says_how_to_get_hnsw(monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "usearch", None)
     monkeypatch.setitem(sys.modules, "usearch.index", None)

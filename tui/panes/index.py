@@ -184,7 +184,11 @@ class IndexPane(WorkPane):
 
     def action_axis(self) -> None:
         self.axis = AXES[(AXES.index(self.axis) + 1) % len(AXES)]
-        self._show_result(self.result)
+        if self.result:
+            self._show_result(self.result)
+        else:  # nothing plotted yet: the key still answers
+            shown = "ms/query" if self.axis == "time" else "vectors visited"
+            self.notify(f"the plot will show recall against {shown}: r runs the sweeps")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
