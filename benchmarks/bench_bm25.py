@@ -73,7 +73,7 @@ def eval_table(sizes: list[int], options: Options) -> Table:
         ours = theirs = None
         with tempfile.TemporaryDirectory(prefix="ranklens-bench-xdg-") as cache:
             # an empty cache folder: the index is built, as on a first run, not read back
-            args = ["eval", str(folder), "--json", "--scorer", "bm25", "--bm25-variant", SETUP["bm25_variant"],
+            args = ["eval", str(folder), "--json", "--scorer", "bm25", "--bm25-variant", str(SETUP["bm25_variant"]),
                     "--k1", str(SETUP["k1"]), "--b", str(SETUP["b"])]
             try:
                 ours = run_module("ranklens.cli", args, timeout, env={**os.environ, "XDG_CACHE_HOME": cache})

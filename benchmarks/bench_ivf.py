@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -59,8 +60,16 @@ def recall(found: np.ndarray, truth: np.ndarray) -> float:
     return float((found[:, :, None] == truth[:, None, :]).any(axis=2).sum(axis=1).mean() / truth.shape[1])
 
 
-def _fastest(steps: dict[str, tuple[Callable[[], object], Callable[[], AbstractContextManager[Any]]]],
-             repeats: int, row_seconds: float = 0.0) -> dict[str, float]:
+# A timed step and the context it runs in (its thread setting).
+Step = tuple[Callable[[], object], Callable[[], AbstractContextManager[Any]]]
+
+
+def _singly(search: Callable[..., object], queries: np.ndarray, count: int, *args: object) -> list[object]:
+    """The first ``count`` queries searched one call each."""
+    return [search(queries[i:i + 1], *args) for i in range(count)]
+
+
+def _fastest(steps: dict[str, Step], repeats: int, row_seconds: float = 0.0) -> dict[str, float]:
     """Each step's fastest run (seconds), inside its context (its thread setting).
 
     At least ``repeats`` rounds, then more (up to MOST_ROUNDS) until the rounds
@@ -126,16 +135,16 @@ def ivf_task(args: dict[str, Any], arrays: dict[str, np.ndarray]) -> dict[str, A
     for n_probe in args["probes"]:
         found = ours.search(Q, K, n_probe).ids
         row: dict[str, Any] = {"n_probe": n_probe, "ranklens_recall": recall(found, truth)}
-        batch = lambda n_probe=n_probe: ours.search(Q, K, n_probe)  # noqa: E731
-        one_by_one = lambda n_probe=n_probe: [ours.search(Q[i:i + 1], K, n_probe) for i in range(single)]  # noqa: E731
-        steps = {"ranklens_ms": (batch, nullcontext), "ranklens_ms_1t": (batch, ours_one_thread),
-                 "ranklens_single_ms": (one_by_one, nullcontext),
-                 "ranklens_single_ms_1t": (one_by_one, ours_one_thread)}
+        batch = partial(ours.search, Q, K, n_probe)
+        one_by_one = partial(_singly, ours.search, Q, single, K, n_probe)
+        steps: dict[str, Step] = {"ranklens_ms": (batch, nullcontext), "ranklens_ms_1t": (batch, ours_one_thread),
+                                  "ranklens_single_ms": (one_by_one, nullcontext),
+                                  "ranklens_single_ms_1t": (one_by_one, ours_one_thread)}
         if faiss_index is not None:
             faiss_index.nprobe = n_probe
             row["faiss_recall"] = recall(faiss_index.search(xq, K)[1], truth)
-            theirs = lambda: faiss_index.search(xq, K)  # noqa: E731
-            theirs_one_by_one = lambda: [faiss_index.search(xq[i:i + 1], K) for i in range(single)]  # noqa: E731
+            theirs = partial(faiss_index.search, xq, K)
+            theirs_one_by_one = partial(_singly, faiss_index.search, xq, single, K)
             steps.update({"faiss_ms": (theirs, nullcontext), "faiss_ms_1t": (theirs, faiss_one_thread),
                           "faiss_single_ms": (theirs_one_by_one, nullcontext),
                           "faiss_single_ms_1t": (theirs_one_by_one, faiss_one_thread)})

@@ -13,6 +13,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 
 def main(argv: list[str]) -> int:
@@ -23,7 +24,7 @@ def main(argv: list[str]) -> int:
         texts = [json.loads(line)["text"] for line in lines]
     with open(folder / "queries.jsonl", encoding="utf-8") as lines:
         queries = [json.loads(line)["text"] for line in lines]
-    options = {"stopwords": [], "stemmer": None, "show_progress": False}
+    options: dict[str, Any] = {"stopwords": [], "stemmer": None, "show_progress": False}
     started = time.perf_counter()
     model = bm25s.BM25(method="lucene", k1=k1, b=b, backend="numpy")
     model.index(bm25s.tokenize(texts, **options), show_progress=False)

@@ -12,7 +12,7 @@ import statistics
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Generic, TypeVar
 from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
@@ -65,15 +65,15 @@ def process_peak_bytes() -> int | None:
 
 
 @dataclass
-class Measured:
+class Measured(Generic[T]):
     """What one measured step returned, how long it took and how much memory it added at peak."""
 
-    value: object
+    value: T
     seconds: float
     peak_bytes: int | None
 
 
-def measure(step: Callable[[], T]) -> Measured:
+def measure(step: Callable[[], T]) -> Measured[T]:
     """Run ``step`` once: wall time and peak RSS added over the RSS before it."""
     gc.collect()
     can_reset = reset_peak()

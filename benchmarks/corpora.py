@@ -128,8 +128,8 @@ class Synthetic:
         (tmp / "qrels").mkdir(parents=True, exist_ok=True)
         with open(tmp / "corpus.jsonl", "w", encoding="ascii") as out:
             out.writelines(f'{{"_id": "d{i}", "title": "", "text": "{t}"}}\n' for i, t in enumerate(texts))
-        questions = "".join(f'{{"_id": "q{i}", "text": "{q}"}}\n' for i, q in enumerate(queries))
-        (tmp / "queries.jsonl").write_text(questions, encoding="ascii")
+        lines = "".join(f'{{"_id": "q{i}", "text": "{q}"}}\n' for i, q in enumerate(queries))
+        (tmp / "queries.jsonl").write_text(lines, encoding="ascii")
         qrels = "".join(f"q{i}\td{c}\t1\n" for i, c in enumerate(chunks))
         (tmp / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n" + qrels, encoding="ascii")
         tmp.replace(folder)

@@ -103,7 +103,7 @@ def measure_engine(make: Callable[[], Engine], corpus: Corpus, queries: list[str
             for _ in range(max(1, repeats)):
                 timed = measure(lambda: engine.batch(K))
                 batch_times.append(timed.seconds)
-        ids, scores = timed.value  # type: ignore[misc]
+        ids, scores = timed.value
         all_ids.append(ids)
         all_scores.append(scores)
         latencies = latencies_ms(lambda i: engine.search(i, K), range(lo, lo + min(latency_queries, hi - lo)))

@@ -130,6 +130,8 @@ class RanklensEngine:
 class Bm25sEngine:
     """bm25s, numpy backend, its default float32 scores; its own tokenizer or ranklens' tokens."""
 
+    queries: list[Any]  # texts, or ranklens' tokens of each
+
     def __init__(self, setup: Setup, pretokenized: bool = False, language: str | None = None) -> None:
         self.setup, self.pretokenized = setup, pretokenized
         import bm25s
