@@ -45,12 +45,11 @@ def load(source: dict[str, Any]) -> tuple[Corpus, list[str], list[dict[int, int]
         return corpus_from_texts(texts), zipf + rare, None, mixes
     from benchmarks.corpora import DATA
     from ranklens.engine.loaders import load_corpus
-    from ranklens.engine.retriever import Retriever
+    from ranklens.engine.judgements import ChunkJudge
 
     corpus = load_corpus(DATA / source["real"])
     questions = corpus.answerable[:source["queries"]]
-    # Retriever.relevant needs only the chunks: reuse the engine's judgement rules, no index built
-    judge = Retriever(corpus, Setup(), list(corpus.chunks), None, None)  # type: ignore[arg-type]
+    judge = ChunkJudge(corpus.chunks)  # the engine's judgement rules, no index built
     return corpus, [q.text for q in questions], [judge.relevant(q) for q in questions], {"zipf": (0, len(questions))}
 
 

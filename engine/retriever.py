@@ -19,9 +19,10 @@ import numpy as np
 from ranklens.engine.analysis import Analyzer
 from ranklens.engine.backends.base import Backend, attached_backend, over_backend
 from ranklens.engine.cache import IndexCache, index_key
-from ranklens.engine.chunking import chunk_documents, contains_answer
+from ranklens.engine.chunking import chunk_documents
 from ranklens.engine.corpus import Chunk, Corpus, Question
 from ranklens.engine.errors import RanklensError
+from ranklens.engine.judgements import ChunkJudge
 from ranklens.engine.metrics import (NDCG_K, RECALL_K, Evaluation, QuestionScores, ThresholdReport, evaluate,
                                      threshold_analysis)
 from ranklens.engine.progress import Progress, no_progress
@@ -277,26 +278,8 @@ class Retriever:
         return self.scorer.explain(self.query(text), chunk_index)
 
     def relevant(self, question: Question) -> dict[int, int]:
-        """Chunk index -> grade for a question, under this retriever's chunking.
-
-        Judgements name chunks (passage ids) or whole documents; a document
-        judgement with an answer span keeps only the chunks that contain the
-        span. When the judged ids are not chunks of this chunking (re-chunked
-        documents), the answer span decides.
-        """
-        by_id = self._chunk_positions
-        by_doc = self._doc_positions
-        found: dict[int, int] = {}
-        for ident, grade in question.relevant.items():
-            if ident in by_id:
-                found[by_id[ident]] = max(found.get(by_id[ident], 0), grade)
-            elif ident in by_doc:
-                for i in by_doc[ident]:
-                    if question.answer is None or contains_answer(self.chunks[i].text, question.answer):
-                        found[i] = max(found.get(i, 0), grade)
-        if not found and question.answer:
-            found = {i: 1 for i, c in enumerate(self.chunks) if contains_answer(c.text, question.answer)}
-        return found
+        """Chunk index -> grade for a question, under this retriever's chunking (``ChunkJudge``)."""
+        return self._judge.relevant(question)
 
     # The setup is frozen: what search reads of it is worked out once, not on every query.
     @cached_property
@@ -309,15 +292,8 @@ class Retriever:
         return self.setup.describe() + (f" · through {self.source}" if self.source else "")
 
     @cached_property
-    def _chunk_positions(self) -> dict[str, int]:
-        return {c.id: i for i, c in enumerate(self.chunks)}
-
-    @cached_property
-    def _doc_positions(self) -> dict[str, list[int]]:
-        by_doc: dict[str, list[int]] = {}
-        for i, c in enumerate(self.chunks):
-            by_doc.setdefault(c.doc_id, []).append(i)
-        return by_doc
+    def _judge(self) -> ChunkJudge:
+        return ChunkJudge(self.chunks)
 
     def score_batches(self, texts: Sequence[str], progress: Progress = no_progress,
                       label: str = "scoring") -> Iterator[tuple[int, QueryScores | PendingScores]]:

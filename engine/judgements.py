@@ -1,0 +1,43 @@
+"""A question's judgements as chunk positions, under one chunking.
+
+Judgements name chunks (passage ids) or whole documents; the retriever, the
+benchmarks and anything else that scores a ranking read them through here, so
+they agree on which chunks count.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ranklens.engine.chunking import contains_answer
+from ranklens.engine.corpus import Chunk, Question
+
+
+class ChunkJudge:
+    """Which of ``chunks`` a question's judgements name, and with what grade."""
+
+    def __init__(self, chunks: Sequence[Chunk]) -> None:
+        self.chunks = chunks
+        self._by_id = {c.id: i for i, c in enumerate(chunks)}
+        self._by_doc: dict[str, list[int]] = {}
+        for i, c in enumerate(chunks):
+            self._by_doc.setdefault(c.doc_id, []).append(i)
+
+    def relevant(self, question: Question) -> dict[int, int]:
+        """Chunk position -> grade.
+
+        A document judgement with an answer span keeps only the chunks that
+        contain the span. When the judged ids are not chunks of this chunking
+        (re-chunked documents), the answer span decides.
+        """
+        found: dict[int, int] = {}
+        for ident, grade in question.relevant.items():
+            if ident in self._by_id:
+                at = self._by_id[ident]
+                found[at] = max(found.get(at, 0), grade)
+            elif ident in self._by_doc:
+                for i in self._by_doc[ident]:
+                    if question.answer is None or contains_answer(self.chunks[i].text, question.answer):
+                        found[i] = max(found.get(i, 0), grade)
+        if not found and question.answer:
+            found = {i: 1 for i, c in enumerate(self.chunks) if contains_answer(c.text, question.answer)}
+        return found
