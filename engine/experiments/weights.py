@@ -3,7 +3,8 @@
 Each fused scorer's scores are computed once per question; every candidate fusion
 (``rrf`` at the setup's k, ``sum``, and the convex ``minmax`` and ``zscore`` at each
 weight of the grid, the weight being the first part's) re-fuses them and scores the
-question's nDCG@10, and so does each part alone. Picking the best candidate on the
+question's nDCG@10, and so does each part alone (``fusion_grid`` ranks them all at once,
+fusing only the chunks that can reach a top 10: the numbers of fusing every chunk). Picking the best candidate on the
 questions one then reports flatters it, so the sweep runs k-fold cross-validation:
 questions are dealt into ``folds`` folds (a fixed shuffle, seed 0); for each fold the
 candidate best on the other folds, and the part best alone on the other folds, are
@@ -22,9 +23,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.metrics import NDCG_K, QuestionScores, score_question
+from ranklens.engine.experiments.fusion_grid import FusionGrid, ndcg_of_tops
+from ranklens.engine.metrics import NDCG_K, QuestionScores
 from ranklens.engine.progress import Progress, no_progress
-from ranklens.engine.scoring.fusion import NORMALISERS, FusionScorer, convex_weights, fuse_lists
+from ranklens.engine.scoring.fusion import FusionScorer
 from ranklens.engine.settings import FUSION_METHODS, WEIGHTED_FUSIONS
 from ranklens.engine.significance import paired_t_test, randomization_test
 
@@ -114,9 +116,7 @@ def fusion_sweep(retriever: Retriever, weights: Sequence[float] = WEIGHTS, folds
                  methods: Sequence[str] = METHODS, progress: Progress = no_progress) -> FusionSweep:
     """nDCG@10 of every candidate fusion of the setup's parts and of each part alone, with the
     k-fold cross-validated gain of the tuned fusion over the best single part and its paired tests."""
-    scorer = retriever.scorer
-    if not isinstance(scorer, FusionScorer):
-        raise RanklensError(f"the fusion sweep needs the fusion scorer (the setup's is {retriever.setup.scorer})")
+    scorer = _fusion_scorer(retriever)
     if folds < 2:
         raise RanklensError(f"folds must be at least 2 (got {folds})")
     weights = tuple(float(w) for w in weights)
@@ -130,28 +130,7 @@ def fusion_sweep(retriever: Retriever, weights: Sequence[float] = WEIGHTS, folds
         raise RanklensError(f"{retriever.corpus.name}: {folds}-fold cross-validation needs at least {folds} "
                             f"questions with an answer (has {len(questions)})")
     tried = candidates(methods, weights)
-    table = np.zeros((len(questions), len(tried)))  # nDCG@10 per question and candidate
-    alone = np.zeros((len(questions), len(scorer.parts)))  # nDCG@10 per question and part
-    for i, question in enumerate(questions):
-        lists = [np.asarray(part.scores(retriever.query(question.text)), dtype=np.float64) for part in scorer.parts]
-        relevant = retriever.relevant(question)
-        rel = np.fromiter(relevant.keys(), dtype=np.int64, count=len(relevant))
-        grades = np.fromiter(relevant.values(), dtype=np.float64, count=len(relevant))
-
-        def ndcg(scores: np.ndarray) -> float:
-            return score_question(QuestionScores(question.id, question.text, scores, rel, grades)).ndcg  # noqa: B023
-
-        # Each normalisation once per question; the weights only mix them.
-        normalised = {m: [NORMALISERS[m](s) for s in lists] for m in WEIGHTED_FUSIONS if m in methods}
-        for j, c in enumerate(tried):
-            if c.weight is None:
-                fused = fuse_lists(lists, c.method, scorer.rrf_k)
-            else:
-                mix = convex_weights(len(lists), c.weight)
-                fused = np.add.reduce([w * s for w, s in zip(mix, normalised[c.method])])
-            table[i, j] = ndcg(fused)
-        alone[i] = [ndcg(s) for s in lists]
-        progress(i + 1, len(questions), "sweeping the fusion")
+    table, alone = ndcg_tables(retriever, tried, progress)
     means, part_means = table.mean(axis=0), alone.mean(axis=0)
     best = int(np.argmax(means))  # argmax keeps the first of equals
     deal = np.random.default_rng(0).permutation(len(questions)) % folds
@@ -170,8 +149,37 @@ def fusion_sweep(retriever: Retriever, weights: Sequence[float] = WEIGHTS, folds
     return FusionSweep(tuple(p.name for p in scorer.parts), scorer.rrf_k, tried, tuple(float(m) for m in means),
                        tuple(float(m) for m in part_means), tried[best], float(means[best]), tuple(fold_rows),
                        float(held_out.mean()), float(held_out_single.mean()),
-                       paired_t_test(held_out_single, held_out), randomization_test(held_out_single, held_out),
+                       paired_t_test(held_out_single.tolist(), held_out.tolist()),
+                       randomization_test(held_out_single.tolist(), held_out.tolist()),
                        len(questions))
+
+
+def ndcg_tables(retriever: Retriever, tried: Sequence[Candidate],
+                progress: Progress = no_progress) -> tuple[np.ndarray, np.ndarray]:
+    """nDCG@10 of each answerable question (rows) under each candidate fusion, and under each part alone.
+
+    Each part scores a question once; the fusions are ranked together (``FusionGrid``: only the
+    chunks that can reach a top 10 are fused), which gives the numbers fusing every chunk gives."""
+    scorer = _fusion_scorer(retriever)
+    questions = retriever.corpus.answerable
+    grid = FusionGrid([(c.method, c.weight) for c in tried], len(scorer.parts), scorer.rrf_k)
+    table = np.zeros((len(questions), len(tried) + len(scorer.parts)))
+    for i, question in enumerate(questions):
+        query = retriever.query(question.text)
+        lists = [np.asarray(part.scores(query), dtype=np.float64) for part in scorer.parts]
+        relevant = retriever.relevant(question)
+        judged = QuestionScores(question.id, question.text, lists[0],
+                                np.fromiter(relevant.keys(), dtype=np.int64, count=len(relevant)),
+                                np.fromiter(relevant.values(), dtype=np.float64, count=len(relevant)))
+        table[i] = ndcg_of_tops(np.vstack(grid.tops(lists)), judged)
+        progress(i + 1, len(questions), "sweeping the fusion")
+    return table[:, :len(tried)], table[:, len(tried):]
+
+
+def _fusion_scorer(retriever: Retriever) -> FusionScorer:
+    if not isinstance(retriever.scorer, FusionScorer):
+        raise RanklensError(f"the fusion sweep needs the fusion scorer (the setup's is {retriever.setup.scorer})")
+    return retriever.scorer
 
 
 def grid_lines(sweep: FusionSweep) -> list[str]:
