@@ -8,7 +8,9 @@ chunks below them keep their first-stage order. A search result shows both ranks
 and both scores; an evaluation reports the first stage and the reranked ranking
 side by side, over the same questions (the first stage's own evaluation, then its top
 results scored again for the reranker: two passes, the first stage's numbers exactly
-those of ``ranklens eval`` without ``--rerank``).
+those of ``ranklens eval`` without ``--rerank``). ``evaluate_reranking`` is the
+second pass alone, for a caller that measured the first stage already (the TUI's
+Metrics tab, which measures every scorer).
 
 Built on the retriever's public API (``search``, ``score_batches``, ``relevant``);
 the model is loaded by ``engine.models`` (the neural extra).
@@ -121,8 +123,7 @@ class RerankEval:
     def to_dict(self) -> dict[str, Any]:
         """The eval JSON of the first stage, plus ``rerank``: the reranked metrics and per-question ranks."""
         data = self.first.to_dict()
-        data["rerank"] = {"reranker": self.reranker, "rerank_top": self.top, **self.reranked.to_dict(),
-                          "timing": self.timing}
+        data["rerank"] = Reranking(self.reranked, self.reranker, self.top, self.timing).to_dict()
         return data
 
 
@@ -134,12 +135,41 @@ def evaluate_reranked(retriever: Retriever, reranker: Reranker | None = None, to
     rules); the reranked ranking moves only the top ``top`` chunks, so ranks
     below it, and recall beyond it, are the first stage's.
     """
+    reranker = reranker or reranker_for(retriever)
+    if not retriever.corpus.answerable:
+        raise RanklensError(f"{retriever.corpus.name}: no questions with an answer to evaluate")
+    first = retriever.evaluate(progress=progress)
+    second = evaluate_reranking(retriever, reranker, top, progress)
+    return RerankEval(first, second.evaluation, second.reranker, second.top, second.timing)
+
+
+@dataclass(frozen=True)
+class Reranking:
+    """The reranked ranking alone, for a caller that has the first stage's numbers already."""
+
+    evaluation: Evaluation
+    reranker: str
+    top: int
+    timing: dict[str, float]  # rerank_s (all questions), pairs_per_s
+
+    def to_dict(self) -> dict[str, Any]:
+        """The eval JSON's ``rerank`` part: the reranker, its top, the metrics and per-question ranks, timing."""
+        return {"reranker": self.reranker, "rerank_top": self.top, **self.evaluation.to_dict(), "timing": self.timing}
+
+
+def evaluate_reranking(retriever: Retriever, reranker: Reranker | None = None, top: int | None = None,
+                       progress: Progress = no_progress) -> Reranking:
+    """Metrics of the first stage's top ``top`` reranked (the second pass of ``evaluate_reranked``).
+
+    ``progress`` hears of every question reranked (a cross-encoder takes a
+    while over each one's top), so a cancellation stops it after the current
+    question.
+    """
     top = retriever.setup.rerank_top if top is None else top
     reranker = reranker or reranker_for(retriever)
     questions = retriever.corpus.answerable
     if not questions:
         raise RanklensError(f"{retriever.corpus.name}: no questions with an answer to evaluate")
-    first = retriever.evaluate(progress=progress)
     ranks_all = spec(retriever.setup.scorer).ranks_all
     texts = [q.text for q in questions]
     spent = [0.0, 0]
@@ -154,6 +184,7 @@ def evaluate_reranked(retriever: Retriever, reranker: Reranker | None = None, to
             pair_scores = reranker.scores(texts[i], [retriever.chunks[j].text for j in head])
             spent[0] += time.perf_counter() - started
             spent[1] += len(head)
+            progress(i + 1, len(texts), f"reranking ({spent[1] / max(spent[0], 1e-9):,.0f} pairs/s)")
             if head.size:
                 # the reread chunks go above every other, in the reranker's order
                 ceiling = float(dense.max()) + 1.0
@@ -164,7 +195,7 @@ def evaluate_reranked(retriever: Retriever, reranker: Reranker | None = None, to
                                  np.fromiter(relevant.keys(), dtype=np.int64, count=len(relevant)),
                                  np.fromiter(relevant.values(), dtype=np.float64, count=len(relevant)))
 
+    progress(0, len(texts), "reranking")
     reranked = evaluate(rows(), retriever.setup.k)
     timing = {"rerank_s": spent[0], "pairs_per_s": spent[1] / spent[0] if spent[0] > 0 else float("inf")}
-    return RerankEval(first, reranked, reranker.name, top, timing)
-
+    return Reranking(reranked, reranker.name, top, timing)

@@ -2,21 +2,26 @@
 
 What it shows is ``engine.experiments.scorers.compare_scorers``: every scorer
 under the app's analysis and chunking settings, then the current scorer's
-threshold analysis. The tab runs it in a worker and draws the result.
+threshold analysis. With a reranker in the setup, the current scorer's ranking
+reranked (``engine.rerank.evaluate_reranking``) shows beside it, as a row of the
+table and a column of ranks: a second run, started once the scorers are measured,
+so changing only the reranker reranks without measuring the scorers again. The
+tab runs both in workers and draws the results.
 """
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
-import os
-import tempfile
+from collections.abc import Hashable
+from dataclasses import dataclass
 from pathlib import Path
 
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import events, work
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
@@ -30,17 +35,19 @@ from ranklens.tui.context import Context, UseQuery
 from ranklens.tui.heap import keep_built
 from ranklens.tui.metric_text import metric_columns, metric_text, plural
 from ranklens.tui.safe import clean, one_line, safe_text
+from ranklens.tui.saving import SaveFlow, ask_and_save
 from ranklens.tui.widgets.chart import Chart
 from ranklens.tui.widgets.lists import KeyScroll, KeyTable
 from ranklens.tui.widgets.row_list import Column, RowList
 from ranklens.tui.widgets.input import TextBox
-from ranklens.tui.widgets.path_prompt import PathPrompt
 from ranklens.tui.panes.base import WorkPane
 from ranklens.tui.widgets.work_status import WorkStatus
 
 if TYPE_CHECKING:  # numpy comes with the engine's results; the first paint must not wait for it
     from ranklens.engine.experiments.scorers import ScorerComparison
     from ranklens.engine.experiments.weights import FusionSweep
+    from ranklens.engine.metrics import Evaluation
+    from ranklens.engine.rerank import Reranking
 
 RANK_WIDTH = 6
 GOLD_WIDTH = 14
@@ -50,6 +57,8 @@ CORPUS_FORMAT = "docs/corpus-format.md"
 COMPACT_BELOW = 78  # pane width under which hit rates show as counts only
 QUESTION_CUT = 400  # a question's text is cut here before the list cuts it to its column
 FILTER_PAUSE_S = 0.2  # the filter applies once typing pauses
+RERANKS_KEPT = 4  # reranked rankings kept per tab: turning a reranker off and on again reranks nothing
+RERANK_COLUMN = "rerank"
 
 
 def safe_name(name: str) -> str:
@@ -57,33 +66,37 @@ def safe_name(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "corpus"
 
 
-def write_table(target: Path, result: ScorerComparison) -> None:
-    """The table as JSON (``.json``: the comparison's to_dict, as ``compare-scorers --json``) or CSV (a row per
-    scorer: its name, label and metrics), written beside ``target`` then renamed over it."""
+@dataclass(frozen=True)
+class Reranked:
+    """The setup's first stage reranked, as the tab shows it."""
+
+    label: str  # "BM25 lucene → rerank mmarco top 5"
+    reranking: Reranking
+
+
+def table_text(target: Path, result: ScorerComparison, reranked: Reranked | None) -> str:
+    """The table as JSON (``.json``: the comparison's to_dict, as ``compare-scorers --json``, plus ``rerank``
+    as ``eval --rerank --json`` has it, with a reranker) or CSV (a row per scorer: its name, label and
+    metrics; the reranked ranking's named ``rerank``)."""
     if target.suffix.lower() == ".json":
-        text = json.dumps(result.to_dict(), ensure_ascii=False, indent=1) + "\n"
-    else:
-        keys = [key for _, key in metric_columns()]
-        out = io.StringIO()
-        writer = csv.writer(out)
-        writer.writerow(["scorer", "label", *keys])
-        for r in result.scorers:
-            writer.writerow([r.scorer, r.label, *(r.evaluation.metrics[key] for key in keys)])
-        text = out.getvalue()
-    handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=target.parent,  # noqa: SIM115
-                                         prefix=f".{target.name}.", suffix=".tmp", delete=False)
-    try:
-        with handle:
-            handle.write(text)
-        os.chmod(handle.name, 0o666 & ~_UMASK)
-        os.replace(handle.name, target)
-    except BaseException:
-        os.unlink(handle.name)
-        raise
+        data = result.to_dict()
+        if reranked is not None:
+            data["rerank"] = {"scorer": result.current, "label": reranked.label, **reranked.reranking.to_dict()}
+        return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
+    keys = [key for _, key in metric_columns()]
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["scorer", "label", *keys])
+    for r in result.scorers:
+        writer.writerow([r.scorer, r.label, *(r.evaluation.metrics[key] for key in keys)])
+    if reranked is not None:
+        writer.writerow([RERANK_COLUMN, reranked.label, *(reranked.reranking.evaluation.metrics[key] for key in keys)])
+    return out.getvalue()
 
 
-_UMASK = os.umask(0)
-os.umask(_UMASK)
+def first_stage(context: Context) -> Hashable:
+    """What the scorers' table depends on: the workbench and the setup less its reranker (and so its top)."""
+    return (id(context.workbench), dataclasses.replace(context.setup, rerank=None, rerank_top=1))
 
 
 def measure(context: Context, progress: Progress) -> ScorerComparison:
@@ -91,6 +104,18 @@ def measure(context: Context, progress: Progress) -> ScorerComparison:
     from ranklens.engine.experiments.scorers import compare_scorers  # numpy: loaded off the first paint
 
     return compare_scorers(context.workbench, context.setup, progress=progress, checkpoint=keep_built)
+
+
+def rerank(context: Context, progress: Progress) -> Reranked:
+    """The setup's scorer reranked by its reranker over the answerable questions (in a worker)."""
+    from ranklens.engine.experiments.common import scorer_label
+    from ranklens.engine.rerank import evaluate_reranking, reranker_for
+
+    retriever = context.workbench.retriever(context.setup, progress)
+    progress(0, 0, f"loading reranker {context.setup.rerank}")
+    reranking = evaluate_reranking(retriever, reranker_for(retriever), progress=progress)
+    return Reranked(f"{scorer_label(retriever.setup)} → rerank {Path(reranking.reranker).name} top {reranking.top}",
+                    reranking)
 
 
 def tune(context: Context, progress: Progress) -> FusionSweep:
@@ -135,6 +160,9 @@ class MetricsPane(WorkPane):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.result: ScorerComparison | None = None
+        self.reranked: Reranked | None = None  # the setup's reranker over its scorer, beside the result
+        self._measured: Hashable = None  # first_stage() of a complete result
+        self._reranks: dict[Hashable, Reranked] = {}  # by workbench and setup, the newest last
         self.worst_first = False  # the questions' order: file order, or the current scorer's worst rank first
         self._last_export: Path | None = None
         self._folded: list[str] = []  # the questions' text casefolded, for the filter
@@ -159,14 +187,31 @@ class MetricsPane(WorkPane):
         self.query_one("#metrics-sweep", KeyScroll).border_title = "fusion sweep · u: back to the questions"
 
     def refresh_content(self, context: Context) -> None:
+        if self.result is not None and self._measured == first_stage(context):
+            self._show_reranked(context)  # only the reranker changed: the scorers' numbers stand
+            return
         # What is on screen was measured for another corpus or setup: it goes now, not when the new
         # numbers arrive (35 s on a large corpus).
         self._clear()
         self.start_work("evaluate", lambda progress: measure(context, progress),
                         f"evaluating {plural(len(scorer_names()), 'scorer')} on {clean(context.corpus.name)}")
 
+    def _show_reranked(self, context: Context) -> None:
+        """The setup's reranked ranking beside the measured scorers: kept from an earlier run, else reranked
+        now; none without a reranker."""
+        key = (id(context.workbench), context.setup)
+        self.reranked = self._reranks.get(key) if context.setup.rerank else None
+        self._show_sweep(False)  # the run that changed the setup stopped any sweep, and the line is the table's
+        self._draw()
+        if context.setup.rerank and self.reranked is None:
+            self.start_work("rerank", lambda progress: rerank(context, progress),
+                            f"reranking the top {context.setup.rerank_top} of "
+                            f"{plural(len(context.corpus.answerable), 'question')} with {context.setup.rerank}")
+
     def _clear(self) -> None:
         self.result = None
+        self.reranked = None
+        self._measured = None
         self._folded = []
         self.query_one("#metrics-scorers", KeyTable).clear()
         self.query_one("#metrics-questions", QuestionList).clear()
@@ -175,14 +220,32 @@ class MetricsPane(WorkPane):
         self.query_one("#metrics-threshold", Chart).plot(None)
 
     def action_rerun(self) -> None:
-        if self.has_corpus():
-            assert self.context is not None
-            self.refresh_content(self.context)
+        """What is missing (a reranking cancelled or failed), or everything again when nothing is."""
+        if not self.has_corpus():
+            return
+        context = self.context
+        assert context is not None
+        missing = (context.setup.rerank and self.reranked is None and self.result is not None
+                   and self._measured == first_stage(context))
+        if not missing:
+            self._reranks.pop((id(context.workbench), context.setup), None)
+            self._clear()  # measured anew, scorers first
+        self.refresh_content(context)
 
     def work_done(self, group: str, result: Any) -> None:
         if group == "tune":
             self._tuned(result)
-            return
+        elif group == "rerank":
+            assert self.context is not None  # results of an older context are dropped before here
+            self._reranks.pop(key := (id(self.context.workbench), self.context.setup), None)
+            self._reranks[key] = self.reranked = result
+            while len(self._reranks) > RERANKS_KEPT:
+                del self._reranks[next(iter(self._reranks))]
+            self._draw()
+        else:
+            self._measured_all(result)
+
+    def _measured_all(self, result: ScorerComparison) -> None:
         self.result = result
         self._folded = [q.text.casefold() for q in result.questions]
         status = self.query_one(WorkStatus)
@@ -196,29 +259,64 @@ class MetricsPane(WorkPane):
             self.query_one("#metrics-empty", Static).update(safe_text(message))
             status.show(f"{result.corpus}: no questions")
             return
-        status.show(self._summary(result))
+        self._show_threshold(result)
+        if result.complete and self.context is not None:
+            self._measured = first_stage(self.context)
+            self._show_reranked(self.context)
+        else:
+            self._draw()
+
+    def work_failed(self, group: str, message: str) -> None:
+        if group != "rerank":
+            super().work_failed(group, message)
+            return
+        # The scorers' table stands: the line says the reranking is missing, the notification why.
+        self._draw("reranking failed (see the message) · r tries again")
+        self.notify(one_line(message, 300), title="ranklens: no reranking", severity="error", markup=False)
+
+    def _draw(self, note: str = "") -> None:
+        """The status line, the scorers' table and the questions' ranks for what is measured."""
+        result = self.result
+        if result is None or not result.scorers:
+            return
+        self.query_one(WorkStatus).show(self._summary(result, note))
         self._show_scorers(result)
         self._show_questions(result)
-        self._show_threshold(result)
 
-    @staticmethod
-    def _summary(result: ScorerComparison) -> str:
-        """The status line over a measured table."""
+    def _summary(self, result: ScorerComparison, note: str = "") -> str:
+        """The status line over a measured table, ``note`` early, before it is cut to the width."""
         notes = list(dict.fromkeys(note for r in result.scorers for note in r.notes))  # fusion repeats its parts'
         done = "" if result.complete else " (cancelled before the others)"
+        reranked = [note] if note else []
+        if self.reranked is not None:
+            r = self.reranked.reranking
+            reranked.append(f"reranked by {Path(r.reranker).name} in {r.timing['rerank_s']:.1f} s "
+                            f"({r.timing['pairs_per_s']:,.0f} pairs/s)")
         return " · ".join([f"{plural(result.question_count, 'question')}, "
-                           f"{plural(len(result.scorers), 'scorer')}{done}; r re-runs", *result.notes, *notes])
+                           f"{plural(len(result.scorers), 'scorer')}{done}; r re-runs", *reranked,
+                           *result.notes, *notes])
 
     def on_resize(self, event: events.Resize) -> None:
         # Hit rates go compact when narrow; the question list fits its columns itself.
         if self.result is not None and self.result.scorers and self._compact != self._narrow(self.result):
             self._show_scorers(self.result)
 
+    def _rows(self, result: ScorerComparison) -> list[tuple[str, str, Evaluation, bool]]:
+        """The table's rows: (key, label, evaluation, whether the setup ranks by it); the reranked ranking
+        under its first stage."""
+        rows = []
+        for r in result.scorers:
+            rows.append((r.scorer, r.label, r.evaluation, r.scorer == result.current))
+            if r.scorer == result.current and self.reranked is not None:
+                rows.append((RERANK_COLUMN, self.reranked.label, self.reranked.reranking.evaluation, True))
+        return rows
+
     def _narrow(self, result: ScorerComparison) -> bool:
         """Whether hit rates show as counts only: under COMPACT_BELOW columns, or when the full table would
         not fit (4281/7609 0.563 on a large corpus)."""
-        full = [max(len(r.label) + 2 for r in result.scorers)] + [
-            max(len(header), *(len(metric_text(r.evaluation, key)) for r in result.scorers))
+        rows = self._rows(result)
+        full = [max(len(label) + 2 for _, label, _, _ in rows)] + [
+            max(len(header), *(len(metric_text(evaluation, key)) for _, _, evaluation, _ in rows))
             for header, key in metric_columns()]
         return self.size.width < COMPACT_BELOW or sum(width + 2 for width in full) > self.content_size.width
 
@@ -232,16 +330,16 @@ class MetricsPane(WorkPane):
         gap = " " if compact else ""
         table.add_columns("scorer", *(gap + header for header, _ in columns))
         keys = [key for _, key in columns]
-        best = {key: max(r.evaluation.metrics[key] for r in result.scorers) for key in keys}
+        rows = self._rows(result)
+        best = {key: max(evaluation.metrics[key] for _, _, evaluation, _ in rows) for key in keys}
         highlight = f"bold {self.colour('success')}"
         # Under 80 columns hit rates show as counts only, so every metric's column fits.
-        for r in result.scorers:
-            mark = "▸ " if r.scorer == result.current else "  "
-            cells = [Text(mark + r.label, style="bold" if r.scorer == result.current else "")]
+        for name, label, evaluation, current in rows:
+            cells = [Text(("▸ " if name == result.current else "  ") + label, style="bold" if current else "")]
             for key in keys:
-                is_best = r.evaluation.metrics[key] >= best[key] - 1e-12
-                cells.append(Text(gap + metric_text(r.evaluation, key, compact), style=highlight if is_best else ""))
-            table.add_row(*cells, key=r.scorer)
+                is_best = evaluation.metrics[key] >= best[key] - 1e-12
+                cells.append(Text(gap + metric_text(evaluation, key, compact), style=highlight if is_best else ""))
+            table.add_row(*cells, key=name)
 
     def _show_questions(self, result: ScorerComparison) -> None:
         questions = self.query_one("#metrics-questions", QuestionList)
@@ -250,6 +348,8 @@ class MetricsPane(WorkPane):
         questions.border_title = f"questions{matching} · Enter searches one"
         columns = [Column("question", 0), Column("gold", GOLD_WIDTH),
                    *(Column(spec(r.scorer).label, RANK_WIDTH) for r in result.scorers)]
+        if self.reranked is not None:
+            columns.append(Column(RERANK_COLUMN, RANK_WIDTH))
         questions.set_rows(columns, shown, lambda n: self._cells(result, int(str(n))))
 
     def _cells(self, result: ScorerComparison, n: int) -> list[Text]:
@@ -258,18 +358,25 @@ class MetricsPane(WorkPane):
         gold = safe_text(one_line(", ".join(q.gold), GOLD_WIDTH) if q.gold else "answer cut")
         if not q.gold:
             gold.stylize(self.colour("error"))
-        return [safe_text(one_line(q.text, QUESTION_CUT)), gold, *(self._rank(rank) for rank in q.ranks)]
+        ranks = [*q.ranks]
+        if self.reranked is not None:
+            ranks.append(self.reranked.reranking.evaluation.per_question[n].rank)
+        return [safe_text(one_line(q.text, QUESTION_CUT)), gold, *(self._rank(rank) for rank in ranks)]
 
     def _ordered(self, result: ScorerComparison) -> list[int]:
         """Positions of the questions in the file that match the filter, in file order or worst rank first
-        under the setup's scorer."""
+        under the setup's ranking (its scorer's, reranked when it has a reranker)."""
         wanted = self.query_one("#metrics-filter", TextBox).value.casefold().split()
         rows = [n for n, text in enumerate(self._folded) if all(word in text for word in wanted)]
         names = [r.scorer for r in result.scorers]
-        if self.worst_first and result.current in names:
+        if self.worst_first and self.reranked is not None:
+            ranks = [r.rank for r in self.reranked.reranking.evaluation.per_question]
+        elif self.worst_first and result.current in names:
             at = names.index(result.current)
             ranks = [q.ranks[at] for q in result.questions]
-            rows.sort(key=lambda n: (ranks[n] is None, ranks[n] or 0), reverse=True)
+        else:
+            return rows
+        rows.sort(key=lambda n: (ranks[n] is None, ranks[n] or 0), reverse=True)
         return rows
 
     def action_filter(self) -> None:
@@ -305,42 +412,18 @@ class MetricsPane(WorkPane):
             self.query_one("#metrics-questions", QuestionList).cursor_row = 0
 
     def action_export(self) -> None:
-        result = self.result
+        result, reranked = self.result, self.reranked
         if result is None or not result.scorers:
             self.notify("nothing measured yet: the table is exported once it is there", severity="warning")
             return
-
-        def chosen(path: str | None) -> None:
-            if not path:
-                return
-            target = Path(path).expanduser().absolute()
-            source = Path(self.context.corpus.source).resolve() if self.context and self.context.corpus.source else None
-            folder = source if source is None or source.is_dir() else source.parent
-            if folder is not None and target.resolve().is_relative_to(folder):
-                self.notify(f"not saving inside the corpus folder ({folder}): ranklens never writes there",
-                            severity="error")
-            elif target.is_dir() or not target.parent.is_dir():
-                self.notify(f"{target} is a folder or its folder is missing: give a file name", severity="error")
-            else:
-                self._export(target, result)
-
+        source = self.context.corpus.source if self.context is not None else None
+        flow = SaveFlow("Export the metrics table to", "Enter saves (.json: JSON, else CSV), Escape cancels",
+                        "metrics exported to", source)
         default = str(self._last_export) if self._last_export else f"~/ranklens-metrics-{safe_name(result.corpus)}.csv"
-        self.app.push_screen(PathPrompt("Export the metrics table to", default,
-                                        hint="Enter saves (.json: JSON, else CSV), Escape cancels"), chosen)
-
-    @work(thread=True, group="export", exit_on_error=False)
-    def _export(self, target: Path, result: ScorerComparison) -> None:
-        try:
-            write_table(target, result)
-        except (OSError, ValueError) as error:  # ValueError: a name the file system cannot encode
-            self.app.call_from_thread(self.notify, f"cannot export to {target}: {error.strerror or error}",
-                                      severity="error")
-            return
-        self.app.call_from_thread(self._exported, target)
+        ask_and_save(self, flow, default, lambda target: table_text(target, result, reranked), self._exported)
 
     def _exported(self, target: Path) -> None:
         self._last_export = target
-        self.notify(f"metrics exported to {target}")
 
     def _rank(self, rank: int | None) -> Text:
         """A rank, coloured by how far the answer is from the top; a miss stands out."""

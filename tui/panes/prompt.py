@@ -2,20 +2,16 @@
 
 Shown literally (control characters made visible); copied to the clipboard
 with OSC 52, which reaches the user's own terminal over SSH; saved to a file
-atomically (a temporary file in the same folder, then os.replace), never into
+through the flow every tab saves with (tui/saving.py): atomically, never into
 the corpus folder and never over an existing file without a yes.
 """
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from collections.abc import Hashable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
@@ -25,14 +21,10 @@ from ranklens.engine.progress import Progress
 from ranklens.tui.context import Context
 from ranklens.tui.panes.base import WorkPane
 from ranklens.tui.safe import clean, safe_text
-from ranklens.tui.widgets.confirm import Confirm
+from ranklens.tui.saving import SaveFlow, ask_and_save
 from ranklens.tui.widgets.lists import KeyScroll
-from ranklens.tui.widgets.path_prompt import PathPrompt
 
 DEFAULT_FILE = "ranklens-prompt.txt"  # in the home folder, until a save picks another path
-# New files get the permissions the user's umask gives any file (a temporary file is private, 0600).
-_UMASK = os.umask(0)
-os.umask(_UMASK)
 
 
 @dataclass(frozen=True)
@@ -114,74 +106,12 @@ class PromptPane(WorkPane):
             self.notify("no prompt yet: type a question first", severity="warning")
             return
         prompt = self.prompt
-
-        def chosen(path: str | None) -> None:
-            if path:
-                self._save_to(Path(path).expanduser(), prompt)
-
+        source = self.context.corpus.source if self.context is not None else None
+        flow = SaveFlow("Save the prompt to", f"Enter saves, Escape cancels; relative paths start in {Path.cwd()}",
+                        "prompt saved to", source)
         # Not the current folder by default: it is wherever ranklens was started (a corpus, a repository).
         default = str(self._last_saved) if self._last_saved is not None else f"~/{DEFAULT_FILE}"
-        self.app.push_screen(PathPrompt("Save the prompt to", default,
-                                        hint=f"Enter saves, Escape cancels; relative paths start in {Path.cwd()}"),
-                             chosen)
-
-    def _save_to(self, path: Path, prompt: str) -> None:
-        target = path if path.is_absolute() else Path.cwd() / path
-        problem = self._refusal(target)
-        if problem:
-            self.notify(problem, severity="error", markup=False)
-            return
-        if target.exists():
-            question = Content(f"{clean(str(path), keep_newlines=False)} exists. Overwrite it?")
-
-            def answered(yes: bool | None) -> None:
-                if yes:
-                    self._write(target, prompt)
-
-            self.app.push_screen(Confirm(question), answered)
-            return
-        self._write(target, prompt)
-
-    def _refusal(self, target: Path) -> str:
-        """Why ``target`` must not be written, or ""."""
-        if target.is_dir():
-            return f"{target} is a folder: give a file name"
-        if self.context is not None and self.context.corpus.source:
-            source = Path(self.context.corpus.source).resolve()
-            folder = source if source.is_dir() else source.parent
-            if target.resolve().is_relative_to(folder):
-                return f"not saving inside the corpus folder ({folder}): ranklens never writes there"
-        if not target.parent.is_dir():
-            return f"no such folder: {target.parent}"
-        return ""
-
-    @work(thread=True, group="save", exit_on_error=False)
-    def _write(self, target: Path, prompt: str) -> None:
-        """Write a temporary file beside ``target``, then rename it over ``target``: a failure or a
-        kill at any point leaves the old file whole, or the new one."""
-        try:
-            # Not a `with`: the file's name must outlive the handle, to be renamed or removed below.
-            handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=target.parent,  # noqa: SIM115
-                                                 prefix=f".{target.name}.", suffix=".tmp", delete=False)
-            try:
-                with handle:
-                    handle.write(prompt)
-                    handle.flush()
-                    os.fsync(handle.fileno())  # on disk before the rename makes it the file
-                if target.exists():  # a temporary file is private (0600): keep the old file's mode
-                    shutil.copymode(target, handle.name)
-                else:
-                    os.chmod(handle.name, 0o666 & ~_UMASK)
-                os.replace(handle.name, target)
-            except BaseException:
-                os.unlink(handle.name)
-                raise
-        except (OSError, ValueError) as error:  # ValueError: a name the file system cannot encode
-            reason = getattr(error, "strerror", None) or error
-            self.app.call_from_thread(self.notify, f"cannot save to {target}: {reason}", severity="error", markup=False)
-            return
-        self.app.call_from_thread(self._saved, target)
+        ask_and_save(self, flow, default, lambda target: prompt, self._saved)
 
     def _saved(self, target: Path) -> None:
         self._last_saved = target
-        self.notify(f"prompt saved to {target}", markup=False)
