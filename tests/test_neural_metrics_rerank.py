@@ -17,15 +17,12 @@ import pytest  # noqa: E402
 
 pytest.importorskip("sentence_transformers", reason="the neural extra is not installed: pip install 'ranklens[neural]'")
 
-from textual import events  # noqa: E402
-
 from ranklens.tui.metric_text import metric_columns, metric_text  # noqa: E402
 from ranklens.tui.panes.metrics import MetricsPane  # noqa: E402
 from ranklens.tui.widgets.lists import KeyTable  # noqa: E402
-from ranklens.tui.widgets.path_prompt import PathPrompt  # noqa: E402
 from ranklens.tui.widgets.row_list import RowList  # noqa: E402
 from tests.support import tiny_models  # noqa: E402
-from tests.support.app import running, settle  # noqa: E402
+from tests.support.app import open_path, running, settle  # noqa: E402
 from tests.support.cli import run_cli  # noqa: E402
 
 TOP = 3
@@ -36,13 +33,11 @@ def reranker(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tiny_models.cross_encoder(tmp_path_factory.mktemp("models") / "reranker")
 
 
-async def paste_path(pilot, path: Path) -> None:  # noqa: ANN001
-    assert isinstance(pilot.app.screen, PathPrompt)
-    await pilot.press("ctrl+a", "ctrl+k")
-    pilot.app.screen.query_one("#path-input").post_message(events.Paste(str(path)))
+async def export(pilot, path: Path) -> None:  # noqa: ANN001
+    await pilot.press("e")
     await pilot.pause()
-    await pilot.press("enter")
-    await settle(pilot)
+    await pilot.press("ctrl+a", "ctrl+k")  # the dialog offers the last file
+    await open_path(pilot, path)
 
 
 async def test_the_tab_shows_and_exports_what_eval_rerank_reports(reranker: Path, capsys, tmp_path: Path) -> None:
@@ -59,7 +54,7 @@ async def test_the_tab_shows_and_exports_what_eval_rerank_reports(reranker: Path
         await pilot.pause()
         await pilot.press("enter")
         await pilot.pause()
-        await paste_path(pilot, reranker)
+        await open_path(pilot, reranker)  # the dialog is empty: no reranker yet
         assert pane.reranked is not None
         shown = pane.reranked.reranking.evaluation
         assert shown.metrics == pytest.approx(cli["rerank"]["metrics"], abs=1e-12)
@@ -74,15 +69,11 @@ async def test_the_tab_shows_and_exports_what_eval_rerank_reports(reranker: Path
         assert ranks == [str(q["full_rank"]) if q["full_rank"] is not None else "miss"
                          for q in cli["rerank"]["per_question"]]
 
-        await pilot.press("e")
-        await pilot.pause()
-        await paste_path(pilot, tmp_path / "metrics.json")
+        await export(pilot, tmp_path / "metrics.json")
         exported = json.loads((tmp_path / "metrics.json").read_text(encoding="utf-8"))["rerank"]
         assert (exported["scorer"], exported["reranker"], exported["rerank_top"]) == ("bm25", str(reranker), TOP)
         assert exported["metrics"] == pytest.approx(cli["rerank"]["metrics"], abs=1e-12)
         assert exported["per_question"] == cli["rerank"]["per_question"]
-        await pilot.press("e")
-        await pilot.pause()
-        await paste_path(pilot, tmp_path / "metrics.csv")
+        await export(pilot, tmp_path / "metrics.csv")
         rows = (tmp_path / "metrics.csv").read_text(encoding="utf-8").splitlines()
         assert rows[-1].startswith(f"rerank,BM25 lucene → rerank reranker top {TOP},")
