@@ -25,7 +25,7 @@ from ranklens.tui.widgets.lists import KeyTable
 from ranklens.tui.widgets.row_list import RowList
 from ranklens.tui.widgets.work_status import WorkStatus
 from tests.support.app import notifications
-from tests.support.panes import PaneHarness, settle
+from tests.support.panes import PaneHarness, screen_text, settle
 
 SIZE = (120, 36)
 NAME = "shortest-first"
@@ -48,12 +48,9 @@ class ShortestFirst:
 @pytest.fixture
 def predict(monkeypatch: pytest.MonkeyPatch) -> ShortestFirst:
     predict = ShortestFirst()
-    loaded = Reranker(NAME, NAME, predict)
 
     def load(name: str) -> Reranker:
-        if name != NAME:
-            raise AssertionError(name)
-        return loaded
+        return Reranker(name, name, predict)
 
     monkeypatch.setattr(engine_rerank, "load_reranker", load)
     return predict
@@ -158,6 +155,19 @@ async def test_escape_stops_the_reranking_keeps_the_scorers_and_r_reranks_only(
         await pilot.press("r")  # nothing missing: everything again
         await settle(pilot)
         assert measured == ["tfidf", "tfidf"] and predict.calls == 31
+
+
+async def test_a_long_reranker_name_is_cut_so_that_every_metric_fits_at_80_columns(predict: ShortestFirst) -> None:
+    long_name = "cross-encoder/mmarco-mMiniLMv2-L12-H384-v1"
+    app = PaneHarness(MetricsPane, overrides={"scorer": "fusion", "rerank": long_name})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = app.query_one("#metrics-scorers", KeyTable)
+        assert table.virtual_size.width <= table.size.width  # no column pushed out of sight
+        label, *numbers = table_rows(app)["rerank"]
+        assert label.strip().startswith("fusion bm25+lsa → rerank mmarco") and label.strip().endswith("…")
+        lines = screen_text(app).splitlines()
+        assert any(line.rstrip().endswith(numbers[-1]) and "rerank mmarco" in line for line in lines)
 
 
 @pytest.mark.parametrize("case", ["unknown name", "neural extra missing"])

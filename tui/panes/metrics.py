@@ -55,6 +55,7 @@ MIN_QUESTION_WIDTH = 16
 MAX_LISTED_SCORES = 6  # unanswerable questions' top scores listed under the chart
 CORPUS_FORMAT = "docs/corpus-format.md"
 COMPACT_BELOW = 78  # pane width under which hit rates show as counts only
+LABEL_MIN = 16  # cells a scorer's label keeps however narrow the pane: cut shorter, labels look alike
 QUESTION_CUT = 400  # a question's text is cut here before the list cuts it to its column
 FILTER_PAUSE_S = 0.2  # the filter applies once typing pauses
 RERANKS_KEPT = 4  # reranked rankings kept per tab: turning a reranker off and on again reranks nothing
@@ -167,7 +168,7 @@ class MetricsPane(WorkPane):
         self._last_export: Path | None = None
         self._folded: list[str] = []  # the questions' text casefolded, for the filter
         self._filter_timer: Timer | None = None
-        self._compact: bool | None = None  # the scorer table's layout when last drawn
+        self._fit: tuple[bool, int] | None = None  # the scorer table's layout when last drawn (see _layout)
 
     def compose(self) -> ComposeResult:
         yield WorkStatus()
@@ -298,7 +299,7 @@ class MetricsPane(WorkPane):
 
     def on_resize(self, event: events.Resize) -> None:
         # Hit rates go compact when narrow; the question list fits its columns itself.
-        if self.result is not None and self.result.scorers and self._compact != self._narrow(self.result):
+        if self.result is not None and self.result.scorers and self._fit != self._layout(self.result):
             self._show_scorers(self.result)
 
     def _rows(self, result: ScorerComparison) -> list[tuple[str, str, Evaluation, bool]]:
@@ -311,21 +312,28 @@ class MetricsPane(WorkPane):
                 rows.append((RERANK_COLUMN, self.reranked.label, self.reranked.reranking.evaluation, True))
         return rows
 
-    def _narrow(self, result: ScorerComparison) -> bool:
-        """Whether hit rates show as counts only: under COMPACT_BELOW columns, or when the full table would
-        not fit (4281/7609 0.563 on a large corpus)."""
+    def _layout(self, result: ScorerComparison) -> tuple[bool, int]:
+        """How the table fits the pane: whether hit rates show as counts only (under COMPACT_BELOW columns, or
+        when the full table would not fit: 4281/7609 0.563 on a large corpus), and the cells a scorer's label
+        may take (a reranker's name can be long: what the metrics leave, at least LABEL_MIN)."""
         rows = self._rows(result)
-        full = [max(len(label) + 2 for _, label, _, _ in rows)] + [
-            max(len(header), *(len(metric_text(evaluation, key)) for _, _, evaluation, _ in rows))
-            for header, key in metric_columns()]
-        return self.size.width < COMPACT_BELOW or sum(width + 2 for width in full) > self.content_size.width
+        labels = max(len(label) + 2 for _, label, _, _ in rows)
+
+        def metrics(compact: bool) -> int:  # compact: one leading space per cell, else one on each side
+            return sum(max(len(header), *(len(metric_text(evaluation, key, compact)) for _, _, evaluation, _ in rows))
+                       + (1 if compact else 2) for header, key in metric_columns())
+
+        width = self.content_size.width
+        if self.size.width >= COMPACT_BELOW and labels + 2 + metrics(False) <= width:
+            return False, labels
+        return True, labels if not width else max(LABEL_MIN, min(labels, width - metrics(True)))
 
     def _show_scorers(self, result: ScorerComparison) -> None:
         table = self.query_one("#metrics-scorers", KeyTable)
         # The columns come with the first result: their names are the engine's (see metric_columns).
         columns = metric_columns()
         table.clear(columns=True)
-        compact = self._compact = self._narrow(result)
+        self._fit = compact, room = self._layout(result)
         table.cell_padding = 0 if compact else 1  # compact: one leading space per cell instead
         gap = " " if compact else ""
         table.add_columns("scorer", *(gap + header for header, _ in columns))
@@ -335,7 +343,8 @@ class MetricsPane(WorkPane):
         highlight = f"bold {self.colour('success')}"
         # Under 80 columns hit rates show as counts only, so every metric's column fits.
         for name, label, evaluation, current in rows:
-            cells = [Text(("▸ " if name == result.current else "  ") + label, style="bold" if current else "")]
+            mark = "▸ " if name == result.current else "  "
+            cells = [Text(mark + one_line(label, room - len(mark)), style="bold" if current else "")]
             for key in keys:
                 is_best = evaluation.metrics[key] >= best[key] - 1e-12
                 cells.append(Text(gap + metric_text(evaluation, key, compact), style=highlight if is_best else ""))
