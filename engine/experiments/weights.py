@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.experiments.fusion_grid import FusionGrid, ndcg_of_tops
+from ranklens.engine.experiments.fusion_grid import FusionGrid, block_size, ndcg_of_tops
 from ranklens.engine.metrics import NDCG_K, QuestionScores
 from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.scoring.fusion import FusionScorer
@@ -164,15 +164,22 @@ def ndcg_tables(retriever: Retriever, tried: Sequence[Candidate],
     questions = retriever.corpus.answerable
     grid = FusionGrid([(c.method, c.weight) for c in tried], len(scorer.parts), scorer.rrf_k)
     table = np.zeros((len(questions), len(tried) + len(scorer.parts)))
-    for i, question in enumerate(questions):
-        query = retriever.query(question.text)
-        lists = [np.asarray(part.scores(query), dtype=np.float64) for part in scorer.parts]
-        relevant = retriever.relevant(question)
-        judged = QuestionScores(question.id, question.text, lists[0],
-                                np.fromiter(relevant.keys(), dtype=np.int64, count=len(relevant)),
-                                np.fromiter(relevant.values(), dtype=np.float64, count=len(relevant)))
-        table[i] = ndcg_of_tops(np.vstack(grid.tops(lists)), judged)
-        progress(i + 1, len(questions), "sweeping the fusion")
+    step = block_size(len(retriever.chunks))
+    for start in range(0, len(questions), step):
+        block = questions[start:start + step]
+        lists: list[list[np.ndarray]] = [[] for _ in scorer.parts]
+        for i, question in enumerate(block, start):
+            query = retriever.query(question.text)
+            for part, scores in zip(scorer.parts, lists):
+                scores.append(np.asarray(part.scores(query), dtype=np.float64))
+            progress(i + 1, len(questions), "sweeping the fusion")
+        fused_tops, part_tops = grid.tops([np.stack(scores) for scores in lists])
+        for i, question in enumerate(block, start):
+            relevant = retriever.relevant(question)
+            judged = QuestionScores(question.id, question.text, lists[0][i - start],
+                                    np.fromiter(relevant.keys(), dtype=np.int64, count=len(relevant)),
+                                    np.fromiter(relevant.values(), dtype=np.float64, count=len(relevant)))
+            table[i] = ndcg_of_tops(np.vstack((fused_tops[i - start], part_tops[i - start])), judged)
     return table[:, :len(tried)], table[:, len(tried):]
 
 
