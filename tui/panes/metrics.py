@@ -59,7 +59,7 @@ LABEL_MIN = 16  # cells a scorer's label keeps however narrow the pane: cut shor
 QUESTION_CUT = 400  # a question's text is cut here before the list cuts it to its column
 FILTER_PAUSE_S = 0.2  # the filter applies once typing pauses
 RERANKS_KEPT = 4  # reranked rankings kept per tab: turning a reranker off and on again reranks nothing
-RERANK_COLUMN = "rerank"
+RERANKED = "rerank"  # the reranked ranking's name: its row's key, its column of ranks, its row exported
 
 
 def safe_name(name: str) -> str:
@@ -91,13 +91,18 @@ def table_text(target: Path, result: ScorerComparison, reranked: Reranked | None
     for r in result.scorers:
         writer.writerow([r.scorer, r.label, *(r.evaluation.metrics[key] for key in keys)])
     if reranked is not None:
-        writer.writerow([RERANK_COLUMN, reranked.label, *(reranked.reranking.evaluation.metrics[key] for key in keys)])
+        writer.writerow([RERANKED, reranked.label, *(reranked.reranking.evaluation.metrics[key] for key in keys)])
     return out.getvalue()
 
 
 def first_stage(context: Context) -> Hashable:
     """What the scorers' table depends on: the workbench and the setup less its reranker (and so its top)."""
     return (id(context.workbench), dataclasses.replace(context.setup, rerank=None, rerank_top=1))
+
+
+def whole_setup(context: Context) -> Hashable:
+    """What a reranked ranking depends on: the workbench and the whole setup."""
+    return (id(context.workbench), context.setup)
 
 
 def measure(context: Context, progress: Progress) -> ScorerComparison:
@@ -200,14 +205,14 @@ class MetricsPane(WorkPane):
     def _show_reranked(self, context: Context) -> None:
         """The setup's reranked ranking beside the measured scorers: kept from an earlier run, else reranked
         now; none without a reranker."""
-        key = (id(context.workbench), context.setup)
-        self.reranked = self._reranks.get(key) if context.setup.rerank else None
+        self.reranked = self._reranks.get(whole_setup(context)) if context.setup.rerank else None
         self._show_sweep(False)  # the run that changed the setup stopped any sweep, and the line is the table's
         self._draw()
         if context.setup.rerank and self.reranked is None:
             self.start_work("rerank", lambda progress: rerank(context, progress),
                             f"reranking the top {context.setup.rerank_top} of "
-                            f"{plural(len(context.corpus.answerable), 'question')} with {context.setup.rerank}")
+                            f"{plural(len(context.corpus.answerable), 'question')} with "
+                            f"{Path(context.setup.rerank).name}")
 
     def _clear(self) -> None:
         self.result = None
@@ -229,7 +234,7 @@ class MetricsPane(WorkPane):
         missing = (context.setup.rerank and self.reranked is None and self.result is not None
                    and self._measured == first_stage(context))
         if not missing:
-            self._reranks.pop((id(context.workbench), context.setup), None)
+            self._reranks.pop(whole_setup(context), None)
             self._clear()  # measured anew, scorers first
         self.refresh_content(context)
 
@@ -238,7 +243,7 @@ class MetricsPane(WorkPane):
             self._tuned(result)
         elif group == "rerank":
             assert self.context is not None  # results of an older context are dropped before here
-            self._reranks.pop(key := (id(self.context.workbench), self.context.setup), None)
+            self._reranks.pop(key := whole_setup(self.context), None)  # newest last
             self._reranks[key] = self.reranked = result
             while len(self._reranks) > RERANKS_KEPT:
                 del self._reranks[next(iter(self._reranks))]
@@ -309,7 +314,7 @@ class MetricsPane(WorkPane):
         for r in result.scorers:
             rows.append((r.scorer, r.label, r.evaluation, r.scorer == result.current))
             if r.scorer == result.current and self.reranked is not None:
-                rows.append((RERANK_COLUMN, self.reranked.label, self.reranked.reranking.evaluation, True))
+                rows.append((RERANKED, self.reranked.label, self.reranked.reranking.evaluation, True))
         return rows
 
     def _layout(self, result: ScorerComparison) -> tuple[bool, int]:
@@ -358,7 +363,7 @@ class MetricsPane(WorkPane):
         columns = [Column("question", 0), Column("gold", GOLD_WIDTH),
                    *(Column(spec(r.scorer).label, RANK_WIDTH) for r in result.scorers)]
         if self.reranked is not None:
-            columns.append(Column(RERANK_COLUMN, RANK_WIDTH))
+            columns.append(Column(RERANKED, RANK_WIDTH))
         questions.set_rows(columns, shown, lambda n: self._cells(result, int(str(n))))
 
     def _cells(self, result: ScorerComparison, n: int) -> list[Text]:
