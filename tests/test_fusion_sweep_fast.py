@@ -85,6 +85,21 @@ def test_the_sweep_tables_equal_the_definition_on_studio_alfa(studio_alfa: Workb
     assert_same_tables(retriever, candidates(weights=(0.0, 0.25, 0.5, 0.9, 1.0)))
 
 
+def test_the_sweep_tables_equal_the_definition_with_a_dense_part(studio_alfa: Workbench, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A static embedding model's cosines (negative ones too: min-max's floor is then the lowest score)."""
+    pytest.importorskip("model2vec", reason="the neural extra is not installed")
+    from tests.support.tiny_models import static_model
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    model = static_model(tmp_path / "static")
+    retriever = studio_alfa.retriever(setup_for(studio_alfa.corpus, {"scorer": "fusion", "fuse": "dense,bm25",
+                                                                     "model": str(model)}))
+    assert min(float(np.min(np.asarray(retriever.scorer.parts[0].scores(retriever.query(q.text)))))
+               for q in studio_alfa.corpus.answerable) < 0
+    assert_same_tables(retriever, candidates())
+
+
 @pytest.mark.skipif(not (DATA / "cranfield" / "corpus.jsonl").is_file(), reason="the Cranfield collection is absent")
 @pytest.mark.parametrize("pool", [fusion_grid.POOL, 10])
 def test_the_sweep_tables_equal_the_definition_on_cranfield(monkeypatch: pytest.MonkeyPatch, pool: int) -> None:
