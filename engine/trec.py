@@ -27,6 +27,8 @@ from __future__ import annotations
 import math
 import os
 import re
+import shutil
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -200,19 +202,24 @@ def atomic_write(path: Path, text: str | bytes) -> None:
     """Replace ``path`` with ``text`` through a temporary file in the same folder and a rename.
 
     The rename is atomic on POSIX: a concurrent reader sees the old content or the new,
-    and a crash leaves the old file whole (at worst a stray ``.tmp`` beside it).
+    and a crash leaves the old file whole (at worst a stray ``.tmp`` beside it). A replaced
+    file keeps its permissions; a new one gets those the umask gives any file.
     """
     data = text.encode("utf-8") if isinstance(text, str) else text
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         with open(temporary, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            os.fsync(handle.fileno())  # on disk before the rename makes it the file
+        if path.exists():
+            shutil.copymode(path, temporary)
         os.replace(temporary, path)
-    except OSError as error:
-        temporary.unlink(missing_ok=True)
-        raise RanklensError(f"cannot write {path}: {error.strerror or error}") from None
+    except (OSError, ValueError) as error:  # ValueError: a name the file system cannot encode
+        if isinstance(error, OSError):
+            temporary.unlink(missing_ok=True)
+        reason = getattr(error, "strerror", None) or error
+        raise RanklensError(f"cannot write {path}: {reason}") from None
 
 
 def count_unknown(run: Run, questions: Iterable[str], ids: set[str]) -> list[str]:

@@ -130,7 +130,7 @@ async def test_a_failed_save_leaves_the_old_file_whole(tmp_path: Path, monkeypat
         await settle(pilot)
         assert target.read_text(encoding="utf-8") == "keep me"
         assert [p.name for p in tmp_path.iterdir()] == [DEFAULT_FILE]
-        assert any("cannot save" in n.message and "No space left" in n.message for n in app._notifications)
+        assert any("cannot write" in n.message and "No space left" in n.message for n in app._notifications)
         monkeypatch.setattr(os, "replace", real_replace)
         await save(pilot)
         await pilot.press("y")

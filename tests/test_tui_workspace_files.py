@@ -3,6 +3,7 @@ files `ranklens judgments` reads and writes, the Metrics tab counting an import 
 imported judgment back, a file replaced only on a yes, bad files and hostile file names as one line."""
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 import pytest
@@ -66,13 +67,14 @@ async def test_imported_questions_and_judgments_are_measured_undone_and_exported
 async def test_an_export_replaces_a_file_only_on_yes_and_bad_files_are_one_line(tmp_path: Path) -> None:
     kept = tmp_path / "[bold]kept [TODO] a.qrels"
     kept.write_text("precious\n")
+    kept.chmod(0o640)
     broken = tmp_path / "broken.qrels"
     broken.write_text("q01 0 ferie-1 2\nq01 ferie-2\n")
     async with running(size=SIZE) as pilot:
         app = pilot.app
         await pilot.press("escape")
         await palette(pilot, "Export judgments (qrels)…", kept)
-        assert "replace it?" in str(app.screen.query_one(".dialog-title").render())
+        assert str(app.screen.query_one(".dialog-title").render()) == f"{kept} exists. Overwrite it?"
         await pilot.press("n")
         await settle(pilot)
         assert kept.read_text() == "precious\n"
@@ -80,8 +82,21 @@ async def test_an_export_replaces_a_file_only_on_yes_and_bad_files_are_one_line(
         await pilot.press("y")
         await until(pilot, lambda: kept.read_text() != "precious\n")
         assert f"exported 15 judgments to {kept}" in notifications(app)  # the name literal, not markup
+        assert stat.S_IMODE(kept.stat().st_mode) == 0o640  # as the tabs' saves: a replaced file keeps its mode
 
         await palette(pilot, "Import judgments (qrels)…", broken)
         await until(pilot, lambda: any("broken.qrels:2" in n for n in notifications(app)))
         assert f"{broken}:2: expected 4 fields (qid 0 docid grade), got 2" in notifications(app)
         assert app.context.workspace.judgments() == {}  # nothing half imported
+
+
+async def test_an_export_never_writes_inside_the_corpus_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.txt").write_text("ferie e permessi\n")
+    async with running(str(folder), size=SIZE) as pilot:
+        app = pilot.app
+        await pilot.press("escape")
+        await palette(pilot, "Export questions…", folder / "questions.jsonl")
+        await until(pilot, lambda: any("never writes there" in n for n in notifications(app)))
+    assert sorted(p.name for p in folder.iterdir()) == ["a.txt"]

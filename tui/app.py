@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.content import Content
 from textual.events import DescendantFocus
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
@@ -45,7 +44,6 @@ from ranklens.tui.panes.search import SearchPane
 from ranklens.tui.safe import one_line
 from ranklens.tui.setting_steps import SETTING_STEPS, STEPS_BY_ID
 from ranklens.tui.tabs import TABS, Tab
-from ranklens.tui.widgets.confirm import Confirm
 from ranklens.tui.widgets.path_prompt import PathPrompt
 from ranklens.tui.widgets.query_box import QueryBox
 from ranklens.tui.widgets.setup_line import SetupLine
@@ -400,6 +398,7 @@ class RanklensApp(App[None]):
         """Ask for a file, then import it into the workspace or export the workspace's questions or
         judgments to it (asking before replacing a file)."""
         from ranklens.tui.recent import PathSuggester
+        from ranklens.tui.saving import confirm_overwrite, refusal
         from ranklens.tui.workspace_files import WORKSPACE_FILES
 
         entry = next(f for f in WORKSPACE_FILES if f.name == name)
@@ -418,12 +417,14 @@ class RanklensApp(App[None]):
         def chosen(text: str | None) -> None:
             if not text:
                 return
-            path = Path(text).expanduser()
-            if entry.imports or not path.exists():
+            path = Path(text).expanduser().absolute()
+            problem = "" if entry.imports else refusal(path, loaded.source)  # ranklens never writes in a corpus
+            if problem:
+                self.notify(problem, severity="error", markup=False)
+            elif entry.imports or not path.exists():
                 run(path)
             else:
-                self.push_screen(Confirm(Content(f"{path} exists: replace it?")),
-                                 lambda yes: run(path) if yes else None)
+                confirm_overwrite(self.screen, path, lambda yes: run(path) if yes else None)
 
         self.push_screen(PathPrompt(entry.prompt, hint="Enter to confirm, → completes a path, Escape cancels",
                                     suggester=PathSuggester(self.recent)), chosen)

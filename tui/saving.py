@@ -1,5 +1,8 @@
 """Saving a tab's text to a file (the Prompt tab's ctrl+s, the Metrics tab's export): one flow for both.
 
+The palette's workspace exports (``tui/workspace_files.py``) write through the
+engine, and ask and refuse through ``refusal`` and ``confirm_overwrite`` here.
+
 Asked where (a dialog offering the last place saved to), never into the
 corpus folder, never over an existing file without a yes (Escape is a no),
 written atomically in a thread worker: a temporary file in the same folder,
@@ -10,9 +13,6 @@ message is one line, the file name shown literally.
 """
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,13 +20,11 @@ from pathlib import Path
 from textual.content import Content
 from textual.widget import Widget
 
+from ranklens.engine.errors import RanklensError
+from ranklens.engine.trec import atomic_write
 from ranklens.tui.safe import clean
 from ranklens.tui.widgets.confirm import Confirm
 from ranklens.tui.widgets.path_prompt import PathPrompt
-
-# New files get the permissions the user's umask gives any file (a temporary file is private, 0600).
-_UMASK = os.umask(0)
-os.umask(_UMASK)
 
 
 @dataclass(frozen=True)
@@ -74,6 +72,11 @@ def save(widget: Widget, flow: SaveFlow, target: Path, render: Callable[[Path], 
         if yes:
             write()
 
+    confirm_overwrite(widget, target, answered)
+
+
+def confirm_overwrite(widget: Widget, target: Path, answered: Callable[[bool | None], None]) -> None:
+    """Ask whether to replace the existing ``target``; ``answered(True)`` only on an explicit yes."""
     widget.app.push_screen(Confirm(Content(f"{_shown(target)} exists. Overwrite it?")), answered)
 
 
@@ -91,35 +94,14 @@ def refusal(target: Path, corpus_source: str | None) -> str:
     return ""
 
 
-def write_atomically(target: Path, text: str) -> None:
-    """``text`` (UTF-8) as ``target``'s content, through a temporary file beside it renamed over it."""
-    # Not a `with`: the file's name must outlive the handle, to be renamed or removed below.
-    handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=target.parent,  # noqa: SIM115
-                                         prefix=f".{target.name}.", suffix=".tmp", delete=False)
-    try:
-        with handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())  # on disk before the rename makes it the file
-        if target.exists():  # a temporary file is private (0600): keep the old file's mode
-            shutil.copymode(target, handle.name)
-        else:
-            os.chmod(handle.name, 0o666 & ~_UMASK)
-        os.replace(handle.name, target)
-    except BaseException:
-        os.unlink(handle.name)
-        raise
-
-
 def _write(widget: Widget, flow: SaveFlow, target: Path, render: Callable[[Path], str],
            done: Callable[[Path], None]) -> None:
     """The worker: render, write, then tell on the event loop."""
     try:
-        write_atomically(target, render(target))
-    except (OSError, ValueError) as error:  # ValueError: a name the file system cannot encode
-        reason = getattr(error, "strerror", None) or error
-        widget.app.call_from_thread(widget.notify, clean(f"cannot save to {target}: {reason}", keep_newlines=False),
-                                    severity="error", markup=False)
+        atomic_write(target, render(target))
+    except RanklensError as error:
+        widget.app.call_from_thread(widget.notify, clean(str(error), keep_newlines=False), severity="error",
+                                    markup=False)
         return
 
     def finished() -> None:
