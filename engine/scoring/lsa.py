@@ -6,6 +6,7 @@ corpus itself. scikit-learn is imported here, lazily, when LSA is first fit.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 from collections.abc import Sequence
 
@@ -56,8 +57,13 @@ class LsaScorer:
         vectors = unit_rows(np.asarray(tfidf.matrix @ components.T))
         return cls(tfidf, used, components, vectors, notes)
 
+    @cached_property
+    def _by_term(self) -> np.ndarray:
+        """``components`` transposed, C-ordered: scipy copied the transposed view whole on every query."""
+        return np.ascontiguousarray(self.components.T)
+
     def encode_query(self, query: QueryTerms) -> np.ndarray:
-        q = np.asarray(self.tfidf.query_vector(query) @ self.components.T).ravel()
+        q = np.asarray(self.tfidf.query_vector(query) @ self._by_term).ravel()
         return q / (np.linalg.norm(q) + 1e-12)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
