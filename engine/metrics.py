@@ -100,7 +100,8 @@ class QuestionResult:
     ndcg: float  # nDCG@NDCG_K
 
 
-def _relevant_grades(q: QuestionScores) -> tuple[np.ndarray, np.ndarray]:
+def relevant_grades(q: QuestionScores) -> tuple[np.ndarray, np.ndarray]:
+    """The question's relevant chunks (ascending, each once with its highest grade) and their grades above 0."""
     rel = np.asarray(q.relevant, dtype=np.intp).ravel()
     grades = (np.ones(rel.size) if q.grades is None
               else np.asarray(q.grades, dtype=float).ravel())
@@ -115,13 +116,14 @@ def _relevant_grades(q: QuestionScores) -> tuple[np.ndarray, np.ndarray]:
     return rel[first], grades[first]
 
 
-def _discounts(k: int) -> np.ndarray:
+def ndcg_discounts(k: int) -> np.ndarray:
+    """nDCG's discount of ranks 1..k: 1 / log2(rank + 1)."""
     return 1.0 / np.log2(np.arange(2, k + 2))
 
 
 def score_question(q: QuestionScores) -> QuestionResult:
     """Rank, recall@10 and nDCG@10 (linear gain, log2(rank+1) discount) of one question."""
-    rel, grades = _relevant_grades(q)
+    rel, grades = relevant_grades(q)
     if rel.size == 0:
         return QuestionResult(q.id, q.text, None, 0.0, 0.0)
     s = q.scores if isinstance(q.scores, (QueryScores, PendingScores)) else np.asarray(q.scores)
@@ -133,9 +135,9 @@ def score_question(q: QuestionScores) -> QuestionResult:
     hit = rel[pos] == top
     gains = np.where(hit, grades[pos], 0.0)
     recall = np.count_nonzero(hit[:RECALL_K]) / rel.size
-    dcg = float(gains[:NDCG_K] @ _discounts(NDCG_K)[:min(NDCG_K, top.size)])
+    dcg = float(gains[:NDCG_K] @ ndcg_discounts(NDCG_K)[:min(NDCG_K, top.size)])
     ideal = np.sort(grades)[::-1][:NDCG_K]
-    idcg = float(ideal @ _discounts(ideal.size))
+    idcg = float(ideal @ ndcg_discounts(ideal.size))
     return QuestionResult(q.id, q.text, rank, recall, dcg / idcg)
 
 
