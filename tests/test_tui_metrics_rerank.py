@@ -182,7 +182,8 @@ async def test_a_reranker_that_cannot_load_is_one_line_and_the_scorers_stand(
         await polled(pilot, lambda: "reranking failed" in status(app))  # settle would raise the worker's error
         assert list(table_rows(app)) == ["tfidf", "bm25", "lsa", "fusion"]
         assert table_rows(app)["tfidf"][3] == "0.786"  # seed 004's MRR: the first stage is whole
-        assert status(app).startswith("15 questions, 4 scorers; r re-runs · reranking failed")
+        assert status(app).startswith("15 questions, 4 scorers; r re-runs · reranking failed: ")
+        assert said in status(app)  # why, after the notification has faded
         told = [n for n in notifications(app) if name in n]
         assert len(told) == 1 and said in told[0] and "\n" not in told[0], notifications(app)
         assert app.is_running

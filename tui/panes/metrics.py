@@ -276,8 +276,8 @@ class MetricsPane(WorkPane):
         if group != "rerank":
             super().work_failed(group, message)
             return
-        # The scorers' table stands: the line says the reranking is missing, the notification why.
-        self._draw("reranking failed (see the message) · r tries again")
+        # The scorers' table stands; the line keeps why the reranking is missing (the notification fades).
+        self._draw(f"reranking failed: {one_line(message, 160)} · r tries again")
         self.notify(one_line(message, 300), title="ranklens: no reranking", severity="error", markup=False)
 
     def _draw(self, note: str = "") -> None:
