@@ -174,7 +174,7 @@ def test_default_cells_and_probes_come_from_the_set_and_the_index() -> None:
     sweep = index_sweep(unit_set(400, 8, 10, cells=8), "ivf")
     assert sweep.param_value == 8 and [r.value for r in sweep.rows] == [1, 2, 4, 8]
     assert sweep.rows[-1].recall == 1.0 and sweep.rows[-1].compared_mean == 400 + 8
-    assert sweep.stats.bytes > 400 * 8 * 8  # the vectors' copy in cell order, at least
+    assert sweep.stats.bytes >= 400 * 8 * 4  # the vectors' float32 copy, cell by cell, at least
 
 
 def test_exact_search_is_one_row_comparing_everything() -> None:

@@ -59,7 +59,7 @@ async def test_the_synthetic_set_gives_the_seed_numbers_and_hnsw_beside_them() -
             ["◆ exact", "", "20000", "1.000"],
             ["● ivf", "n_probe 1", "360", "0.505"], ["", "n_probe 100", "20100", "1.000"],
             ["▲ hnsw", "ef_search 16", "503", "0.661"], ["", "ef_search 64", "1305", "0.900"]]
-        assert rows[1][6] == "15.7" and rows[3][6] == "8.1" and rows[2][6] == ""  # memory, once per index
+        assert rows[1][6] == "5.3" and rows[3][6] == "8.1" and rows[2][6] == ""  # memory, once per index
         assert app.query_one("#ivf-cells").value == "100"  # the defaults for the synthetic set, shown
         assert (app.query_one("#hnsw-m").value, app.query_one("#hnsw-efc").value) == ("16", "128")
         assert "20,000 vectors × 64 dims, 200 queries · ivf cells 100 · hnsw M 16, ef_construction 128" in status(app)

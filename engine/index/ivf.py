@@ -160,17 +160,18 @@ def _check_n_probe(n_probe: int, cells: int) -> None:
 class IVFIndex(VectorIndex):
     """Centroids plus inverted lists stored CSR-like.
 
-    Cell ``c`` holds the vectors ``vectors[offsets[c]:offsets[c + 1]]``, whose
-    original ids are ``ids[offsets[c]:offsets[c + 1]]``. The vectors are kept
-    in cell order (a copy, as FAISS does) so a probed cell is one contiguous
-    block and its scores one matrix product. ``blocks32`` holds the same in
-    float32, each cell transposed (dims x its vectors) and stored whole at
-    ``offsets[c] * dims``: BLAS multiplies a query by that block three times
+    Cell ``c`` holds the vectors whose ids are ``ids[offsets[c]:offsets[c + 1]]``.
+    ``blocks32`` holds them in float32, cell by cell, each cell transposed
+    (dims x its vectors) and stored whole at ``offsets[c] * dims`` (a copy, as
+    FAISS keeps one), so a probed cell is one contiguous block and its scores
+    one matrix product: BLAS multiplies a query by that block three times
     faster than by the transpose of a row block, the block is one contiguous
     read, and float32 halves the memory read. Searches score in float32 and rescore in
     float64 only the candidates that rounding could move into or out of the
-    k best, so they answer exactly as float64 products do. ``largest_norm``
-    is the longest vector's length, for that rounding bound.
+    k best, so they answer exactly as float64 products do: ``vectors`` is the
+    float64 array the index was built from, not a copy (the caller's, which
+    it must not change). ``largest_norm`` is the longest vector's length, for
+    that rounding bound.
     """
 
     kind = "ivf"
@@ -233,13 +234,13 @@ class IVFIndex(VectorIndex):
         offsets = np.zeros(cells + 1, dtype=np.intp)
         np.cumsum(np.bincount(labels, minlength=cells), out=offsets[1:])
         progress(1, 1, f"k-means, {cells} cells")
-        in_cells = vectors[ids]
-        largest_norm = float(np.sqrt(np.einsum("ij,ij->i", in_cells, in_cells).max(initial=0.0)))
-        blocks32 = np.empty(in_cells.size, dtype=np.float32)
-        d = in_cells.shape[1]
+        vectors = np.asarray(vectors, dtype=np.float64)
+        largest_norm = float(np.sqrt(np.einsum("ij,ij->i", vectors, vectors).max(initial=0.0)))
+        d = vectors.shape[1]
+        blocks32 = np.empty(vectors.size, dtype=np.float32)
         for a, b in itertools.pairwise(offsets.tolist()):
-            blocks32[a * d:b * d] = in_cells[a:b].T.ravel()
-        return cls(centroids, in_cells, ids, offsets, blocks32, largest_norm, cell_warnings(n, cells),
+            blocks32[a * d:b * d] = vectors[ids[a:b]].T.ravel()
+        return cls(centroids, vectors, ids, offsets, blocks32, largest_norm, cell_warnings(n, cells),
                    time.perf_counter() - started)
 
     def search(self, queries: np.ndarray, k: int, knob: int | None = None) -> Found:
@@ -281,13 +282,6 @@ class IVFIndex(VectorIndex):
         return max(1, int(self.sizes.max()))
 
     @cached_property
-    def position_of(self) -> np.ndarray:
-        """Where each original id sits in ``vectors``."""
-        where = np.empty_like(self.ids)
-        where[self.ids] = np.arange(self.ids.size)
-        return where
-
-    @cached_property
     def cell_blocks(self) -> list[np.ndarray]:
         """Each cell's vectors as one matrix to multiply queries by (dims x its vectors), float32."""
         d = self.vectors.shape[1]
@@ -295,8 +289,8 @@ class IVFIndex(VectorIndex):
 
     @cached_property
     def cell_blocks64(self) -> list[np.ndarray]:
-        """``cell_blocks`` in float64 (transposed views of ``vectors``): when float32 could overflow."""
-        return [self.vectors[a:b].T for a, b in itertools.pairwise(self.bounds)]
+        """``cell_blocks`` in float64: when float32 could overflow (made on first need, a second copy)."""
+        return [self.vectors[self.ids[a:b]].T for a, b in itertools.pairwise(self.bounds)]
 
     @cached_property
     def rounding(self) -> float:
@@ -343,7 +337,7 @@ class IVFIndex(VectorIndex):
             keep = (scores >= _kth_floor(scores, k) - (margin or 0.0)).nonzero()[0]
             scores, cand = scores[keep], cand[keep]
         if margin is not None:
-            scores = self.vectors[self.position_of[cand]] @ q
+            scores = self.vectors[cand] @ q
         best = np.lexsort((cand, -scores))[:k]
         found_ids, found_scores = cand[best], scores[best]
         if best.size < k:  # fewer candidates than k: pad as the batch does
@@ -394,10 +388,10 @@ class IVFIndex(VectorIndex):
         row, col = np.divmod((scores >= floors[query_of][:, None]).ravel().nonzero()[0], width)
         grouped = np.argsort(query_of[row], kind="stable")  # the survivors, query by query
         row, col = row[grouped], col[grouped]
-        qi, pos = query_of[row], self.offsets[by_cell[row]] + col
+        qi, found = query_of[row], self.ids[self.offsets[by_cell[row]] + col]
         # take, not fancy indexing: einsum over fancy-indexed temporaries runs ten times slower
         if rounded:
-            exact = np.einsum("ij,ij->i", self.vectors.take(pos, axis=0), Q.take(qi, axis=0))
+            exact = np.einsum("ij,ij->i", self.vectors.take(found, axis=0), Q.take(qi, axis=0))
         else:
             exact = scores[row, col]
         # each query's survivors in one row (padded: +inf, the missing id), sorted row by row:
@@ -406,12 +400,12 @@ class IVFIndex(VectorIndex):
         rank = np.arange(qi.size) - starts[qi]
         missing = self.ids.size
         neg = np.full((nq, int(np.diff(starts).max(initial=0))), np.inf)
-        found = np.full(neg.shape, missing, dtype=np.intp)
-        neg[qi, rank], found[qi, rank] = -exact, self.ids[pos]
-        best = np.lexsort((found, neg), axis=1)[:, :k]
-        found, neg = np.take_along_axis(found, best, axis=1), np.take_along_axis(neg, best, axis=1)
-        real = found != missing
-        out[:, :best.shape[1]] = np.where(real, found, -1)
+        rows = np.full(neg.shape, missing, dtype=np.intp)
+        neg[qi, rank], rows[qi, rank] = -exact, found
+        best = np.lexsort((rows, neg), axis=1)[:, :k]
+        rows, neg = np.take_along_axis(rows, best, axis=1), np.take_along_axis(neg, best, axis=1)
+        real = rows != missing
+        out[:, :best.shape[1]] = np.where(real, rows, -1)
         out_scores[:, :best.shape[1]] = np.where(real, -neg, -np.inf)
 
     def knob_values(self) -> list[int]:
@@ -419,8 +413,8 @@ class IVFIndex(VectorIndex):
 
     @property
     def stats(self) -> IndexStats:
-        held = (self.centroids.nbytes + self.vectors.nbytes + self.blocks32.nbytes + 2 * self.ids.nbytes
-                + self.offsets.nbytes)
+        # not ``vectors``: the array it was built from, the caller's (as FAISS', whose caller keeps its own)
+        held = self.centroids.nbytes + self.blocks32.nbytes + self.ids.nbytes + self.offsets.nbytes
         return IndexStats(self.build_s, held)
 
 
