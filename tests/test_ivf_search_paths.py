@@ -150,3 +150,16 @@ def test_above_the_seed_size_k_means_trains_on_a_seeded_sample_of_256_per_cell(
     # below 256 per cell nothing is left out of the training
     IVFIndex.build(V[:1000], 5)
     assert fitted[-1][0] == (1000, 8)
+
+
+@pytest.mark.parametrize(("k", "n_probe"), [(10, 1), (10, 3), (50, 8)])
+def test_float32_vectors_are_kept_as_given_and_read_as_float64(k: int, n_probe: int) -> None:
+    """Dense encoders give float32 vectors: the index keeps the caller's array (no float64 copy) and
+    answers as float64 products of its values, as exact search does."""
+    V, Q = _unit(600, 6, 1).astype(np.float32), _unit(90, 6, 2)
+    index = IVFIndex.build(V, 8)
+    assert index.vectors is V
+    ids, scores = _both_paths(index, Q, k, n_probe)
+    want_ids, want_scores = _reference(index, V, Q, k, n_probe)
+    assert np.array_equal(ids, want_ids)
+    np.testing.assert_allclose(scores, want_scores, rtol=0, atol=1e-12)

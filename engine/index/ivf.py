@@ -169,9 +169,10 @@ class IVFIndex(VectorIndex):
     read, and float32 halves the memory read. Searches score in float32 and rescore in
     float64 only the candidates that rounding could move into or out of the
     k best, so they answer exactly as float64 products do: ``vectors`` is the
-    float64 array the index was built from, not a copy (the caller's, which
-    it must not change). ``largest_norm`` is the longest vector's length, for
-    that rounding bound.
+    array the index was built from, not a copy (the caller's, which it must
+    not change; float32 rows are read as float64, as exact search reads
+    them). ``largest_norm`` is the longest vector's length, for that
+    rounding bound.
     """
 
     kind = "ivf"
@@ -234,8 +235,7 @@ class IVFIndex(VectorIndex):
         offsets = np.zeros(cells + 1, dtype=np.intp)
         np.cumsum(np.bincount(labels, minlength=cells), out=offsets[1:])
         progress(1, 1, f"k-means, {cells} cells")
-        vectors = np.asarray(vectors, dtype=np.float64)
-        largest_norm = float(np.sqrt(np.einsum("ij,ij->i", vectors, vectors).max(initial=0.0)))
+        largest_norm = float(np.sqrt(np.einsum("ij,ij->i", vectors, vectors, dtype=np.float64).max(initial=0.0)))
         d = vectors.shape[1]
         blocks32 = np.empty(vectors.size, dtype=np.float32)
         for a, b in itertools.pairwise(offsets.tolist()):
@@ -290,7 +290,7 @@ class IVFIndex(VectorIndex):
     @cached_property
     def cell_blocks64(self) -> list[np.ndarray]:
         """``cell_blocks`` in float64: when float32 could overflow (made on first need, a second copy)."""
-        return [self.vectors[self.ids[a:b]].T for a, b in itertools.pairwise(self.bounds)]
+        return [self.vectors[self.ids[a:b]].astype(np.float64).T for a, b in itertools.pairwise(self.bounds)]
 
     @cached_property
     def rounding(self) -> float:
