@@ -3,15 +3,11 @@ in a worker, its report the CLI's own lines, the cross-validated gain on the sta
 a clear word when the scorer is not a fusion."""
 from __future__ import annotations
 
-import threading
 
 import pytest
 from textual.widgets import Static
 
-from ranklens.engine.errors import Cancelled
 from ranklens.engine.experiments.weights import fusion_sweep, grid_lines, verdict_lines
-from ranklens.engine.progress import Progress
-from ranklens.tui.context import Context
 from ranklens.tui.key_map import all_rows
 from ranklens.tui.panes import metrics
 from ranklens.tui.panes.metrics import MetricsPane
@@ -19,6 +15,7 @@ from ranklens.tui.tabs import TABS
 from ranklens.tui.widgets.work_status import WorkStatus
 from tests.support.app import notifications, running
 from tests.support.panes import PaneHarness, screen_text, settle, until
+from tests.support.workers import endless
 
 FUSION = {"scorer": "fusion", "fuse": ("bm25", "tfidf")}
 
@@ -71,21 +68,11 @@ async def test_u_under_a_single_scorer_says_what_it_needs() -> None:
 
 
 async def test_escape_cancels_the_sweep(monkeypatch: pytest.MonkeyPatch) -> None:
-    stopped = threading.Event()
-
-    def endless(context: Context, progress: Progress) -> None:
-        try:
-            while True:
-                progress(1, 2, "sweeping")
-                threading.Event().wait(0.01)
-        except Cancelled:
-            stopped.set()
-            raise
-
+    sweep, stopped = endless("sweeping")
     app = PaneHarness(MetricsPane, overrides=FUSION)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        monkeypatch.setattr(metrics, "tune", endless)
+        monkeypatch.setattr(metrics, "tune", sweep)
         await pilot.press("u")
         await pilot.pause(0.1)
         assert "50% sweeping … (Escape cancels)" in screen_text(app)

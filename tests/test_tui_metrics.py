@@ -8,12 +8,10 @@ import threading
 import pytest
 from textual.widgets import TabbedContent
 
-from ranklens.engine.errors import Cancelled
 from ranklens.engine.loaders import load_corpus
-from ranklens.engine.progress import Progress
 from ranklens.tui.app import make_app
 from ranklens.tui.charts import DotRow, dot_rows
-from ranklens.tui.context import Context, UseQuery
+from ranklens.tui.context import UseQuery
 from ranklens.tui.panes import metrics
 from ranklens.tui.panes.metrics import MetricsPane
 from ranklens.tui.widgets.chart import Chart
@@ -21,6 +19,7 @@ from ranklens.tui.widgets.lists import KeyTable
 from ranklens.tui.widgets.row_list import RowList
 from ranklens.tui.widgets.work_status import WorkStatus
 from tests.support.panes import PaneHarness, screen_text, settle, until
+from tests.support.workers import endless
 
 SEED_TFIDF_RANKS = [1, 4, 1, 3, 2, 1, 1, 1, 1, 1, 5, 1, 2, 1, 1]
 
@@ -146,17 +145,7 @@ async def test_only_the_newest_context_is_shown() -> None:
 @pytest.fixture
 def endless_measure(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
     """Replace the evaluation with one that only reports progress until it is cancelled."""
-    stopped = threading.Event()
-
-    def measure(context: Context, progress: Progress) -> metrics.MetricsResult:
-        try:
-            while True:
-                progress(1, 2, "evaluating")
-                threading.Event().wait(0.01)
-        except Cancelled:
-            stopped.set()
-            raise
-
+    measure, stopped = endless("evaluating")
     monkeypatch.setattr(metrics, "measure", measure)
     return stopped
 

@@ -38,37 +38,32 @@ def palette_entry(app, name: str):  # noqa: ANN001, ANN201
     return next(c for c in app.palette_commands() if c.name == name)
 
 
+async def type_setting(pilot, name: str, text: str) -> None:  # noqa: ANN001
+    """Run the palette's ``name`` entry, type ``text`` over what it offers, Enter."""
+    palette_entry(pilot.app, name).run()
+    await pilot.pause()
+    await pilot.press("ctrl+u", *text, "enter")
+    await settle(pilot)
+
+
 async def test_the_palette_sets_a_typed_setting_and_refuses_a_bad_one() -> None:
     async with running(size=SIZE) as pilot:
         app = pilot.app
         await pilot.press("escape")
-        entry = palette_entry(app, "Set reranker…")
-        assert entry.help == "now off · typed: no key"  # never Python's None
-        entry.run()
-        await pilot.pause()
-        await pilot.press("ctrl+u", *"my-reranker", "enter")
-        await settle(pilot)
+        assert palette_entry(app, "Set reranker…").help == "now off · typed: no key"  # never Python's None
+        await type_setting(pilot, "Set reranker…", "my-reranker")
         assert app.context.setup.rerank == "my-reranker"  # any name: it is looked up when a search runs
         assert "rerank my-reranker top 5" in setup_line(app)
 
-        palette_entry(app, RRF_K).run()
-        await pilot.pause()
-        await pilot.press("ctrl+u", *"abc", "enter")
-        await settle(pilot)
+        await type_setting(pilot, RRF_K, "abc")
         assert app.context.setup.rrf_k == 60
         assert "rrf_k must be a whole number, got 'abc'" in notifications(app)
 
-        palette_entry(app, RRF_K).run()
-        await pilot.pause()
-        await pilot.press("ctrl+u", *"30", "enter")
-        await settle(pilot)
+        await type_setting(pilot, RRF_K, "30")
         assert app.context.setup.rrf_k == 30
         assert any("fusion" in n and "TF-IDF" in n for n in notifications(app)), notifications(app)
 
-        palette_entry(app, "Set reranker…").run()
-        await pilot.pause()
-        await pilot.press("ctrl+u", *"off", "enter")
-        await settle(pilot)
+        await type_setting(pilot, "Set reranker…", "off")
         assert app.context.setup.rerank is None
         assert "reranker: off" in notifications(app)
         assert "reranker" not in setup_line(app)
