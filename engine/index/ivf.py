@@ -106,7 +106,9 @@ def _kth_floor(scores: np.ndarray, k: int) -> float:
     """At most the k-th best of ``scores`` (more than ``_CHUNKS_PER_K * k`` of them), and near it.
 
     The k-th best of the maxima of ``_CHUNKS_PER_K * k`` chunks: k different
-    scores reach it.
+    scores reach it. (``engine.topk`` bounds the k-th from a strided sample
+    instead, which needs 64 k scores or more; a query's probed cells hold a
+    few hundred to a few thousand.)
     """
     width = scores.size // (_CHUNKS_PER_K * k)
     maxima = np.maximum.reduceat(scores, np.arange(0, _CHUNKS_PER_K * k * width, width))
