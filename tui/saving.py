@@ -22,6 +22,7 @@ from textual.widget import Widget
 
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.trec import atomic_write
+from ranklens.tui.recent import PathSuggester
 from ranklens.tui.safe import clean
 from ranklens.tui.widgets.confirm import Confirm
 from ranklens.tui.widgets.path_prompt import PathPrompt
@@ -49,7 +50,9 @@ def ask_and_save(widget: Widget, flow: SaveFlow, default: str, render: Callable[
         if text:
             save(widget, flow, Path(text).expanduser().absolute(), render, done)
 
-    widget.app.push_screen(PathPrompt(flow.title, default, hint=flow.hint), chosen)
+    # → completes a folder's names, as the Open and workspace dialogs do
+    widget.app.push_screen(PathPrompt(flow.title, default, hint=f"{flow.hint}; → completes a path",
+                                      suggester=PathSuggester([])), chosen)
 
 
 def save(widget: Widget, flow: SaveFlow, target: Path, render: Callable[[Path], str],
