@@ -104,3 +104,23 @@ async def test_a_new_file_is_written_without_a_question_with_the_umasks_mode(tab
         assert written(target, tab) == expected(pilot.app, tab)
         assert notifications(pilot.app)[-1] == f"{tab.said} {target}"
     assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~umask  # not the temporary file's 0600
+
+
+@pytest.mark.parametrize("tab", TABS, ids=lambda tab: tab.written)
+async def test_right_completes_a_folder_in_the_save_dialog(tab: Tab, tmp_path: Path) -> None:
+    (tmp_path / "reports").mkdir()
+    async with running(size=(100, 30)) as pilot:
+        await opened_tab(pilot, tab)
+        await pilot.press(tab.save)
+        await pilot.pause()
+        box = pilot.app.screen.query_one("#path-input")
+        await pilot.press("ctrl+a", "ctrl+k")
+        box.post_message(events.Paste(str(tmp_path / "rep")))
+        await pilot.pause(0.3)  # the folder is listed in a thread
+        await pilot.press("right")
+        await pilot.pause()
+        assert box.value == f"{tmp_path / 'reports'}/"
+        assert "→ completes a path" in str(pilot.app.screen.query(".dialog-hint").first().render())
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(pilot.app.screen, PathPrompt)  # Escape hands the keys back to the tab
