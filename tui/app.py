@@ -398,7 +398,7 @@ class RanklensApp(App[None]):
         """Ask for a file, then import it into the workspace or export the workspace's questions or
         judgments to it (asking before replacing a file)."""
         from ranklens.tui.recent import PathSuggester
-        from ranklens.tui.saving import confirm_overwrite, refusal
+        from ranklens.tui.saving import cleared
         from ranklens.tui.workspace_files import WORKSPACE_FILES
 
         entry = next(f for f in WORKSPACE_FILES if f.name == name)
@@ -418,13 +418,10 @@ class RanklensApp(App[None]):
             if not text:
                 return
             path = Path(text).expanduser().absolute()
-            problem = "" if entry.imports else refusal(path, loaded.source)  # ranklens never writes in a corpus
-            if problem:
-                self.notify(problem, severity="error", markup=False)
-            elif entry.imports or not path.exists():
+            if entry.imports:
                 run(path)
-            else:
-                confirm_overwrite(self.screen, path, lambda yes: run(path) if yes else None)
+            else:  # as the tabs' saves: never inside the corpus, a file replaced only on a yes
+                cleared(self.screen, path, loaded.source, lambda: run(path))
 
         self.push_screen(PathPrompt(entry.prompt, hint="Enter to confirm, → completes a path, Escape cancels",
                                     suggester=PathSuggester(self.recent)), chosen)

@@ -1,7 +1,7 @@
 """Saving a tab's text to a file (the Prompt tab's ctrl+s, the Metrics tab's export): one flow for both.
 
 The palette's workspace exports (``tui/workspace_files.py``) write through the
-engine, and ask and refuse through ``refusal`` and ``confirm_overwrite`` here.
+engine, and are asked and refused through ``cleared`` here, as the tabs' saves.
 
 Asked where (a dialog offering the last place saved to), never into the
 corpus folder, never over an existing file without a yes (Escape is a no),
@@ -58,29 +58,22 @@ def ask_and_save(widget: Widget, flow: SaveFlow, default: str, render: Callable[
 def save(widget: Widget, flow: SaveFlow, target: Path, render: Callable[[Path], str],
          done: Callable[[Path], None]) -> None:
     """Write to ``target`` (absolute) unless it is refused; asks first when it exists."""
-    problem = refusal(target, flow.corpus_source)
+    cleared(widget, target, flow.corpus_source, lambda: widget.run_worker(
+        lambda: _write(widget, flow, target, render, done), name="save", group="save", thread=True,
+        exit_on_error=False))
+
+
+def cleared(widget: Widget, target: Path, corpus_source: str | None, write: Callable[[], object]) -> None:
+    """``write()`` once ``target`` may be written: never when ``refusal`` has a reason (it is notified),
+    after an explicit yes when the file exists, at once otherwise. Every writer of a user's file goes here."""
+    problem = refusal(target, corpus_source)
     if problem:
         widget.notify(problem, severity="error", markup=False)
-        return
-
-    def write() -> None:
-        widget.run_worker(lambda: _write(widget, flow, target, render, done), name="save", group="save",
-                          thread=True, exit_on_error=False)
-
-    if not target.exists():
+    elif target.exists():
+        widget.app.push_screen(Confirm(Content(f"{_shown(target)} exists. Overwrite it?")),
+                               lambda yes: write() if yes else None)
+    else:
         write()
-        return
-
-    def answered(yes: bool | None) -> None:
-        if yes:
-            write()
-
-    confirm_overwrite(widget, target, answered)
-
-
-def confirm_overwrite(widget: Widget, target: Path, answered: Callable[[bool | None], None]) -> None:
-    """Ask whether to replace the existing ``target``; ``answered(True)`` only on an explicit yes."""
-    widget.app.push_screen(Confirm(Content(f"{_shown(target)} exists. Overwrite it?")), answered)
 
 
 def refusal(target: Path, corpus_source: str | None) -> str:
