@@ -45,11 +45,11 @@ def load(source: dict[str, Any]) -> tuple[Corpus, list[str], list[dict[int, int]
         return corpus_from_texts(texts), zipf + rare, None, mixes
     from benchmarks.corpora import DATA
     from ranklens.engine.loaders import load_corpus
-    from ranklens.engine.judgements import ChunkJudge
+    from ranklens.engine.judgments import ChunkJudge
 
     corpus = load_corpus(DATA / source["real"])
     questions = corpus.answerable[:source["queries"]]
-    judge = ChunkJudge(corpus.chunks)  # the engine's judgement rules, no index built
+    judge = ChunkJudge(corpus.chunks)  # the engine's judgment rules, no index built
     return corpus, [q.text for q in questions], [judge.relevant(q) for q in questions], {"zipf": (0, len(questions))}
 
 

@@ -22,7 +22,7 @@ from ranklens.engine.cache import IndexCache, index_key
 from ranklens.engine.chunking import chunk_documents
 from ranklens.engine.corpus import Chunk, Corpus, Question
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.judgements import ChunkJudge
+from ranklens.engine.judgments import ChunkJudge
 from ranklens.engine.metrics import (NDCG_K, RECALL_K, Evaluation, QuestionScores, ThresholdReport, evaluate,
                                      threshold_analysis)
 from ranklens.engine.progress import Progress, no_progress
@@ -332,7 +332,7 @@ class Retriever:
         if not questions:
             raise RanklensError(f"{self.corpus.name}: no questions with an answer to evaluate")
         texts = [q.text for q in questions]
-        judged = [self.relevant(q) for q in questions]  # judgements are not answering: before the clock
+        judged = [self.relevant(q) for q in questions]  # judgments are not answering: before the clock
 
         def rows() -> Iterator[QuestionScores]:
             # Streamed: evaluate() reduces each question to its rank, recall and nDCG as it

@@ -103,7 +103,7 @@ def test_the_sweep_tables_equal_the_definition_with_a_dense_part(studio_alfa: Wo
 @pytest.mark.skipif(not (DATA / "cranfield" / "corpus.jsonl").is_file(), reason="the Cranfield collection is absent")
 @pytest.mark.parametrize("pool", [fusion_grid.POOL, 10])
 def test_the_sweep_tables_equal_the_definition_on_cranfield(monkeypatch: pytest.MonkeyPatch, pool: int) -> None:
-    """1,400 chunks, 225 questions with graded judgements, three parts; at a pool of 10 many fusions
+    """1,400 chunks, 225 questions with graded judgments, three parts; at a pool of 10 many fusions
     cannot be vouched for and are ranked over all chunks, and the numbers stay the definition's."""
     monkeypatch.setattr(fusion_grid, "POOL", pool)
     workbench = Workbench(load_corpus(DATA / "cranfield"))
@@ -136,7 +136,7 @@ def test_ties_at_the_pool_edge_go_to_the_lower_index() -> None:
 
 
 def test_ndcg_of_tops_is_score_questions() -> None:
-    """Graded, duplicated and zero-graded judgements, rankings with and without hits, fewer than 10 chunks."""
+    """Graded, duplicated and zero-graded judgments, rankings with and without hits, fewer than 10 chunks."""
     rng = np.random.default_rng(3)
     for n in (4, 12, 300):
         for _ in range(30):

@@ -1,6 +1,6 @@
 """Chunk size x overlap: re-chunk the corpus at each setting, evaluate, and name the winner.
 
-Judgements of a corpus' own passages do not survive re-chunking, so the
+Judgments of a corpus' own passages do not survive re-chunking, so the
 sweep measures the questions that carry an "answer" span (or are judged per
 document): a chunk counts as relevant when it holds the whole span. A
 window that cuts a question's span in every chunk leaves it without a
@@ -118,7 +118,7 @@ def chunk_sweep(workbench: Workbench, setup: Setup, windows: Sequence[Window] | 
     corpus = workbench.corpus
     if not judged_questions(workbench):
         raise RanklensError(f"{corpus.name}: the sweep needs questions with an \"answer\" span (or judged per "
-                            "document): judgements of the corpus' own passages do not survive re-chunking")
+                            "document): judgments of the corpus' own passages do not survive re-chunking")
     windows = tuple(windows) if windows is not None else sweep_windows(chunker=setup.chunker)
     cells: list[SweepCell] = []
     label = scorer_label(setup)

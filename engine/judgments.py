@@ -1,6 +1,6 @@
-"""A question's judgements as chunk positions, under one chunking.
+"""A question's judgments as chunk positions, under one chunking.
 
-Judgements name chunks (passage ids) or whole documents; the retriever, the
+Judgments name chunks (passage ids) or whole documents; the retriever, the
 benchmarks and anything else that scores a ranking read them through here, so
 they agree on which chunks count.
 """
@@ -13,7 +13,7 @@ from ranklens.engine.corpus import Chunk, Question
 
 
 class ChunkJudge:
-    """Which of ``chunks`` a question's judgements name, and with what grade."""
+    """Which of ``chunks`` a question's judgments name, and with what grade."""
 
     def __init__(self, chunks: Sequence[Chunk]) -> None:
         self.chunks = chunks
@@ -25,7 +25,7 @@ class ChunkJudge:
     def relevant(self, question: Question) -> dict[int, int]:
         """Chunk position -> grade.
 
-        A document judgement with an answer span keeps only the chunks that
+        A document judgment with an answer span keeps only the chunks that
         contain the span. When the judged ids are not chunks of this chunking
         (re-chunked documents), the answer span decides.
         """
