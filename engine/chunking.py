@@ -85,11 +85,6 @@ def sentence_windows(text: str, size: int, overlap: int) -> list[Span]:
     return spans
 
 
-def chunk_document(doc: Document, size: int, overlap: int, method: str = "words") -> list[Chunk]:
-    """The chunks of one document, with ids ``"<doc id>#<index>"``."""
-    return _chunks(doc, _windows(method)(doc.text, size, overlap))
-
-
 def chunk_documents(
     docs: Iterable[Document],
     size: int,

@@ -7,7 +7,6 @@ from hypothesis import strategies as st
 
 from ranklens.engine.chunking import (
     Span,
-    chunk_document,
     chunk_documents,
     contains_answer,
     sentence_windows,
@@ -70,7 +69,7 @@ def test_seed_printed_lines(testo: str) -> None:
 
 def test_chunk_document_ids_offsets_and_start_words(testo: str) -> None:
     doc = Document("fatture", "fatture", testo)
-    chunks = chunk_document(doc, 20, 8)
+    chunks = chunk_documents([doc], 20, 8)
     assert [c.id for c in chunks] == ["fatture#0", "fatture#1", "fatture#2", "fatture#3"]
     assert [c.index for c in chunks] == [0, 1, 2, 3]
     assert [c.start_word for c in chunks] == [0, 12, 24, 36]
@@ -89,7 +88,7 @@ def test_offsets_keep_the_text_as_it_stands() -> None:
 def test_blank_text_has_no_chunks(text: str) -> None:
     assert word_windows(text, 5, 0) == []
     assert sentence_windows(text, 5, 0) == []
-    assert chunk_document(Document("d", "", text), 5, 0, "sentences") == []
+    assert chunk_documents([Document("d", "", text)], 5, 0, "sentences") == []
 
 
 @pytest.mark.parametrize(
@@ -112,7 +111,7 @@ def test_bad_options_raise(size: int, overlap: int, message: str) -> None:
 
 def test_unknown_method_raises() -> None:
     with pytest.raises(RanklensError, match="unknown chunker 'pages'"):
-        chunk_document(Document("d", "", "text"), 5, 0, method="pages")
+        chunk_documents([Document("d", "", "text")], 5, 0, method="pages")
 
 
 def test_contains_answer_ignores_white_space() -> None:

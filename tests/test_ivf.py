@@ -8,9 +8,9 @@ from hypothesis.extra import numpy as hnp
 
 from ranklens.engine.errors import Cancelled, RanklensError
 from ranklens.engine.index.exact import exact_topk, top_k_rows as _top_k_rows
-from ranklens.engine.index.ivf import IVFIndex, cell_warnings, sweep
-from ranklens.engine.index.sweep import sweep_to_dict
+from ranklens.engine.index.ivf import IVFIndex, cell_warnings, probe_ladder
 from ranklens.engine.synthetic import synthetic_vectors
+from tests.support.ivf_sweep import sweep, sweep_to_dict
 
 SEED_PROBES = [1, 2, 4, 8, 16, 32, 100]
 SEED_COMPARED = [360, 536, 925, 1727, 3314, 6454, 20100]
@@ -198,6 +198,6 @@ def test_any_encoder_can_go_behind_the_index() -> None:
     words = ("ferie", "copie", "fatture", "rimborso", "password") * 20
     texts = [f"{w} {'x' * (i % 7)}{'q' * (i % 11)}" for i, w in enumerate(words)]
     source = encoder_set(LetterEncoder(texts), ["copie", "password"], "letters")
-    rows = sweep(source.vectors, source.queries, source.default_cells, source.default_probes(source.default_cells))
+    rows = sweep(source.vectors, source.queries, source.default_cells, probe_ladder(source.default_cells))
     assert rows[-1].recall == 1.0
-    assert [r.value for r in rows] == source.default_probes(source.default_cells)
+    assert [r.value for r in rows] == probe_ladder(source.default_cells)

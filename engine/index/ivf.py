@@ -11,14 +11,12 @@ import math
 import time
 from dataclasses import dataclass
 from functools import cached_property
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Self
 
 import numpy as np
 
 from ranklens.engine.index.base import Found, IndexSettingError, IndexStats, VectorIndex, check_k
 from ranklens.engine.index.exact import top_k_rows
-from ranklens.engine.index.sweep import SweepRow, measure_knob
 from ranklens.engine.progress import Progress, no_progress
 
 if TYPE_CHECKING:
@@ -418,16 +416,3 @@ class IVFIndex(VectorIndex):
         # not ``vectors``: the array it was built from, the caller's (as FAISS', whose caller keeps its own)
         held = self.centroids.nbytes + self.blocks32.nbytes + self.ids.nbytes + self.offsets.nbytes
         return IndexStats(self.build_s, held)
-
-
-def sweep(V: np.ndarray, Q: np.ndarray, cells: int, probes: Sequence[int], k: int = 10,
-          progress: Progress = no_progress) -> list[SweepRow]:
-    """Seed 004's table: one IVF index over V, then compared vectors, recall@k and time per n_probe."""
-    IVFIndex.check_settings(cells, list(probes))
-    progress(0, len(probes), f"k-means, {cells} cells")
-    index = IVFIndex.build(V, cells)
-    rows = []
-    for i, row in enumerate(measure_knob(index, V, Q, probes, k)):
-        rows.append(row)
-        progress(i + 1, len(probes), f"n_probe {row.value}")
-    return rows

@@ -43,11 +43,6 @@ class SweepRow:
         return {**self.setting, **self.measures()}
 
 
-def sweep_to_dict(rows: Sequence[SweepRow]) -> dict[str, Any]:
-    """The ivf JSON shape of the command line contract: ``{"rows": [...]}``."""
-    return {"rows": [r.to_dict() for r in rows]}
-
-
 def measure_knob(index: VectorIndex, V: np.ndarray, Q: np.ndarray, values: Sequence[int] | None = None,
                  k: int = 10) -> Iterator[SweepRow]:
     """One row per knob value of ``index`` (built over V) on the queries Q, measured as it is asked for.

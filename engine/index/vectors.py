@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.index.ivf import probe_ladder
 from ranklens.engine.scoring.dense import Encoder
 from ranklens.engine.scoring.registry import spec
 
@@ -25,10 +24,6 @@ class VectorSet:
     vectors: np.ndarray  # unit rows
     queries: np.ndarray  # unit rows
     default_cells: int
-
-    def default_probes(self, cells: int) -> list[int]:
-        """1, 2, 4, … below ``cells``, then all cells (where recall must be 1)."""
-        return probe_ladder(cells)
 
 
 def synthetic_set() -> VectorSet:
