@@ -27,7 +27,7 @@ from ranklens.engine.metrics import (NDCG_K, RECALL_K, Evaluation, QuestionScore
                                      threshold_analysis)
 from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.prompt import build_prompt
-from ranklens.engine.scoring.base import Scorer
+from ranklens.engine.scoring.base import Scorer, TouchedScores
 from ranklens.engine.scoring.explain import Explanation
 from ranklens.engine.scoring.registry import ScorerInputs, ScorerSpec, spec
 from ranklens.engine.settings import DEFAULT_OVERLAP, DEFAULT_SIZE
@@ -90,8 +90,14 @@ class SearchResult:
         }
 
 
-@dataclass(repr=False)
+@dataclass(repr=False, eq=False)
 class Workbench:
+    """A corpus and what its setups have built (chunkings, term indexes, scorers), shared among them.
+
+    A cache, not a value: two workbenches are equal only when they are the same object (and hash so), so
+    comparing two contexts never compares their caches.
+    """
+
     corpus: Corpus
     # term indexes of corpora this large are kept on disk between runs (None: never)
     cache: IndexCache | None = None
@@ -306,7 +312,7 @@ class Retriever:
         of size N is made for such a query. Other scorers answer a
         memory-bounded batch at a time.
         """
-        if hasattr(self.scorer, "query_scores"):
+        if isinstance(self.scorer, TouchedScores):
             # one query at a time: a batch product would be dense, and stacking rows costs copies
             for i, text in enumerate(texts):
                 yield i, PendingScores(self.scorer, self.query(text), len(self.chunks))

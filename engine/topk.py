@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ranklens.engine.scoring.base import PrunedTopK, TouchedScores
+
 _SAMPLE_STEP = 64  # large inputs: a strided sample bounds the k-th score from below
 _SAMPLED_ABOVE = 1 << 12  # 10k scores: 0.05 ms sampled, 0.12 ms partitioned whole
 _SORTED_BELOW = 256  # below this, one stable sort costs less than partitioning in several calls (measured)
@@ -168,8 +170,7 @@ class QueryScores:
 
 def query_scores_of(scorer, query) -> QueryScores:
     """``scorer.query_scores(query)`` when the scorer keeps touched chunks apart, else its dense scores."""
-    own = getattr(scorer, "query_scores", None)
-    return own(query) if own is not None else QueryScores.of(scorer.scores(query))
+    return scorer.query_scores(query) if isinstance(scorer, TouchedScores) else QueryScores.of(scorer.scores(query))
 
 
 class PendingScores:
@@ -202,7 +203,7 @@ class PendingScores:
         return self._full
 
     def top_k(self, k: int) -> np.ndarray:
-        if self._full is not None or not hasattr(self.scorer, "top_k"):
+        if self._full is not None or not isinstance(self.scorer, PrunedTopK):
             return self.full().top_k(k)
         if self._top is None or self._top[0].size < min(k, self.n):
             self._top = self.scorer.top_k(self.query, k)
@@ -227,7 +228,7 @@ class PendingScores:
         return self.full().any()
 
     def max(self, initial: float | None = None) -> float:
-        if self._full is not None or not hasattr(self.scorer, "top_k"):
+        if self._full is not None or not isinstance(self.scorer, PrunedTopK):
             return self.full().max(initial)
         best = float(self[self.top_k(1)][0])  # the best score is the top-1's: pruned like any top-k
         return best if initial is None else max(best, initial)

@@ -98,3 +98,11 @@ def test_the_workbench_keeps_a_bounded_number_of_chunkings_and_rebuilds_evicted_
     again = workbench.retriever(setups[0])  # evicted, so rebuilt: same results, new objects
     assert again.chunks is not first.chunks
     assert [h.chunk.id for h in again.search("w7 w12").hits] == [h.chunk.id for h in first.search("w7 w12").hits]
+
+
+def test_a_workbench_equals_only_itself_whatever_its_caches_hold() -> None:
+    """A cache, not a value: two workbenches on one corpus differ, a copy sharing the caches differs too."""
+    corpus = corpus_of(TEXTS)
+    workbench, twin = Workbench(corpus), Workbench(corpus)
+    assert workbench == workbench and workbench != twin and workbench.with_questions(corpus) != workbench
+    assert len({workbench, twin, workbench}) == 2

@@ -214,3 +214,26 @@ def test_float32_weights_stay_within_their_documented_tolerance(index: TermIndex
         assert (np.abs(got - want) <= bound * (1 + 1e-9) + np.abs(want) * 1e-15).all()
         ids, values = compact.top_k(query, 10)  # pruned or not: the float32 scores' own ranking
         assert ids.tolist() == np.argsort(-got, kind="stable")[:10].tolist() and np.array_equal(values, got[ids])
+
+
+def test_optional_capabilities_are_protocols_a_scorer_may_lack(index: TermIndex) -> None:
+    """BM25 offers touched chunks and a pruned top-k; a scorer with ``scores`` alone is asked through it."""
+    from ranklens.engine.scoring.base import PrunedTopK, TouchedScores
+    from ranklens.engine.topk import PendingScores, query_scores_of
+
+    bm25 = BM25Scorer.fit(index, "lucene")
+
+    class ScoresOnly:  # the contract's scores and nothing else
+        def scores(self, query):  # noqa: ANN001, ANN202
+            return bm25.scores(query)
+
+    plain = ScoresOnly()
+    assert isinstance(bm25, TouchedScores) and isinstance(bm25, PrunedTopK)
+    assert not isinstance(plain, TouchedScores) and not isinstance(plain, PrunedTopK)
+    df = index.doc_freq
+    query = index.query(" ".join(str(index.vocabulary[t]) for t in np.argsort(-df)[:3]))
+    dense = bm25.scores(query)
+    order = np.argsort(-dense, kind="stable")
+    pending = PendingScores(plain, query, index.n_docs)
+    assert top_k(pending, 10).tolist() == order[:10].tolist() and pending.max() == dense.max()
+    assert np.array_equal(query_scores_of(plain, query).dense(), dense)

@@ -7,7 +7,7 @@ LSA are cosines.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from collections.abc import Sequence
 
 if TYPE_CHECKING:
@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
     from ranklens.engine.scoring.explain import Explanation
     from ranklens.engine.termindex import QueryTerms
+    from ranklens.engine.topk import QueryScores
 
 
 class Scorer(Protocol):
@@ -42,6 +43,29 @@ class Scorer(Protocol):
 
     def explain(self, query: QueryTerms, doc: int) -> Explanation:
         """How chunk ``doc``'s score is made: per-term rows that add up to it, or notes."""
+        ...
+
+
+# Optional capabilities, found with isinstance: a scorer that has them is asked through them, one that has
+# not through ``scores``. Both are exact: they change what is computed, never the ranking.
+
+
+@runtime_checkable
+class TouchedScores(Protocol):
+    """A scorer whose query touches few chunks (postings): its scores kept as the touched chunks."""
+
+    def query_scores(self, query: QueryTerms) -> QueryScores:
+        """Equal to ``scores(query)``, held as the touched chunks plus one score shared by every other."""
+        ...
+
+
+@runtime_checkable
+class PrunedTopK(Protocol):
+    """A scorer that finds its top k without scoring every chunk (MaxScore pruning, an external engine)."""
+
+    def top_k(self, query: QueryTerms, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(chunk indices, scores) of the k best chunks, best first, ties to the lower index: the order
+        ``scores(query)`` ranks them in."""
         ...
 
 
