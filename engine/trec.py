@@ -13,8 +13,10 @@ fields separated by white space. Reading is strict about shape (a malformed line
 - **Repeated docids** within a question keep their best-ranked line; the rest are counted.
 - **Empty questions** (in the qrels but not in the run) are the caller's to count: see
   ``engine/measures`` (they score 0, as ranx's ``make_comparable`` and trec_eval ``-c`` do).
-- **Qrels** repeated for a (question, id) pair keep the highest grade, as the corpus loader
-  does; a BEIR row ``qid<TAB>docid<TAB>grade`` (and its header line) is read too.
+- **Qrels** repeated for a (question, id) pair keep the highest grade; a BEIR row
+  ``qid<TAB>docid<TAB>grade`` (and its header line) is read too. ``read_qrels`` is the engine's
+  one qrels reader: the corpus loader reads a BEIR folder's ``qrels/*.tsv`` through it, in a
+  stricter layout of its own (``engine/loaders/questions.py``).
 
 Ids cannot hold white space in these formats. ranklens writes white space in an id (a text
 folder's file names may have it) as ``%20`` (space), ``%09`` (tab), ``%0A``…, ``%uXXXX`` beyond
@@ -29,7 +31,7 @@ import os
 import re
 import shutil
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -155,34 +157,66 @@ def write_run(path: str | os.PathLike[str], run: Run | Mapping[str, Sequence[tup
     atomic_write(Path(path), "".join(lines))
 
 
-def read_qrels(path: str | os.PathLike[str]) -> Qrels:
-    """A TREC qrels file (``qid 0 docid grade``) or a BEIR qrels TSV (``qid docid grade``, header allowed)."""
+def _trec_row(line: str, lineno: int, path: Path) -> tuple[str, str, int] | None:
+    """``qid 0 docid grade``, or BEIR's ``qid docid grade`` (its header line skipped); None for a line to skip."""
+    fields = line.split()
+    if not fields or fields[0].startswith("#"):
+        return None
+    if len(fields) == 3:  # BEIR: query-id, corpus-id, score; the first line may be a header
+        qid, doc, grade_text = fields
+        if lineno == 1 and not grade_text.lstrip("-").isdigit():
+            return None
+    elif len(fields) == 4:
+        qid, _, doc, grade_text = fields
+    else:
+        raise RanklensError(f"{path}:{lineno}: expected 4 fields (qid 0 docid grade), got {len(fields)}")
+    try:
+        grade = int(grade_text)
+    except ValueError:
+        raise RanklensError(f"{path}:{lineno}: grade {grade_text!r} is not a whole number") from None
+    return decode_id(qid), decode_id(doc), grade
+
+
+@dataclass(frozen=True)
+class QrelsLayout:
+    """How a qrels file's lines read: ``row`` gives a line's (question id, id, grade), None for a line to skip
+    (blank, comment, header), and raises ``RanklensError`` naming ``file:line`` for a malformed one;
+    ``repeated`` is the warning for rows judging a pair judged before ("{path}", "{count}" filled in)."""
+
+    row: Callable[[str, int, Path], tuple[str, str, int] | None]
+    repeated: str
+
+
+# white-space separated, 4 fields or BEIR's 3, %-escaped ids (encode_id), "#" comments
+TREC_QRELS = QrelsLayout(_trec_row, "{path}: {count} repeated (question, id) row(s); the highest grade kept")
+
+
+def read_qrels(path: str | os.PathLike[str], layout: QrelsLayout = TREC_QRELS,
+               keep: Callable[[str, str, int], bool] | None = None) -> Qrels:
+    """A qrels file: by default TREC's (``qid 0 docid grade``) or a BEIR qrels TSV (``qid docid grade``,
+    header allowed); the corpus loader reads BEIR folders with its own stricter ``layout``.
+
+    A (question, id) pair judged on several rows keeps its highest grade, whatever the row order;
+    the repeated rows are counted, whether kept or not. ``keep(qid, id, grade)`` False leaves a row
+    out of the judgments (the loader keeps relevant rows naming known ids).
+    """
     path = Path(path)
     judgments: dict[str, dict[str, int]] = {}
+    seen: set[tuple[str, str]] = set()
     repeats = 0
     for lineno, line in enumerate(_lines(path), 1):
-        fields = line.split()
-        if not fields or fields[0].startswith("#"):
+        row = layout.row(line, lineno, path)
+        if row is None:
             continue
-        if len(fields) == 3:  # BEIR: query-id, corpus-id, score; the first line may be a header
-            qid, doc, grade_text = fields
-            if lineno == 1 and not grade_text.lstrip("-").isdigit():
-                continue
-        elif len(fields) == 4:
-            qid, _, doc, grade_text = fields
-        else:
-            raise RanklensError(f"{path}:{lineno}: expected 4 fields (qid 0 docid grade), got {len(fields)}")
-        try:
-            grade = int(grade_text)
-        except ValueError:
-            raise RanklensError(f"{path}:{lineno}: grade {grade_text!r} is not a whole number") from None
-        grades = judgments.setdefault(decode_id(qid), {})
-        doc = decode_id(doc)
-        if doc in grades:
+        qid, doc, grade = row
+        if (qid, doc) in seen:
             repeats += 1
-            grade = max(grade, grades[doc])
-        grades[doc] = grade
-    warnings = [f"{path}: {repeats} repeated (question, id) row(s); the highest grade kept"] if repeats else []
+        seen.add((qid, doc))
+        if keep is not None and not keep(qid, doc, grade):
+            continue
+        grades = judgments.setdefault(qid, {})
+        grades[doc] = max(grade, grades[doc]) if doc in grades else grade
+    warnings = [layout.repeated.format(path=path, count=repeats)] if repeats else []
     return Qrels(judgments, warnings)
 
 

@@ -1,0 +1,106 @@
+"""Loading a corpus: a bundled name, a BEIR folder, a folder of .txt/.md files, or a .jsonl file.
+
+Everything here reads and nothing writes: the user's corpus folder is left as
+it was found. Bad input becomes a one-line ``RanklensError`` naming the file
+(and the line, for JSONL and qrels); recoverable oddities (a binary or
+unreadable file in a text folder, invalid UTF-8, qrels naming unknown ids)
+become warnings. Only regular files are read: a FIFO or a device named like a
+document would block or never end.
+
+This module finds the corpus and puts it together; one module per format reads:
+``toml_settings`` (ranklens.toml), ``jsonl`` (JSON Lines), ``beir`` (corpus.jsonl
+records), ``questions`` (queries.jsonl and qrels, through ``engine/trec.py``'s
+reader), ``text_folder`` (.txt/.md files); ``reading`` holds what they share.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from ranklens.corpora import bundled_corpora, bundled_path
+from ranklens.engine.corpus import Corpus, Document
+from ranklens.engine.errors import RanklensError
+from ranklens.engine.language import detect_language
+from ranklens.engine.loaders.beir import beir_settings, load_beir_corpus
+from ranklens.engine.loaders.questions import load_questions
+from ranklens.engine.loaders.reading import valid_unicode
+from ranklens.engine.loaders.text_folder import load_text_folder
+from ranklens.engine.loaders.toml_settings import read_settings, settings_files
+from ranklens.engine.progress import Progress, no_progress
+
+__all__ = ["load_corpus", "valid_unicode"]
+
+
+def load_corpus(spec: str | os.PathLike[str], progress: Progress = no_progress) -> Corpus:
+    """Load the corpus that ``spec`` names; an existing path wins over a bundled name."""
+    try:
+        return _load(spec, progress)
+    except OSError as error:  # permissions on the folder, a disk error
+        raise RanklensError(f"cannot read {error.filename or spec}: {error.strerror or error}") from None
+
+
+def _load(spec: str | os.PathLike[str], progress: Progress) -> Corpus:
+    path, name = _locate(spec)
+    if path.is_file():
+        return _load_jsonl_file(path, progress)
+    settings = read_settings(path)
+    warnings: list[str] = []
+    if (path / "corpus.jsonl").exists():
+        documents, chunks, titled = load_beir_corpus(path / "corpus.jsonl", warnings, progress)
+        settings = beir_settings(settings, titled)
+    else:
+        documents, chunks = load_text_folder(path, settings_files(settings), warnings, progress), []
+    if not documents:
+        raise RanklensError(f"no documents in {path}" + (f" ({warnings[0]})" if warnings else ""))
+    known = {d.id for d in documents} | {c.id for c in chunks}
+    questions = load_questions(path, known, warnings, progress)
+    settings, detected = _with_language(settings, documents)
+    return Corpus(
+        name=name,
+        documents=tuple(documents),
+        chunks=tuple(chunks),
+        questions=tuple(questions),
+        settings=settings,
+        source=str(path),
+        warnings=tuple(warnings),
+        language_detected=detected,
+    )
+
+
+def _load_jsonl_file(path: Path, progress: Progress) -> Corpus:
+    warnings: list[str] = []
+    documents, chunks, titled = load_beir_corpus(path, warnings, progress)
+    if not documents:
+        raise RanklensError(f"no documents in {path}")
+    # The same records as a BEIR folder's corpus.jsonl, so the same default; no toml can say otherwise.
+    settings, detected = _with_language(beir_settings({}, titled), documents)
+    return Corpus(path.stem, tuple(documents), tuple(chunks), settings=settings,
+                  source=str(path), warnings=tuple(warnings), language_detected=detected)
+
+
+def _with_language(settings: dict[str, Any], documents: list[Document]) -> tuple[dict[str, Any], bool]:
+    """The settings with a ``language``: the toml's, else guessed from the text (and True: guessed), so
+    the stop-word and stemming keys offer the corpus' language, not the first one ranklens knows."""
+    if settings.get("language"):
+        return settings, False
+    language = detect_language(d.text for d in documents)
+    if language is None:
+        return settings, False
+    return {**settings, "language": language}, True
+
+
+def _locate(spec: str | os.PathLike[str]) -> tuple[Path, str]:
+    path = Path(spec)
+    if path.exists():
+        # Root reads anything; for everyone else an unsearchable folder looks empty to exists().
+        if path.is_dir() and not os.access(path, os.R_OK | os.X_OK):
+            raise RanklensError(f"cannot read {path}: Permission denied")
+        if not (path.is_dir() or path.suffix == ".jsonl"):
+            raise RanklensError(f"{path}: not a corpus (expected a folder or a .jsonl file)")
+        return path, valid_unicode(path.stem if path.is_file() else path.resolve().name)
+    bundled = bundled_path(str(spec))
+    if bundled is not None:
+        return bundled, str(spec)
+    names = ", ".join(name for name, _ in bundled_corpora())
+    raise RanklensError(f"corpus not found: {spec} (not a bundled corpus: {names})")

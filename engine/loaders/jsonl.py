@@ -1,0 +1,97 @@
+"""JSON Lines as a corpus writes them: one object a line, streamed, every mistake named by file and line.
+
+Invalid UTF-8 and lone surrogate escapes are repaired and counted in the
+caller's warnings; anything else that is not one JSON object a line is a
+``RanklensError`` naming ``file:line``.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from ranklens.engine.errors import RanklensError
+from ranklens.engine.loaders.reading import reading, valid_unicode
+from ranklens.engine.progress import Progress
+
+_PROGRESS_LINES = 10_000
+# Only a \u escape can put a surrogate into a line decoded from UTF-8; paired ones are joined by json.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def jsonl(path: Path, warnings: list[str], progress: Progress) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for each non-blank line, streamed so big files are read once."""
+    bad_utf8: list[int] = []
+    surrogates: list[int] = []
+    with reading(path), path.open("rb") as handle:
+        for lineno, raw in enumerate(handle, 1):
+            if lineno % _PROGRESS_LINES == 0:
+                progress(lineno, 0, "loading")
+            line = _decode_line(raw, lineno, bad_utf8)
+            if line.strip():
+                record = _parse_object(line, path, lineno)
+                if _SURROGATE_ESCAPE.search(line):
+                    record = _without_surrogates(record, lineno, surrogates)
+                yield lineno, record
+    if bad_utf8:
+        warnings.append(
+            f"{path}: {len(bad_utf8)} line(s) not valid UTF-8 (first: line {bad_utf8[0]}), bad bytes replaced"
+        )
+    if surrogates:
+        warnings.append(f"{path}: {len(surrogates)} line(s) with lone surrogate escapes "
+                        f"(first: line {surrogates[0]}), replaced by U+FFFD")
+
+
+def _decode_line(raw: bytes, lineno: int, bad_utf8: list[int]) -> str:
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        bad_utf8.append(lineno)
+        line = raw.decode("utf-8", errors="replace")
+    # Editors on Windows often start UTF-8 files with a byte-order mark, which json rejects.
+    return line.removeprefix("\ufeff") if lineno == 1 else line
+
+
+def _parse_object(line: str, path: Path, lineno: int) -> dict[str, Any]:
+    try:
+        value = json.loads(line)
+    except json.JSONDecodeError as error:
+        raise RanklensError(f"{path}:{lineno}: not valid JSON ({error.msg} at column {error.colno})") from None
+    except ValueError as error:  # an integer of more than 4300 digits
+        raise RanklensError(f"{path}:{lineno}: not usable JSON ({error})") from None
+    except RecursionError:
+        raise RanklensError(f"{path}:{lineno}: not usable JSON (nested too deeply)") from None
+    if not isinstance(value, dict):
+        raise RanklensError(f"{path}:{lineno}: not a JSON object")
+    return value
+
+
+def _without_surrogates(record: dict[str, Any], lineno: int, lines: list[int]) -> dict[str, Any]:
+    """The record's keys and string values with lone surrogates replaced; ``lines`` notes the line."""
+    fixed = {valid_unicode(k): valid_unicode(v) if isinstance(v, str) else v for k, v in record.items()}
+    if fixed != record:
+        lines.append(lineno)
+    return fixed
+
+
+def string_field(record: Mapping[str, Any], key: str, path: Path, lineno: int) -> str:
+    """``record[key]`` as text ("" when absent or null); a number is read as its text, anything else refused."""
+    value = record.get(key, "")
+    if value is None:
+        return ""
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+        raise RanklensError(f"{path}:{lineno}: {key!r} must be a string")
+    return str(value)
+
+
+def record_id(record: Mapping[str, Any], seen: set[str], path: Path, lineno: int) -> str:
+    """The record's ``_id``, required and unique in its file (``seen`` holds the ids read so far)."""
+    if record.get("_id") is None:
+        raise RanklensError(f"{path}:{lineno}: record has no _id")
+    ident = string_field(record, "_id", path, lineno)
+    if ident in seen:
+        raise RanklensError(f"{path}:{lineno}: duplicate _id {ident!r}")
+    seen.add(ident)
+    return ident
