@@ -1,9 +1,10 @@
-"""The Qdrant backend on the command line: ``ranklens push`` and ``--backend``/``--collection``.
+"""Backends on the command line: ``ranklens push`` and ``--backend``/``--collection``.
 
 ``add_parsers`` (called by ``cli/main.py``) adds ``push`` and the backend
 options of the commands that rank; ``backend_for`` runs one command with its
-workbenches ranking through the collection. qdrant_client is imported only
-when a backend is asked for.
+workbenches ranking through the collection. Backends are found by the target's
+scheme in ``engine/backends/registry.py``: none is named here, and a backend's
+module (and its extra, qdrant-client) is imported only when one is asked for.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ranklens.cli.options import UsageError, add_setup_options, int_at_least
+from ranklens.engine.backends.registry import backend_specs, spec_for, targets_metavar
 
 if TYPE_CHECKING:
     from ranklens.engine.backends.base import Backend
@@ -20,16 +22,19 @@ if TYPE_CHECKING:
 # the commands whose ranking may come from a collection (compare-scorers and the experiments build every
 # scorer locally: they have no --backend)
 BACKEND_COMMANDS = ("search", "eval", "threshold", "prompt", "run", "compare", "why")
-TARGET = "qdrant:PATH|URL"
+
+
+def _labels() -> str:
+    return " or ".join(spec.label for spec in backend_specs())
 
 
 def add_parsers(sub: Any) -> None:
     """``push``, and ``--backend``/``--collection`` on the commands that rank (added after theirs)."""
-    push = sub.add_parser("push", help="upload a corpus' chunks as BM25 vectors into a Qdrant collection")
+    push = sub.add_parser("push", help=f"upload a corpus' chunks as BM25 vectors into a {_labels()} collection")
     push.add_argument("corpus")
-    push.add_argument("--to", required=True, metavar=TARGET,
-                      help="a local folder (qdrant:PATH, no server) or a Qdrant server's URL; the API key is read "
-                           "from $QDRANT_API_KEY")
+    push.add_argument("--to", required=True, metavar=targets_metavar(),
+                      help="; or ".join(spec.locations + (f"; {spec.credentials}" if spec.credentials else "")
+                                        for spec in backend_specs()))
     push.add_argument("--collection", metavar="NAME", help="the collection's name (default: the corpus' name)")
     push.add_argument("--replace", action="store_true",
                       help="replace an existing collection of that name (the old one answers until the new one "
@@ -46,9 +51,12 @@ def add_parsers(sub: Any) -> None:
 
 def add_backend_options(parser: argparse.ArgumentParser) -> None:
     """``--backend``/``--collection``: on the commands that rank, and on the TUI's own command line."""
-    group = parser.add_argument_group("backend (the qdrant extra)")
-    group.add_argument("--backend", metavar=TARGET,
-                       help="rank through a collection made by `ranklens push` (API key from $QDRANT_API_KEY)")
+    extras = [f"the {spec.extra} extra" for spec in backend_specs() if spec.extra]
+    group = parser.add_argument_group("backend" + (f" ({' or '.join(extras)})" if extras else ""))
+    credentials = "; ".join(f"{spec.label}: {spec.credentials}" for spec in backend_specs() if spec.credentials)
+    group.add_argument("--backend", metavar=targets_metavar(),
+                       help="rank through a collection made by `ranklens push`"
+                            + (f" ({credentials})" if credentials else ""))
     group.add_argument("--collection", metavar="NAME", help="the collection (default: the corpus' name)")
 
 
@@ -65,11 +73,9 @@ def open_backend(args: argparse.Namespace, overrides: dict[str, Any]) -> Backend
         if getattr(args, "collection", None) is not None and getattr(args, "command", None) != "push":
             raise UsageError("ranklens: --collection needs --backend")
         return None
-    _scorer_allowed(overrides, ("bm25", "dense", "fusion"),
-                    "a collection ranks by BM25 lucene, its dense vectors or their fusion")
-    from ranklens.engine.backends.qdrant import QdrantBackend
-
-    return QdrantBackend.open(target, args.collection)
+    backend = spec_for(target)
+    _scorer_allowed(overrides, backend.ranks, backend.ranks_what)
+    return backend.open_collection(target, args.collection)
 
 
 @contextmanager
@@ -87,11 +93,14 @@ def backend_for(args: argparse.Namespace, overrides: dict[str, Any]) -> Iterator
 
 def run_push(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     from ranklens.cli.commands import _print_json, _say, _tell, _TerminalProgress, _workbench
-    from ranklens.engine.backends.qdrant import Target, push
 
-    _scorer_allowed(overrides, ("bm25",), "a collection holds BM25 lucene vectors (and dense ones with --dense)")
-    Target.parse(args.to)  # a mistyped location fails before the corpus is indexed
-    workbench, setup = _workbench(args, {**overrides, "scorer": "bm25"})
+    backend = spec_for(args.to)  # a mistyped location, a refused option, a missing extra: before indexing
+    _scorer_allowed(overrides, backend.pushes, backend.pushes_what)
+    if args.dense and not backend.pushes_dense:
+        raise UsageError(f"ranklens: --dense: {backend.pushes_what}, no dense ones")
+    backend.require()
+    push = backend.pusher()
+    workbench, setup = _workbench(args, {**overrides, "scorer": backend.pushes[0]})
     with _TerminalProgress() as progress:
         retriever = workbench.retriever(setup, progress)
         dense = workbench.retriever(setup.replace(scorer="dense"), progress) if args.dense else None

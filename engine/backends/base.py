@@ -12,6 +12,10 @@ The chunks, their texts and the questions still come from the corpus loaded
 here; the fingerprint pushed with the collection (``engine/backends/fingerprint.py``)
 proves that the collection holds these chunks, analysed the same way, so the
 query's term ids are the collection's.
+
+A push (``Push``) uploads a retriever's chunks into a new collection and says
+what it did (``PushReport``). ``engine/backends/registry.py`` finds both a
+backend and its push by the target's scheme.
 """
 from __future__ import annotations
 
@@ -21,12 +25,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ranklens.engine.scoring.registry import spec
+
 if TYPE_CHECKING:
     import numpy as np
 
     from ranklens.engine.corpus import Corpus
+    from ranklens.engine.progress import Progress
     from ranklens.engine.retriever import Retriever
     from ranklens.engine.scoring.base import Scorer
+    from ranklens.engine.scoring.dense import DenseScorer
     from ranklens.engine.scoring.explain import Explanation
     from ranklens.engine.setup import Setup
     from ranklens.engine.termindex import QueryTerms
@@ -77,6 +85,31 @@ class Backend(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class PushReport:
+    """What a push did (``ranklens push --json``)."""
+
+    target: str
+    collection: str  # the name queries use (Qdrant: an alias)
+    physical: str  # what that name points at now (Qdrant: the collection behind the alias)
+    replaced: str | None  # what it pointed at before (deleted), None on a first push
+    chunks: int
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+class Push(Protocol):
+    def __call__(self, retriever: Retriever, target: str, collection: str | None = None, replace: bool = False,
+                 progress: Progress = ..., batch: int = ..., *, dense: DenseScorer | None = None) -> PushReport:
+        """Upload ``retriever``'s chunks (analysed as its setup says, with their fingerprint) into a new
+        collection named ``collection`` (default: the corpus' name) at ``target``; an existing one only with
+        ``replace``, and never left half-made. With ``dense`` (the dense scorer on the same chunks), each
+        chunk's vector too. ``batch``: chunks per upload request; ``progress`` may raise ``Cancelled``."""
+        ...
+
+
 # A front end that builds workbenches in many places (the command line's commands) attaches the backend for
 # the length of one command; a Workbench made meanwhile takes it (the TUI passes its own explicitly).
 _ATTACHED: contextvars.ContextVar[Backend | None] = contextvars.ContextVar("ranklens_backend", default=None)
@@ -111,6 +144,9 @@ class BackendScorer:
     n: int  # chunks in the collection
     depth: int = DEPTH
     notes: Sequence[str] = ()  # for the user: judgments naming what the collection does not hold
+    # the scorer's spec declares it reads the query's terms alone (``ScorerSpec.needs_terms``): a query
+    # with no term of the corpus ranks nothing, and the engine is not asked
+    needs_terms: bool = False
 
     def __repr__(self) -> str:
         return f"BackendScorer({self.backend.label})"
@@ -126,7 +162,7 @@ class BackendScorer:
         """The engine's top k, ties ordered by the lower chunk index as ranklens orders them."""
         import numpy as np
 
-        if not query.ids.size and self.local.name == "bm25":
+        if not query.ids.size and self.needs_terms:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
         ids, scores = self.backend.search(query, min(k, self.n), self.local)
         order = np.lexsort((ids, -scores))
@@ -173,7 +209,8 @@ def over_backend(retriever: Retriever, backend: Backend) -> Retriever:
     ids, questions = missing_judgments(retriever)
     notes = [*backend.notes, *([f"{ids} judged id(s) of {questions} question(s) are neither chunks nor documents "
                                 f"of {backend.label}: they count as not retrieved"] if ids else [])]
-    scorer = BackendScorer(backend, retriever.scorer, len(retriever.chunks), notes=notes)
+    scorer = BackendScorer(backend, retriever.scorer, len(retriever.chunks), notes=notes,
+                           needs_terms=spec(retriever.setup.scorer).needs_terms(retriever.setup))
     return dataclasses.replace(retriever, scorer=scorer, source=backend.label)
 
 

@@ -1,0 +1,153 @@
+"""Every external engine ranklens can rank through, by the scheme of its target ("qdrant:PATH", "https://...").
+
+A spec says how to open a target's collection and how to push a corpus into
+one, which scorers it can rank by and push, how messages and help name it,
+and which extra it needs. The command line (``--backend``, ``push``) and the
+TUI (opening a collection) look backends up here and import none by name. A
+new backend is one module (or package) in ``engine/backends/`` with an open
+and a push function, plus one ``register`` line below.
+
+Importing this module is cheap: a backend's module is imported when it is
+first opened or pushed to, and its extra (qdrant-client) only then; without
+the extra that is one line naming the pip command.
+"""
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import reduce
+from typing import TYPE_CHECKING, Any, cast
+
+from ranklens.engine.errors import RanklensError
+
+if TYPE_CHECKING:
+    from ranklens.engine.backends.base import Backend, Push
+
+
+@dataclass(frozen=True)
+class BackendSpec:
+    name: str  # the registry's key: "qdrant"
+    label: str  # how messages and the TUI name it: "Qdrant"
+    schemes: tuple[str, ...]  # what its targets start with, followed by at least one character
+    metavar: str  # its targets in help: "qdrant:PATH|URL"
+    locations: str  # its targets in words: "qdrant:PATH (a local folder) or http(s)://HOST:PORT (a server)"
+    # "module:function" (``module:Class.method`` too), imported when first used: ``open(target, collection)``
+    # returns a ``Backend`` (collection None: the corpus' name, read when a retriever is first checked);
+    # ``push`` follows ``base.Push``
+    open: str
+    push: str | None = None
+    ranks: tuple[str, ...] = ("bm25",)  # scorers a collection may rank by (the first: the one it always can)
+    ranks_what: str = "a collection ranks by BM25"  # said when --scorer names another
+    pushes: tuple[str, ...] = ("bm25",)  # scorers whose vectors a push puts there (the first is pushed)
+    pushes_what: str = "a collection holds BM25 vectors"
+    pushes_dense: bool = False  # a push may add each chunk's dense vector (``push --dense``)
+    credentials: str = ""  # where a secret comes from, for help: "the API key is read from $QDRANT_API_KEY"
+    extra: str | None = None  # the optional dependencies it needs: pip install 'ranklens[EXTRA]'
+    requires: str | None = None  # the module that extra installs, imported to check for it
+
+    def accepts(self, target: str) -> bool:
+        """Whether ``target`` names one of this backend's collections (its scheme and something after it)."""
+        return any(target.startswith(scheme) and len(target) > len(scheme) for scheme in self.schemes)
+
+    def require(self) -> None:
+        """Raise RanklensError, naming the pip command, unless the extra this backend needs is installed."""
+        if self.requires is None:
+            return
+        try:
+            importlib.import_module(self.requires)
+        except ImportError:
+            raise RanklensError(f"the {self.label} backend needs the {self.extra} extra: "
+                                f"pip install 'ranklens[{self.extra}]'") from None
+
+    def opener(self) -> Callable[[str, str | None], Backend]:
+        return _resolve(self.open)
+
+    def open_collection(self, target: str, collection: str | None = None) -> Backend:
+        """The collection at ``target``, opened (this backend's extra checked first)."""
+        self.require()
+        return self.opener()(target, collection)
+
+    def pusher(self) -> Push:
+        if self.push is None:
+            raise RanklensError(f"the {self.label} backend cannot be pushed to")
+        return _resolve(self.push)
+
+
+def _resolve(path: str) -> Any:
+    module, attribute = path.split(":")
+    return reduce(getattr, attribute.split("."), cast(Any, importlib.import_module(module)))
+
+
+_REGISTRY: dict[str, BackendSpec] = {}
+
+
+def register(spec_: BackendSpec) -> BackendSpec:
+    if spec_.name in _REGISTRY:
+        raise ValueError(f"backend {spec_.name!r} is registered already")
+    _REGISTRY[spec_.name] = spec_
+    return spec_
+
+
+def unregister(name: str) -> None:
+    del _REGISTRY[name]
+
+
+@contextmanager
+def registered(spec_: BackendSpec) -> Iterator[BackendSpec]:
+    """A backend known for the duration of a ``with`` block (plug-ins trying themselves out, tests)."""
+    register(spec_)
+    try:
+        yield spec_
+    finally:
+        unregister(spec_.name)
+
+
+def backend_specs() -> tuple[BackendSpec, ...]:
+    """Every registered backend, in registration order."""
+    return tuple(_REGISTRY.values())
+
+
+def backend_spec(name: str) -> BackendSpec:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"unknown backend {name!r}") from None
+
+
+def spec_for(target: str) -> BackendSpec:
+    """The backend ``target`` names by its scheme; RanklensError naming every known location otherwise."""
+    for spec_ in _REGISTRY.values():
+        if spec_.accepts(target):
+            return spec_
+    raise not_a_location(target)
+
+
+def not_a_location(target: str) -> RanklensError:
+    specs = backend_specs()
+    return RanklensError(f"{target!r} is not a {' or '.join(s.label for s in specs)} location: "
+                         f"give {' or '.join(s.locations for s in specs)}")
+
+
+def targets_metavar() -> str:
+    """Every backend's targets, for help: "qdrant:PATH|URL"."""
+    return "|".join(s.metavar for s in backend_specs())
+
+
+def open_target(target: str, collection: str | None = None) -> Backend:
+    """The collection at ``target`` (its backend found by scheme), opened: what ``--backend`` and the TUI's
+    "Open a collection" call. Bad input, a missing extra, an unreachable engine: RanklensError, one line."""
+    return spec_for(target).open_collection(target, collection)
+
+
+register(BackendSpec(
+    "qdrant", "Qdrant", ("qdrant:", "http://", "https://"), "qdrant:PATH|URL",
+    "qdrant:PATH (a local folder) or http(s)://HOST:PORT (a server)",
+    open="ranklens.engine.backends.qdrant.ranking:QdrantBackend.open",
+    push="ranklens.engine.backends.qdrant.push:push",
+    ranks=("bm25", "dense", "fusion"),
+    ranks_what="a collection ranks by BM25 lucene, its dense vectors or their fusion",
+    pushes=("bm25",), pushes_what="a collection holds BM25 lucene vectors (and dense ones with --dense)",
+    pushes_dense=True, credentials="the API key is read from $QDRANT_API_KEY",
+    extra="qdrant", requires="qdrant_client"))
