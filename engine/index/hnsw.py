@@ -127,8 +127,10 @@ class HNSWIndex(VectorIndex):
         found = self._index.search(Q, min(k, self._n), threads=1)
         keys = np.atleast_2d(found.keys)
         distances = np.atleast_2d(found.distances)
+        from usearch.index import BatchMatches
+
         # one query comes back as Matches, which has no counts: its keys are all it found
-        counts = np.atleast_1d(found.counts) if hasattr(found, "counts") else np.array([len(found.keys)])
+        counts = np.atleast_1d(found.counts) if isinstance(found, BatchMatches) else np.array([len(found.keys)])
         for row in range(Q.shape[0]):
             c = int(counts[row])
             ids[row, :c] = keys[row, :c].astype(np.intp)
