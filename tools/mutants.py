@@ -102,7 +102,7 @@ MUTANTS = [
            "return 1.0 / np.log2(np.arange(2, k + 2) + 1)", METRICS, "nDCG discount log2(rank + 2)"),
     Mutant("hit-at-3", "engine/metrics.py", '"hit@3": float(np.mean(found & (ranks <= 3))),',
            '"hit@3": float(np.mean(found & (ranks < 3))),', METRICS, "hit@3 counts ranks 1-2"),
-    Mutant("gold-rank-ties", "engine/metrics.py",
+    Mutant("gold-rank-ties", "engine/topk.py",
            "return int(np.count_nonzero(s > best) + np.count_nonzero(s[:g] == best) + 1)",
            "return int(np.count_nonzero(s > best) + 1)", METRICS, "ties no longer go to the lower index"),
     Mutant("threshold-side", "engine/metrics.py",
