@@ -86,7 +86,9 @@ def backend_for(args: argparse.Namespace, overrides: dict[str, Any]) -> Iterator
 
 
 def run_push(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    from ranklens.cli.commands import _print_json, _say, _tell, _TerminalProgress, _workbench
+    from ranklens.cli.output import TerminalProgress as _TerminalProgress, print_json as _print_json
+    from ranklens.cli.output import say as _say, tell as _tell
+    from ranklens.cli.setup_args import workbench as _workbench
     from ranklens.engine.backends.qdrant import Target, push
 
     _scorer_allowed(overrides, ("bm25",), "a collection holds BM25 lucene vectors (and dense ones with --dense)")
