@@ -12,6 +12,7 @@ divides each gain by its discount, the other takes a dot product with the recipr
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -66,13 +67,16 @@ def ndcg_rows(gains: np.ndarray, grades: np.ndarray, k: int) -> np.ndarray:
 
     top = gains[:, :k]
     weights = _reciprocal_discounts(k)[:top.shape[1]]
-    ideal = np.array(ideal_gains(grades, k), dtype=np.float64)
+    ideal = np.sort(np.asarray(grades, dtype=np.float64))[::-1][:k]  # ideal_gains, vectorised (linear gain)
     idcg = float(ideal @ _reciprocal_discounts(ideal.size))
     return np.array([float(row @ weights) for row in top]) / idcg
 
 
+@functools.cache
 def _reciprocal_discounts(k: int) -> np.ndarray:
-    """1 / discount(rank) of ranks 1..k, vectorised."""
+    """1 / discount(rank) of ranks 1..k, vectorised (kept per k: eval asks for it twice a question)."""
     import numpy as np
 
-    return 1.0 / np.log2(np.arange(2, k + 2))
+    weights = 1.0 / np.log2(np.arange(2, k + 2))
+    weights.flags.writeable = False  # shared by every caller
+    return weights
