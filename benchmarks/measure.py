@@ -19,6 +19,7 @@ import numpy as np
 from benchmarks.common import latencies_ms, measure, percentile, process_peak_bytes
 from benchmarks.peers import Engine, corpus_from_texts, head, make_engine
 from ranklens.engine.corpus import Corpus
+from ranklens.engine.metric_table import NDCG
 from ranklens.engine.metrics import QuestionScores, score_question
 from ranklens.engine.setup import Setup
 from ranklens.engine.topk import top_k
@@ -121,7 +122,7 @@ def quality(engine: Engine, relevant: list[dict[int, int]]) -> dict[str, float]:
         scores = engine.scores(i).astype(np.float64)
         ids = np.fromiter(rel.keys(), dtype=np.int64, count=len(rel))
         grades = np.fromiter(rel.values(), dtype=np.float64, count=len(rel))
-        ndcg.append(score_question(QuestionScores(str(i), "", scores, ids, grades)).ndcg)
+        ndcg.append(score_question(QuestionScores(str(i), "", scores, ids, grades)).values[NDCG])
         found = np.intersect1d(top_k(scores, RECALL_DEPTH), ids).size
         recall.append(found / len(rel) if rel else 0.0)
     return {"ndcg@10": float(np.mean(ndcg)), f"recall@{RECALL_DEPTH}": float(np.mean(recall))}

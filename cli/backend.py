@@ -92,7 +92,8 @@ def backend_for(args: argparse.Namespace, overrides: dict[str, Any]) -> Iterator
 
 
 def run_push(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    from ranklens.cli.commands import _print_json, _say, _tell, _TerminalProgress, _workbench
+    from ranklens.cli.output import TerminalProgress, print_json, say, tell
+    from ranklens.cli.setup_args import workbench
 
     backend = spec_for(args.to)  # a mistyped location, a refused option, a missing extra: before indexing
     _scorer_allowed(overrides, backend.pushes, backend.pushes_what)
@@ -100,19 +101,19 @@ def run_push(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
         raise UsageError(f"ranklens: --dense: {backend.pushes_what}, no dense ones")
     backend.require()
     push = backend.pusher()
-    workbench, setup = _workbench(args, {**overrides, "scorer": backend.pushes[0]})
-    with _TerminalProgress() as progress:
-        retriever = workbench.retriever(setup, progress)
-        dense = workbench.retriever(setup.replace(scorer="dense"), progress) if args.dense else None
+    bench, setup = workbench(args, {**overrides, "scorer": backend.pushes[0]})
+    with TerminalProgress() as progress:
+        retriever = bench.retriever(setup, progress)
+        dense = bench.retriever(setup.replace(scorer="dense"), progress) if args.dense else None
     for note in dense.notes if dense else ():
-        _tell("note", note)
-    with _TerminalProgress() as progress:
+        tell("note", note)
+    with TerminalProgress() as progress:
         report = push(retriever, args.to, args.collection, args.replace, progress, args.batch,
                       dense=dense.scorer if dense else None)  # type: ignore[arg-type]
     if args.json:
-        return _print_json({**report.to_dict(), "setup": retriever.setup.to_dict()})
+        return print_json({**report.to_dict(), "setup": retriever.setup.to_dict()})
     replaced = f" (replacing {report.replaced})" if report.replaced else ""
     vectors = f" and dense {setup.model}" if dense else ""
-    _say(f"pushed {report.chunks} chunks of {retriever.corpus.name} ({retriever.setup.describe()}{vectors}) to "
+    say(f"pushed {report.chunks} chunks of {retriever.corpus.name} ({retriever.setup.describe()}{vectors}) to "
          f"{report.target} collection {report.collection} = {report.physical}{replaced} in {report.seconds:.2f} s")
     return 0

@@ -1,6 +1,7 @@
-"""The command line's setup options, derived from the settings declared on ``Setup``.
+"""The command line's argparse pieces: the parser, option value types, and the setup options.
 
-Every setting with an option gets one (``--k1``, ``--bm25-variant``, ``--sublinear-tf`` /
+The setup options are derived from the settings declared on ``Setup``. Every setting with an
+option gets one (``--k1``, ``--bm25-variant``, ``--sublinear-tf`` /
 ``--no-sublinear-tf``...), with its help, default and choices from the declaration; a new
 setting or scorer shows up here without an edit. Values are parsed here so a bad one
 names its flag; the engine then checks how they combine.
@@ -10,7 +11,7 @@ from __future__ import annotations
 import argparse
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 from collections.abc import Callable
 
 from ranklens.engine.settings import LANGUAGES, Setting
@@ -23,6 +24,14 @@ COMMAND_LINE = "command line"  # the source of settings given as options, in eng
 
 class UsageError(Exception):
     """An option or argument the parser rejected."""
+
+
+class Parser(argparse.ArgumentParser):
+    """The parser of ``ranklens`` and its subcommands: a rejected argument raises ``UsageError``."""
+
+    # argparse prints usage and exits on its own; we want one line and status 2 from main()
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}")
 
 
 def int_at_least(name: str, low: int) -> Callable[[str], int]:
@@ -53,6 +62,25 @@ def float_between(name: str, low: float, high: float = math.inf) -> Callable[[st
         return value
 
     return parse
+
+
+def int_list(name: str, low: int) -> Callable[[str], list[int]]:
+    """Whole numbers separated by commas (``--probes 1,2,4``), each at least ``low``."""
+    def parse(text: str) -> list[int]:
+        try:
+            values = [int(p) for p in text.split(",") if p.strip()]
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} takes whole numbers separated by commas (got {text!r})") from None
+        if not values or min(values) < low:
+            raise argparse.ArgumentTypeError(f"{name} values must be at least {low} (got {text!r})")
+        return values
+
+    return parse
+
+
+def names(text: str) -> list[str]:
+    """Names separated by commas (``--index exact,ivf``)."""
+    return [name.strip() for name in text.split(",") if name.strip()]
 
 
 def _stopwords(text: str) -> str:

@@ -2,8 +2,9 @@
 
 A user's own questions, judgments and saved runs live in the corpus' workspace
 (``engine/workspace.py``); every command here reads the corpus with its workspace applied,
-so judgments made in the TUI or imported here count at once. Parsers are declared in
-``add_parsers`` (called by ``cli/main.py``); engine modules are imported inside the commands.
+so judgments made in the TUI or imported here count at once. Each command is an
+``add_<command>`` (its parser) and a ``run_<command>``, listed in the subcommand table
+(``cli/subcommands.py``); engine modules are imported inside the commands.
 """
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ranklens.cli.options import COMMAND_LINE, UsageError, add_setup_options, int_at_least, setup_overrides
+from ranklens.cli.options import COMMAND_LINE, Parser, UsageError, add_setup_options, int_at_least, setup_overrides
+from ranklens.cli.output import TerminalProgress, print_explanation, print_json, say, tell, terminal_text
+from ranklens.cli.setup_args import retriever as setup_retriever
 
 if TYPE_CHECKING:
     from ranklens.engine.compare import Comparison, RunSide
@@ -24,8 +27,7 @@ if TYPE_CHECKING:
 MOVED_SHOWN = 10  # questions listed under "moved most" in the text output
 
 
-def add_parsers(sub: Any) -> None:
-    """The relevance commands' parsers, added to ``ranklens``'s subcommands."""
+def add_run(sub: Any) -> None:
     run = sub.add_parser("run", help="a TREC run of every question, saved in the workspace or written to a file")
     run.add_argument("corpus")
     target = run.add_mutually_exclusive_group(required=True)
@@ -35,11 +37,15 @@ def add_parsers(sub: Any) -> None:
     run.add_argument("--json", action="store_true")
     add_setup_options(run)
 
+
+def add_runs(sub: Any) -> None:
     runs = sub.add_parser("runs", help="the workspace's saved runs, their setups and headline measures")
     runs.add_argument("corpus")
     _workspace_option(runs)
     runs.add_argument("--json", action="store_true")
 
+
+def add_compare(sub: Any) -> None:
     compare = sub.add_parser("compare", help="two runs (saved, TREC files or inline setups): measures, paired "
                                              "tests, the questions that moved")
     compare.add_argument("corpus")
@@ -54,6 +60,8 @@ def add_parsers(sub: Any) -> None:
     _workspace_option(compare)
     compare.add_argument("--json", action="store_true")
 
+
+def add_why(sub: Any) -> None:
     why = sub.add_parser("why", help="why a chunk ranks where it does, against the top result")
     why.add_argument("corpus")
     why.add_argument("query")
@@ -61,6 +69,8 @@ def add_parsers(sub: Any) -> None:
     why.add_argument("--json", action="store_true")
     add_setup_options(why)
 
+
+def add_judgments(sub: Any) -> None:
     judgments = sub.add_parser("judgments", help="the workspace's questions and judgments: import, export, "
                                                  "judge, undo")
     judgments.add_argument("corpus")
@@ -87,18 +97,17 @@ def _workspace_option(parser: argparse.ArgumentParser) -> None:
 
 def _load(args: argparse.Namespace) -> tuple[Corpus, Workspace, Workbench]:
     """The corpus with its workspace applied (warnings told), its workspace and a workbench on it."""
-    from ranklens.cli.commands import _TerminalProgress, _tell
     from ranklens.engine.cache import IndexCache
     from ranklens.engine.loaders import load_corpus
     from ranklens.engine.retriever import Workbench
     from ranklens.engine.workspace import Workspace
 
-    with _TerminalProgress() as progress:
+    with TerminalProgress() as progress:
         corpus = load_corpus(args.corpus, progress)
     workspace = Workspace.for_corpus(corpus, getattr(args, "workspace", None))
     corpus, warnings = workspace.apply(corpus)
     for warning in [*corpus.warnings, *warnings]:
-        _tell("warning", warning)
+        tell("warning", warning)
     return corpus, workspace, Workbench(corpus, IndexCache())
 
 
@@ -120,7 +129,6 @@ def _sidecar_path(path: Path) -> Path:
 def run_run(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     import json
 
-    from ranklens.cli.commands import _TerminalProgress, _print_json, _say, _tell
     from ranklens.engine.compare import setup_run
     from ranklens.engine.trec import atomic_write, write_run
 
@@ -130,11 +138,11 @@ def run_run(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
         raise UsageError(f"ranklens: {corpus.name} has no questions to run (add some to the workspace: "
                          "ranklens judgments --import-queries FILE)")
     name = args.save or Path(args.output).stem
-    with _TerminalProgress() as progress:
+    with TerminalProgress() as progress:
         run, meta, _ = setup_run(workbench, setup, name, progress)
     retriever = workbench.retriever(setup)
     for note in retriever.notes:
-        _tell("note", note)
+        tell("note", note)
     headline = meta["metrics"]
     if args.save:
         path = workspace.save_run(args.save, run, meta).path
@@ -143,11 +151,11 @@ def run_run(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
         write_run(path, run, name)
         atomic_write(_sidecar_path(path), json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
     if args.json:
-        return _print_json({**meta, "path": str(path), "sidecar": str(_sidecar_path(path))})
+        return print_json({**meta, "path": str(path), "sidecar": str(_sidecar_path(path))})
     measures = "  ".join(f"{k} {v:.3f}" for k, v in headline.items()) or "no judged questions"
-    _say(f"# {corpus.name} · {retriever.setup.describe()}")
-    _say(f"run {name}: {len(run.rankings)} questions, up to {setup.k} chunks each · {measures}")
-    _say(f"written to {path} (setup in {_sidecar_path(path).name})")
+    say(f"# {corpus.name} · {retriever.setup.describe()}")
+    say(f"run {name}: {len(run.rankings)} questions, up to {setup.k} chunks each · {measures}")
+    say(f"written to {path} (setup in {_sidecar_path(path).name})")
     return 0
 
 
@@ -155,7 +163,6 @@ def run_run(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 
 
 def run_runs(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    from ranklens.cli.commands import _print_json, _say
     from ranklens.engine.runs import corpus_identity
 
     corpus, workspace, _ = _load(args)
@@ -168,19 +175,19 @@ def run_runs(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
                      "questions": meta.get("questions"), "metrics": meta.get("metrics", {}),
                      "same_corpus": (meta.get("corpus") or {}).get("fingerprint") == fingerprint})
     if args.json:
-        return _print_json({"workspace": str(workspace.root), "runs": rows})
-    _say(f"# {corpus.name} · workspace {workspace.root}")
+        return print_json({"workspace": str(workspace.root), "runs": rows})
+    say(f"# {corpus.name} · workspace {workspace.root}")
     if not rows:
-        _say("no saved runs (ranklens run CORPUS --save NAME saves one)")
+        say("no saved runs (ranklens run CORPUS --save NAME saves one)")
         return 0
     names = sorted({k for row in rows for k in row["metrics"]}, key=lambda k: list(rows[0]["metrics"]).index(k)
                    if k in rows[0]["metrics"] else 99)
     width = max(len(row["name"]) for row in rows)
-    _say(f"{'run':<{width}}  {'created':<25} " + " ".join(f"{n:>8}" for n in names) + "  setup")
+    say(f"{'run':<{width}}  {'created':<25} " + " ".join(f"{n:>8}" for n in names) + "  setup")
     for row in rows:
         values = " ".join(f"{row['metrics'][n]:>8.3f}" if n in row["metrics"] else f"{'':>8}" for n in names)
         other = "" if row["same_corpus"] else "  (made on another version of the corpus)"
-        _say(f"{row['name']:<{width}}  {row['created'] or '':<25} {values}  {row['describe'] or ''}{other}")
+        say(f"{row['name']:<{width}}  {row['created'] or '':<25} {values}  {row['describe'] or ''}{other}")
     return 0
 
 
@@ -189,15 +196,13 @@ def run_runs(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 
 def _inline_setup(spec: str, corpus: Corpus) -> dict[str, Any] | None:
     """``"bm25 --k1 0.9"`` as setup overrides; None when ``spec`` does not read as a setup."""
-    from ranklens.cli.main import _Parser
-
     try:
         words = shlex.split(spec)
     except ValueError:
         return None
     if words and not words[0].startswith("-"):
         words = ["--scorer", *words]
-    parser = _Parser(prog="setup", add_help=False)
+    parser = Parser(prog="setup", add_help=False)
     add_setup_options(parser)
     try:
         return setup_overrides(parser.parse_args(words))
@@ -211,7 +216,6 @@ class _NotASetup(Exception):
 
 def _side(spec: str, corpus: Corpus, workspace: Workspace, workbench: Workbench) -> RunSide:
     """A saved run's name, a TREC run file, or an inline setup, in that order of precedence."""
-    from ranklens.cli.commands import _TerminalProgress, _tell
     from ranklens.engine.compare import saved_side, setup_side
     from ranklens.engine.errors import RanklensError
     from ranklens.engine.trec import read_run
@@ -230,16 +234,15 @@ def _side(spec: str, corpus: Corpus, workspace: Workspace, workbench: Workbench)
         if overrides is None:
             raise RanklensError(f"{spec!r} is not a saved run in {workspace.root}, not a file, and not a setup")
         setup = _run_setup(corpus, overrides, source=f"setup {spec!r}")
-        with _TerminalProgress() as progress:
+        with TerminalProgress() as progress:
             return setup_side(spec, workbench, setup, progress)
     side = saved_side(saved, workbench)
     for note in side.notes:
-        _tell("warning", note)
+        tell("warning", note)
     return side
 
 
 def run_compare(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    from ranklens.cli.commands import _print_json, _tell
     from ranklens.engine.compare import compare_runs
     from ranklens.engine.measures import DEFAULT_MEASURES, parse_measures
 
@@ -249,9 +252,9 @@ def run_compare(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     b = _side(args.b, corpus, workspace, workbench)
     comparison = compare_runs(a, b, corpus.questions, measures, args.permutations, args.seed)
     for note in comparison.notes:
-        _tell("note", note)
+        tell("note", note)
     if args.json:
-        return _print_json(comparison.to_dict())
+        return print_json(comparison.to_dict())
     _print_comparison(corpus, comparison)
     return 0
 
@@ -263,31 +266,28 @@ def _p(value: float) -> str:
 
 
 def _print_comparison(corpus: Corpus, comparison: Comparison) -> None:
-    from ranklens.cli.commands import _say
-    from ranklens.cli.main import terminal_text
-
     a, b = comparison.a, comparison.b
-    _say(f"# {corpus.name} · {len(comparison.questions)} judged questions · randomization: "
+    say(f"# {corpus.name} · {len(comparison.questions)} judged questions · randomization: "
          f"{comparison.permutations:,} sign flips, seed {comparison.seed}")
-    _say(f"A  {terminal_text(a.label)}" + (f"  ({a.describe})" if a.describe and a.describe != a.label else ""))
-    _say(f"B  {terminal_text(b.label)}" + (f"  ({b.describe})" if b.describe and b.describe != b.label else ""))
+    say(f"A  {terminal_text(a.label)}" + (f"  ({a.describe})" if a.describe and a.describe != a.label else ""))
+    say(f"B  {terminal_text(b.label)}" + (f"  ({b.describe})" if b.describe and b.describe != b.label else ""))
     width = max(8, *(len(row.name) for row in comparison.rows))
-    _say(f"{'measure':<{width}}  {'A':>7} {'B':>7} {'Δ':>8}  {'p t-test':>8} {'p rand.':>8}  CI95 of Δ")
+    say(f"{'measure':<{width}}  {'A':>7} {'B':>7} {'Δ':>8}  {'p t-test':>8} {'p rand.':>8}  CI95 of Δ")
     for row in comparison.rows:
         low, high = row.ci95
-        _say(f"{row.name:<{width}}  {row.a:>7.4f} {row.b:>7.4f} {row.delta:>+8.4f}  {_p(row.p_ttest):>8} "
+        say(f"{row.name:<{width}}  {row.a:>7.4f} {row.b:>7.4f} {row.delta:>+8.4f}  {_p(row.p_ttest):>8} "
              f"{_p(row.p_randomization):>8}  [{low:+.4f}, {high:+.4f}]")
     primary = comparison.primary
-    _say(f"B against A on {primary.name}: {primary.wins} wins, {primary.ties} ties, {primary.losses} losses")
+    say(f"B against A on {primary.name}: {primary.wins} wins, {primary.ties} ties, {primary.losses} losses")
     moved = comparison.moved(MOVED_SHOWN)
     if not moved:
         return
-    _say(f"moved most on {primary.name} (A → B; rank of the first relevant chunk A → B):")
+    say(f"moved most on {primary.name} (A → B; rank of the first relevant chunk A → B):")
     ids = [terminal_text(q.id) for q in moved]
     id_width = max(map(len, ids))
     for question, qid in zip(moved, ids):
         ranks = f"{_rank(question.rank_a):>4} → {_rank(question.rank_b):<4}"
-        _say(f"  {qid:<{id_width}}  {question.a[primary.name]:.3f} → {question.b[primary.name]:.3f}  {ranks}  "
+        say(f"  {qid:<{id_width}}  {question.a[primary.name]:.3f} → {question.b[primary.name]:.3f}  {ranks}  "
              f"{terminal_text(question.text)[:60]}")
 
 
@@ -299,23 +299,21 @@ def _rank(rank: int | None) -> str:
 
 
 def run_why(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    from ranklens.cli.commands import _print_explanation, _print_json, _retriever, _say
-    from ranklens.cli.main import terminal_text
     from ranklens.engine.loaders import valid_unicode
     from ranklens.engine.why import why
 
-    retriever = _retriever(args, overrides)
+    retriever = setup_retriever(args, overrides)
     report = why(retriever, valid_unicode(args.query), valid_unicode(args.chunk_id))
     if args.json:
-        return _print_json(report.to_dict())
-    _say(f"# {retriever.corpus.name} · {len(retriever.chunks)} chunks · {retriever.setup.describe()}")
+        return print_json(report.to_dict())
+    say(f"# {retriever.corpus.name} · {len(retriever.chunks)} chunks · {retriever.setup.describe()}")
     for line in report.summary(len(retriever.chunks), retriever.setup.decimals):
-        _say(terminal_text(line))
-    _say("")
-    _say(f"the chunk, {terminal_text(report.chunk.id)}: {terminal_text(report.chunk.text)[:200]}")
-    _print_explanation(report.explanation)
-    _say(f"the top result, {terminal_text(report.top.id)}: {terminal_text(report.top.text)[:200]}")
-    _print_explanation(report.top_explanation)
+        say(terminal_text(line))
+    say("")
+    say(f"the chunk, {terminal_text(report.chunk.id)}: {terminal_text(report.chunk.text)[:200]}")
+    print_explanation(report.explanation)
+    say(f"the top result, {terminal_text(report.top.id)}: {terminal_text(report.top.text)[:200]}")
+    print_explanation(report.top_explanation)
     return 0
 
 
@@ -333,7 +331,6 @@ def _grade(text: str) -> int:
 
 
 def run_judgments(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    from ranklens.cli.commands import _print_json, _say, _tell
     from ranklens.engine.errors import RanklensError
     from ranklens.engine.workspace_files import export_qrels, export_questions, import_qrels, import_questions
 
@@ -347,7 +344,7 @@ def run_judgments(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     if args.import_qrels:
         done["imported_judgments"], warnings = import_qrels(workspace, args.import_qrels, question_ids)
         for warning in warnings:
-            _tell("warning", warning)
+            tell("warning", warning)
     if args.judge:
         qid, ident, grade_text = args.judge
         grade = _grade(grade_text)
@@ -363,7 +360,7 @@ def run_judgments(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
         done["undone"] = None if reversal is None else {"question": reversal.question, "id": reversal.id,
                                                         "grade": reversal.grade}
         if reversal is None:
-            _tell("note", "nothing to undo")
+            tell("note", "nothing to undo")
     if args.import_queries or args.import_qrels or args.judge or args.undo:
         corpus, _ = workspace.apply(_reload(args))
     if args.export_qrels:
@@ -376,13 +373,13 @@ def run_judgments(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
                "judged_questions": len(judgments), "judgments": sum(len(g) for g in judgments.values()),
                "log_entries": len(workspace.log()), "runs": len(workspace.run_names()), **done}
     if args.json:
-        return _print_json(summary)
-    _say(f"# {corpus.name} · workspace {workspace.root}")
-    _say(f"{summary['questions']} questions ({summary['own_questions']} of the workspace), "
+        return print_json(summary)
+    say(f"# {corpus.name} · workspace {workspace.root}")
+    say(f"{summary['questions']} questions ({summary['own_questions']} of the workspace), "
          f"{summary['judgments']} judgments of {summary['judged_questions']} questions in the workspace, "
          f"{summary['runs']} saved runs")
     for key, value in done.items():
-        _say(f"{key.replace('_', ' ')}: {value}")
+        say(f"{key.replace('_', ' ')}: {value}")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Retrieval metrics (hit@k, MRR, recall@k, nDCG@k) and threshold analysis.
+"""Eval's metrics over score vectors (the table of ``engine/metric_table.py``) and threshold analysis.
 
 Nothing here retrieves: callers hand in score vectors and the relevant items.
 Every ranking follows one convention, the one the seeds use:
@@ -19,11 +19,9 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from ranklens.engine.errors import RanklensError
+from ranklens.engine.metric_table import Ranked, depth, eval_metrics, per_question_metrics
 from ranklens.engine.topk import PendingScores, QueryScores, top_k
 
-# Cut-offs of the aggregate metrics; the keys of Evaluation.metrics follow them.
-NDCG_K = 10
-RECALL_K = 10
 # Bounds the (rows x N) temporaries of gold_ranks to ~4M cells.
 _BLOCK_CELLS = 1 << 22
 
@@ -96,8 +94,7 @@ class QuestionResult:
     id: str
     text: str
     rank: int | None  # full rank of the best relevant item, never cut at k
-    recall: float  # recall@RECALL_K
-    ndcg: float  # nDCG@NDCG_K
+    values: dict[str, float]  # the question's value of each metric of the table, by key
 
 
 def relevant_grades(q: QuestionScores) -> tuple[np.ndarray, np.ndarray]:
@@ -116,29 +113,24 @@ def relevant_grades(q: QuestionScores) -> tuple[np.ndarray, np.ndarray]:
     return rel[first], grades[first]
 
 
-def ndcg_discounts(k: int) -> np.ndarray:
-    """nDCG's discount of ranks 1..k: 1 / log2(rank + 1)."""
-    return 1.0 / np.log2(np.arange(2, k + 2))
+def gains_at(ranked: np.ndarray, rel: np.ndarray, grades: np.ndarray) -> np.ndarray:
+    """The gain at each position of ``ranked`` (chunk indices, any shape): its grade when it is one of
+    ``rel`` (ascending, with ``grades``, as ``relevant_grades`` returns them), else 0."""
+    pos = np.searchsorted(rel, ranked)
+    pos[pos == rel.size] = 0
+    return np.where(rel[pos] == ranked, grades[pos], 0.0)
 
 
 def score_question(q: QuestionScores) -> QuestionResult:
-    """Rank, recall@10 and nDCG@10 (linear gain, log2(rank+1) discount) of one question."""
+    """The question's full rank and its value of every metric of the table (0 with nothing relevant)."""
     rel, grades = relevant_grades(q)
     if rel.size == 0:
-        return QuestionResult(q.id, q.text, None, 0.0, 0.0)
+        return QuestionResult(q.id, q.text, None, {m.key: 0.0 for m in eval_metrics()})
     s = q.scores if isinstance(q.scores, (QueryScores, PendingScores)) else np.asarray(q.scores)
     rank = gold_rank(s, rel)  # first: a pending vector is then scored once, for the rank and the top alike
-    depth = max(NDCG_K, RECALL_K)
-    top = top_k(s, depth)
-    pos = np.searchsorted(rel, top)
-    pos[pos == rel.size] = 0
-    hit = rel[pos] == top
-    gains = np.where(hit, grades[pos], 0.0)
-    recall = np.count_nonzero(hit[:RECALL_K]) / rel.size
-    dcg = float(gains[:NDCG_K] @ ndcg_discounts(NDCG_K)[:min(NDCG_K, top.size)])
-    ideal = np.sort(grades)[::-1][:NDCG_K]
-    idcg = float(ideal @ ndcg_discounts(ideal.size))
-    return QuestionResult(q.id, q.text, rank, recall, dcg / idcg)
+    assert rank is not None  # something is relevant, and every chunk has a rank
+    ranked = Ranked(rank, gains_at(top_k(s, depth()), rel, grades), grades)
+    return QuestionResult(q.id, q.text, rank, {m.key: m.value(ranked) for m in eval_metrics()})
 
 
 @dataclass(frozen=True)
@@ -155,6 +147,7 @@ class Evaluation:
 
     def to_dict(self) -> dict[str, Any]:
         """The "questions", "metrics" and "per_question" parts of the eval JSON."""
+        listed = [m.key for m in per_question_metrics()]
         return {
             "questions": len(self.per_question),
             "metrics": dict(self.metrics),
@@ -164,8 +157,7 @@ class Evaluation:
                     "text": r.text,
                     "rank": r.rank if r.rank is not None and (self.k is None or r.rank <= self.k) else None,
                     "full_rank": r.rank,
-                    f"recall@{RECALL_K}": r.recall,
-                    f"ndcg@{NDCG_K}": r.ndcg,
+                    **{key: r.values[key] for key in listed},
                 }
                 for r in self.per_question
             ],
@@ -173,7 +165,7 @@ class Evaluation:
 
 
 def evaluate(rows: Iterable[QuestionScores], k: int | None = None) -> Evaluation:
-    """hit@1, hit@3, MRR, nDCG@10 and recall@10 averaged over all questions.
+    """Every metric of the table averaged over all questions (hit@1, hit@3, MRR, nDCG@10, recall@10, …).
 
     MRR uses the full rank of the best relevant item; a question whose
     relevant chunks are all missing (e.g. an answer span cut by chunking)
@@ -183,16 +175,7 @@ def evaluate(rows: Iterable[QuestionScores], k: int | None = None) -> Evaluation
     results = [score_question(q) for q in rows]
     if not results:
         raise RanklensError("no answerable questions to evaluate")
-    ranks = np.array([r.rank or 0 for r in results], dtype=float)
-    found = ranks > 0
-    rr = np.divide(1.0, ranks, out=np.zeros_like(ranks), where=found)
-    metrics = {
-        "hit@1": float(np.mean(found & (ranks <= 1))),
-        "hit@3": float(np.mean(found & (ranks <= 3))),
-        "mrr": float(rr.mean()),
-        f"ndcg@{NDCG_K}": float(np.mean([r.ndcg for r in results])),
-        f"recall@{RECALL_K}": float(np.mean([r.recall for r in results])),
-    }
+    metrics = {m.key: float(np.mean([r.values[m.key] for r in results])) for m in eval_metrics()}
     return Evaluation(metrics, results, k)
 
 

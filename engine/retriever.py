@@ -23,8 +23,8 @@ from ranklens.engine.chunking import chunk_documents
 from ranklens.engine.corpus import Chunk, Corpus, Question
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.judgments import ChunkJudge
-from ranklens.engine.metrics import (NDCG_K, RECALL_K, Evaluation, QuestionScores, ThresholdReport, evaluate,
-                                     threshold_analysis)
+from ranklens.engine.metric_table import depth
+from ranklens.engine.metrics import Evaluation, QuestionScores, ThresholdReport, evaluate, threshold_analysis
 from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.prompt import build_prompt
 from ranklens.engine.scoring.base import Scorer, TouchedScores
@@ -341,10 +341,10 @@ class Retriever:
         judged = [self.relevant(q) for q in questions]  # judgments are not answering: before the clock
 
         def rows() -> Iterator[QuestionScores]:
-            # Streamed: evaluate() reduces each question to its rank, recall and nDCG as it
+            # Streamed: evaluate() reduces each question to its rank and metrics as it
             # arrives, so no score vector outlives its question.
             for i, scores in self.score_batches(texts, progress, "evaluating"):
-                if self.setup.k > max(NDCG_K, RECALL_K):
+                if self.setup.k > depth():
                     top_k(scores, self.setup.k)  # answering includes ranking: the throughput counts it
                 relevant = judged[i]
                 yield QuestionScores(questions[i].id, questions[i].text, scores,

@@ -15,6 +15,7 @@ import pytest
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.experiments.weights import fusion_sweep, grid_lines, verdict_lines
 from ranklens.engine.loaders import load_corpus
+from ranklens.engine.metric_table import NDCG
 from ranklens.engine.metrics import QuestionScores, score_question
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.engine.scoring.fusion import convex, rrf, weighted_sum
@@ -75,8 +76,9 @@ def ndcg_by_question(workbench: Workbench, setup: Setup) -> np.ndarray:
     values = []
     for q in workbench.corpus.answerable:
         rel = r.relevant(q)
-        values.append(score_question(QuestionScores(q.id, q.text, np.asarray(r.scores(r.query(q.text))),
-                                                    np.array(list(rel)), np.array(list(rel.values()), float))).ndcg)
+        question = QuestionScores(q.id, q.text, np.asarray(r.scores(r.query(q.text))),
+                                  np.array(list(rel)), np.array(list(rel.values()), float))
+        values.append(score_question(question).values[NDCG])
     return np.array(values)
 
 

@@ -16,6 +16,7 @@ from ranklens.engine.experiments import fusion_grid
 from ranklens.engine.experiments.fusion_grid import FusionGrid, ndcg_of_tops
 from ranklens.engine.experiments.weights import Candidate, candidates, fusion_sweep, ndcg_tables
 from ranklens.engine.loaders import load_corpus
+from ranklens.engine.metric_table import NDCG
 from ranklens.engine.metrics import QuestionScores, score_question
 from ranklens.engine.retriever import Retriever, Workbench, setup_for
 from ranklens.engine.scoring.fusion import NORMALISERS, FusionScorer, convex_weights, fuse_lists
@@ -43,7 +44,7 @@ def oracle_tables(retriever: Retriever, tried: tuple[Candidate, ...]) -> tuple[n
         rel, grades = np.array(list(relevant), dtype=np.int64), np.array(list(relevant.values()), dtype=float)
 
         def ndcg(scores: np.ndarray) -> float:
-            return score_question(QuestionScores(q.id, q.text, scores, rel, grades)).ndcg  # noqa: B023
+            return score_question(QuestionScores(q.id, q.text, scores, rel, grades)).values[NDCG]  # noqa: B023
 
         table[i] = [ndcg(fused_by_definition(lists, c, scorer.rrf_k)) for c in tried]
         alone[i] = [ndcg(s) for s in lists]
@@ -143,7 +144,7 @@ def test_ndcg_of_tops_is_score_questions() -> None:
             scores = rng.integers(0, 5, (6, n)).astype(float)
             judged = QuestionScores("q", "q", scores[0], rng.integers(0, n, 4), rng.integers(0, 3, 4).astype(float))
             tops = np.array([np.argsort(-s, kind="stable")[:10] for s in scores])
-            by_definition = [score_question(QuestionScores("q", "q", s, judged.relevant, judged.grades)).ndcg
+            by_definition = [score_question(QuestionScores("q", "q", s, judged.relevant, judged.grades)).values[NDCG]
                              for s in scores]
             assert ndcg_of_tops(tops, judged).tolist() == by_definition
 

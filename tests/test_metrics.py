@@ -9,6 +9,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 from ranklens.engine.errors import RanklensError
+from ranklens.engine.metric_table import NDCG, RECALL
 from ranklens.engine.metrics import (
     QuestionScores,
     evaluate,
@@ -96,8 +97,8 @@ def test_graded_ndcg_and_recall_by_hand() -> None:
     ev = evaluate([q])
     dcg = 3 / math.log2(2) + 2 / math.log2(4)
     idcg = 3 / math.log2(2) + 2 / math.log2(3) + 1 / math.log2(4)
-    assert ev.per_question[0].ndcg == pytest.approx(dcg / idcg)
-    assert ev.per_question[0].recall == pytest.approx(2 / 3)
+    assert ev.per_question[0].values[NDCG] == pytest.approx(dcg / idcg)
+    assert ev.per_question[0].values[RECALL] == pytest.approx(2 / 3)
     assert ev.per_question[0].rank == 1
 
 
@@ -108,7 +109,7 @@ def test_recall_at_10_divides_by_every_relevant_chunk() -> None:
     relevant = np.arange(0, 30, 2)
     ev = evaluate([QuestionScores("many", "many", scores, relevant)])
     assert relevant.size == 15
-    assert ev.per_question[0].recall == pytest.approx(5 / 15)
+    assert ev.per_question[0].values[RECALL] == pytest.approx(5 / 15)
     assert ev.metrics["recall@10"] == pytest.approx(1 / 3)
     # all fifteen in the top 15 still leave five outside the top 10
     packed = QuestionScores("packed", "packed", scores, np.arange(15))

@@ -20,6 +20,7 @@ from ranklens.engine.chunking import Span, sentence_windows, word_windows
 from ranklens.engine.corpus import Chunk, Corpus, Document
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.loaders import load_corpus
+from ranklens.engine.metric_table import NDCG, RECALL
 from ranklens.engine.metrics import QuestionScores, evaluate, gold_rank, gold_ranks, score_question, threshold_analysis
 from ranklens.engine.prompt import build_prompt
 from ranklens.engine.retriever import Workbench, setup_for
@@ -238,7 +239,7 @@ def test_metrics_ranks_and_fractions(rows) -> None:
         g = np.array((grades + [1] * len(relevant))[:len(relevant)], dtype=float)
         question = QuestionScores(f"q{i}", "text", s, rel, g)
         result = score_question(question)
-        assert 0 <= result.recall <= 1 and 0 <= result.ndcg <= 1 + 1e-12
+        assert 0 <= result.values[RECALL] <= 1 and 0 <= result.values[NDCG] <= 1 + 1e-12
         questions.append(question)
     same_size = [q for q in questions if q.scores.size == questions[0].scores.size]
     ranks = gold_ranks(np.stack([q.scores for q in same_size]), [q.relevant for q in same_size])

@@ -16,8 +16,7 @@ import shlex
 import tempfile
 from pathlib import Path
 
-from ranklens.cli.main import _Parser
-from ranklens.cli.options import add_setup_options, setup_overrides
+from ranklens.cli.options import Parser, add_setup_options, setup_overrides
 from ranklens.engine.compare import RunSide, compare_runs
 from ranklens.engine.loaders import load_corpus
 from ranklens.engine.measures import DEFAULT_MEASURES, parse_measures
@@ -38,7 +37,7 @@ def side(spec: str, corpus, workbench: Workbench, folder: Path, name: str) -> tu
     words = shlex.split(spec)
     if words and not words[0].startswith("-"):
         words = ["--scorer", *words]
-    parser = _Parser(prog="setup", add_help=False)
+    parser = Parser(prog="setup", add_help=False)
     add_setup_options(parser)
     setup = setup_for(corpus, {"k": DEFAULT_DEPTH}, setup_overrides(parser.parse_args(words)))
     retriever = workbench.retriever(setup)

@@ -1,11 +1,14 @@
-"""Retrieval metrics as the tables show them: counts next to fractions.
+"""Eval's metrics as the tables show them: counts next to fractions, in the columns of the metric table.
 
 The lesson reports hits as counts ("hit@1 = 10/15"), the engine as fractions;
-the tables show both so either can be checked against the seed.
+the tables show both so either can be checked against the seed. The columns, their
+headers and which are counts come from ``engine/metric_table.py``.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+from ranklens.engine.metric_table import eval_metrics, metric
 
 # The rule for "better" belongs to the experiments; the tables read it from there.
 from ranklens.engine.experiments.common import ranking
@@ -13,22 +16,12 @@ from ranklens.engine.experiments.common import ranking
 if TYPE_CHECKING:  # the engine's metrics load numpy, which the first paint must not wait for
     from ranklens.engine.metrics import Evaluation
 
-__all__ = ["COUNTED", "hits", "metric_columns", "metric_text", "ranking"]
-
-# Hits are whole questions, so they read best as counts; the rest are averages.
-COUNTED = frozenset({"hit@1", "hit@3"})
+__all__ = ["hits", "metric_columns", "metric_text", "plural", "ranking"]
 
 
 def metric_columns() -> tuple[tuple[str, str], ...]:
-    """(header, key in ``Evaluation.metrics``) of each metric column, in table order.
-
-    A function rather than a constant because the cut-offs live in
-    engine.metrics (numpy); callers show an evaluation, so it is loaded by then.
-    """
-    from ranklens.engine.metrics import NDCG_K, RECALL_K
-
-    return (("hit@1", "hit@1"), ("hit@3", "hit@3"), ("MRR", "mrr"),
-            (f"nDCG@{NDCG_K}", f"ndcg@{NDCG_K}"), (f"recall@{RECALL_K}", f"recall@{RECALL_K}"))
+    """(header, key in ``Evaluation.metrics``) of each metric column, in table order."""
+    return tuple((m.header, m.key) for m in eval_metrics())
 
 
 def hits(evaluation: Evaluation, key: str) -> int:
@@ -37,13 +30,10 @@ def hits(evaluation: Evaluation, key: str) -> int:
 
 
 def metric_text(evaluation: Evaluation, key: str, compact: bool = False) -> str:
-    """``10/15 0.667`` for a hit rate (``10/15`` when ``compact``), ``0.786`` for the others."""
-    value = evaluation.metrics[key]
-    if key in COUNTED and compact:
-        return f"{hits(evaluation, key)}/{len(evaluation.per_question)}"
-    if key in COUNTED:
-        return f"{hits(evaluation, key)}/{len(evaluation.per_question)} {value:.3f}"
-    return f"{value:.3f}"
+    """``10/15 0.667`` for a counted metric such as hit@1 (``10/15`` when ``compact``), ``0.786`` for the others."""
+    value, shown = evaluation.metrics[key], metric(key)
+    text = shown.text(value, len(evaluation.per_question))
+    return f"{text} {value:.3f}" if shown.counted and not compact else text
 
 
 def plural(count: int, word: str) -> str:

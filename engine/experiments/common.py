@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ranklens.engine.metric_table import better_key
 from ranklens.engine.progress import Progress
 
 if TYPE_CHECKING:  # numpy comes with these; importing this module must stay cheap
@@ -32,15 +33,13 @@ def stage(progress: Progress, index: int, count: int, name: str) -> Progress:
 
 
 def ranking(evaluation: Evaluation) -> tuple[float, ...]:
-    """What "better" means when settings compete: MRR, then hit@1, then recall@10.
+    """What "better" means when settings compete: the metrics of the table with a ``better`` place, in
+    order (MRR, then hit@1, then recall@10; ``engine/metric_table.py``).
 
     ``max`` over this key keeps the first of equal settings, so callers list
     the cheaper settings first.
     """
-    from ranklens.engine.metrics import RECALL_K  # numpy: loaded already, an evaluation exists
-
-    m = evaluation.metrics
-    return (round(m["mrr"], 9), round(m["hit@1"], 9), round(m[f"recall@{RECALL_K}"], 9))
+    return better_key(evaluation.metrics)
 
 
 def scorer_label(setup: Setup) -> str:

@@ -28,7 +28,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ranklens.engine.metrics import NDCG_K, QuestionScores, ndcg_discounts, relevant_grades
+from ranklens.engine.measures.ndcg import ndcg_rows
+from ranklens.engine.metric_table import NDCG_K
+from ranklens.engine.metrics import QuestionScores, gains_at, relevant_grades
 from ranklens.engine.scoring.fusion import NORMALISERS, convex_weights, fuse_lists
 from ranklens.engine.topk import top_k
 
@@ -146,15 +148,8 @@ def _mix(mix: np.ndarray, normalised: Sequence[np.ndarray]) -> np.ndarray:
 
 def ndcg_of_tops(tops: np.ndarray, question: QuestionScores) -> np.ndarray:
     """nDCG@10 of each row of ranked chunk indices, as ``score_question`` scores that ranking
-    (its grades and discounts; ``question.scores`` is not read)."""
+    (its grades, gains and ``ndcg_rows``; ``question.scores`` is not read)."""
     rel, grades = relevant_grades(question)
     if rel.size == 0:
         return np.zeros(len(tops))
-    pos = np.searchsorted(rel, tops)
-    pos[pos == rel.size] = 0
-    gains = np.where(rel[pos] == tops, grades[pos], 0.0)[:, :NDCG_K]
-    discounts = ndcg_discounts(NDCG_K)[:gains.shape[1]]
-    ideal = np.sort(grades)[::-1][:NDCG_K]
-    idcg = float(ideal @ ndcg_discounts(ideal.size))
-    # one dot per row, as score_question takes it: a matrix product may sum in another order
-    return np.array([float(g @ discounts) for g in gains]) / idcg
+    return ndcg_rows(gains_at(tops, rel, grades), grades, NDCG_K)

@@ -24,7 +24,8 @@ import numpy as np
 
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.experiments.fusion_grid import FusionGrid, block_size, ndcg_of_tops
-from ranklens.engine.metrics import NDCG_K, QuestionScores
+from ranklens.engine.metric_table import NDCG, NDCG_K
+from ranklens.engine.metrics import QuestionScores
 from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.scoring.fusion import FusionScorer
 from ranklens.engine.settings import FUSION_METHODS, WEIGHTED_FUSIONS
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
 WEIGHTS = tuple(round(w, 2) for w in np.linspace(0.0, 1.0, 11))
 FOLDS = 5
 METHODS = FUSION_METHODS  # in the order ties are broken in
-NDCG = f"ndcg@{NDCG_K}"
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,8 @@ class Family:
 
 FAMILIES = (
     Family("nDCG", ndcg, ("ndcg",), summary="graded, linear gain, log2(rank+1) discount"),
-    Family("MRR", reciprocal_rank, ("mrr", "rr", "recip_rank"), summary="1/rank of the first relevant chunk"),
+    Family("MRR", reciprocal_rank, ("mrr", "rr", "recip_rank"),
+           summary="1/rank of the first relevant chunk in the top k (cut at k, unlike eval's mrr)"),
     Family("hit", success, ("hit", "success", "hit_rate"), summary="1 when something relevant is in the top k"),
     Family("P", precision, ("p", "precision"), summary="relevant share of the top k"),
     Family("R", recall, ("r", "recall"), summary="share of the relevant chunks found in the top k"),

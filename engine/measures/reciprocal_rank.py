@@ -10,7 +10,8 @@ def reciprocal_rank(ranked: Sequence[str], relevant: Mapping[str, int], k: int |
     $$\operatorname{RR}@k = \frac{1}{\min\{i \le k : d_i \text{ relevant}\}}$$
 
     ``ranked`` is the ranking, best first; ``relevant`` maps the relevant ids (grade >= 1)
-    to their grades; ``k`` None reads the whole ranking. Averaged over questions it is MRR@k.
+    to their grades; ``k`` None reads the whole ranking. Averaged over questions it is MRR@k, cut at
+    k (eval's ``mrr``, in ``engine/metric_table.py``, reads the full rank and is never cut).
     """
     for i, doc in enumerate(ranked[:k], 1):
         if doc in relevant:

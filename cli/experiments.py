@@ -1,0 +1,221 @@
+"""The experiment subcommands: ivf, ann, compare-scorers, sweep chunks.
+
+Each turns one thing and measures: an index's knob against exact search, every scorer
+under one setup, chunk size x overlap. Parsers (``add_<command>``) and runs
+(``run_<command>``), listed in the subcommand table (``cli/subcommands.py``); engine
+modules are imported inside the runs. The runs print the engine's
+``engine/experiments/`` tables, the same ones the TUI's tabs show.
+"""
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from ranklens.cli.metric_columns import better_rule, metric_cells, metric_headers, say_metric_notes
+from ranklens.cli.options import Parser, add_setup_options, int_at_least, int_list, names
+from ranklens.cli.output import TerminalProgress, print_json, say, tell, terminal_text
+from ranklens.cli.setup_args import workbench
+from ranklens.engine.errors import RanklensError
+
+if TYPE_CHECKING:
+    from ranklens.engine.index.vectors import VectorSet
+
+# The command line's names for the index settings, said where a message names one.
+_INDEX_FLAGS = {"cells": "--cells", "n_probe": "--probes"}
+_HNSW_FLAGS = {"M": "--hnsw-m", "ef_construction": "--ef-construction", "ef_search": "--ef-search"}
+# The command line's names for the chunk sweep's settings.
+_SWEEP_FLAGS = {"size": "--sizes", "overlap": "--overlaps"}
+
+
+def _vector_source(parser: argparse.ArgumentParser) -> None:
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("corpus", nargs="?", help="use the corpus' LSA vectors")
+    source.add_argument("--synthetic", action="store_true", help="the lesson's 20,000 x 64 synthetic set")
+
+
+def add_ivf(sub: Any) -> None:
+    ivf = sub.add_parser("ivf", help="what an IVF index costs in recall")
+    _vector_source(ivf)
+    ivf.add_argument("--cells", type=int_at_least("--cells", 1))
+    ivf.add_argument("--probes", type=int_list("--probes", 1))
+    ivf.add_argument("--json", action="store_true")
+    add_setup_options(ivf, with_k=False)
+
+
+def add_ann(sub: Any) -> None:
+    ann = sub.add_parser("ann", help="approximate indexes against exact search, each over its knob's ladder")
+    _vector_source(ann)
+    ann.add_argument("--index", type=names, default=["exact", "ivf"], metavar="KIND,KIND",
+                     help="index kinds to measure (default exact,ivf)")
+    ann.add_argument("--hnsw-m", type=int_at_least("--hnsw-m", 2), metavar="M",
+                     help="hnsw: links per node (default 16)")
+    ann.add_argument("--ef-construction", type=int_at_least("--ef-construction", 1), metavar="N",
+                     help="hnsw: candidates kept while linking (default 128)")
+    ann.add_argument("--ef-search", type=int_list("--ef-search", 1), metavar="N,N",
+                     help="hnsw: the ef_search values swept (default 10,16,32,64,128,256,512)")
+    ann.add_argument("--json", action="store_true")
+    add_setup_options(ann, with_k=False)
+
+
+def add_compare_scorers(sub: Any) -> None:
+    compare = sub.add_parser("compare-scorers", help="every scorer's metrics on the corpus' questions, side by side")
+    compare.add_argument("corpus")
+    compare.add_argument("--json", action="store_true")
+    add_setup_options(compare)
+
+
+def add_sweep(sub: Any) -> None:
+    sweep = sub.add_parser("sweep", help="vary one setting and measure: sweep chunks")
+    experiments = sweep.add_subparsers(dest="experiment", metavar="chunks", required=True, parser_class=Parser)
+    chunks = experiments.add_parser("chunks", help="chunk size x overlap, measured on the questions' answer spans")
+    chunks.add_argument("corpus")
+    chunks.add_argument("--sizes", type=int_list("--sizes", 1), metavar="N,N",
+                        help="words per chunk (default 20,40,60,100)")
+    chunks.add_argument("--overlaps", type=int_list("--overlaps", 0), metavar="M,M",
+                        help="overlaps tried with every size (default 0 and a quarter of the size)")
+    chunks.add_argument("--json", action="store_true")
+    add_setup_options(chunks)
+
+
+@contextmanager
+def _flags(flags: dict[str, str]) -> Iterator[None]:
+    """Engine messages about a setting name the option it came from."""
+    from ranklens.engine.index.base import IndexSettingError
+    from ranklens.engine.settings import SettingError
+
+    try:
+        yield
+    except IndexSettingError as error:
+        raise RanklensError(error.naming(flags.get(error.setting, error.setting))) from None
+    except SettingError as error:
+        if error.setting not in flags:
+            raise
+        raise RanklensError(f"{flags[error.setting]}: {error.message}") from None
+
+
+def _vectors(args: argparse.Namespace, overrides: dict[str, Any]) -> VectorSet:
+    from ranklens.engine.experiments.indexes import corpus_vectors, synthetic_vectors
+
+    if args.synthetic:
+        return synthetic_vectors()
+    bench, setup = workbench(args, overrides)
+    with TerminalProgress() as progress:
+        # a scorer that ranks every chunk by a cosine has vectors (LSA, dense): its own are swept, else LSA's
+        return corpus_vectors(bench, setup, progress)
+
+
+def run_ivf(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
+    from ranklens.engine.experiments.indexes import index_sweep
+    from ranklens.engine.index.ivf import IVFIndex, cell_warnings
+
+    with _flags(_INDEX_FLAGS):
+        # Known before any vector is computed: fail now, not after a long LSA fit.
+        IVFIndex.check_settings(args.cells, args.probes)
+        vectors = _vectors(args, overrides)
+        with TerminalProgress() as progress:
+            sweep = index_sweep(vectors, "ivf", args.cells, args.probes, progress=progress)
+    for warning in cell_warnings(sweep.vectors, sweep.param_value or 1, name="--cells"):
+        tell("warning", warning)
+    if args.json:
+        return print_json(sweep.to_dict())
+    say(f"# {sweep.source}: {sweep.vectors:,} vectors x {sweep.dims} dims, "
+        f"{sweep.queries} queries, {sweep.param_value} cells")
+    say(f"{'cells visited':>14} {'vectors compared (mean)':>28} {'share':>7} {'recall@10':>10} {'ms/query':>9}")
+    for row in sweep.rows:
+        say(f"{row.value:>14} {row.compared_mean:>28.0f} {row.share:>7.1%} {row.recall:>10.3f} "
+            f"{row.ms_per_query:>9.3f}")
+    return 0
+
+
+def run_ann(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
+    from ranklens.engine.experiments.indexes import KindSettings, ann_rows, check_sweeps, index_sweeps
+
+    given = [flag for flag in _HNSW_FLAGS.values() if getattr(args, flag[2:].replace("-", "_")) is not None]
+    if given and "hnsw" not in args.index:
+        raise RanklensError(f"{given[0]}: only the hnsw index uses it (add --index ...,hnsw)")
+    options = {} if args.ef_construction is None else {"ef_construction": args.ef_construction}
+    settings = {"hnsw": KindSettings(args.hnsw_m, args.ef_search, options)}
+    with _flags({"index": "--index", **_HNSW_FLAGS}):
+        check_sweeps(args.index, settings)  # unknown names fail before any vector is made
+    vectors = _vectors(args, overrides)
+    with TerminalProgress() as progress:
+        sweeps = index_sweeps(vectors, args.index, settings, progress)
+    for sweep in sweeps:
+        for warning in sweep.warnings:
+            tell("warning", f"{sweep.kind}: {warning}")
+    if args.json:
+        return print_json({"source": vectors.name, "vectors": len(vectors.vectors), "queries": len(vectors.queries),
+                           "rows": ann_rows(sweeps), "indexes": [s.to_dict() for s in sweeps]})
+    n, dims = vectors.vectors.shape
+    say(f"# {vectors.name}: {n:,} vectors x {dims} dims, {len(vectors.queries)} queries")
+    for sweep in sweeps:
+        if sweep.built:
+            say(f"# {sweep.kind}: " + ", ".join(f"{name} {value}" for name, value in sweep.built.items()))
+    say(f"{'index':<8} {'setting':>16} {'compared (mean)':>16} {'share':>7} {'recall@10':>10} {'ms/query':>9} "
+        f"{'build s':>8} {'MB':>7}")
+    for sweep in sweeps:
+        built_as = f"{sweep.param} {sweep.param_value}" if sweep.param else ""
+        for row in sweep.rows:
+            setting = f"{row.knob} {row.value}" if row.knob else built_as
+            say(f"{sweep.kind:<8} {setting:>16} {row.compared_mean:>16.0f} {row.share:>7.1%} {row.recall:>10.3f} "
+                f"{row.ms_per_query:>9.3f} {sweep.stats.build_s:>8.2f} {sweep.stats.bytes / 1e6:>7.1f}")
+    return 0
+
+
+def run_compare_scorers(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
+    from ranklens.engine.experiments.scorers import compare_scorers
+
+    bench, setup = workbench(args, overrides)
+    with TerminalProgress() as progress:
+        table = compare_scorers(bench, setup, progress=progress)
+    if not table.scorers:
+        raise RanklensError(f"{table.corpus}: no questions with an answer to evaluate")
+    for note in dict.fromkeys(note for r in table.scorers for note in r.notes):
+        tell("note", note)
+    if args.json:
+        return print_json(table.to_dict())
+    n = table.question_count
+    say(f"# {table.corpus} · {n} questions with an answer · ▸ the setup's scorer: {setup.describe()}")
+    width = max(len(r.label) for r in table.scorers) + 2
+    say(f"{'scorer':<{width}} {metric_headers()}")
+    for r in table.scorers:
+        mark = "▸ " if r.scorer == table.current else "  "
+        say(f"{mark + r.label:<{width}} {metric_cells(r.evaluation.metrics, n)}")
+    say_metric_notes()
+    say()
+    say(" ".join(f"{r.scorer[:6]:>6}" for r in table.scorers) + "  question (rank of its first relevant chunk)")
+    for q in table.questions:
+        ranks = " ".join(f"{'-' if rank is None else rank:>6}" for rank in q.ranks)
+        say(f"{ranks}  {terminal_text(q.text)}")
+    report = table.threshold
+    current = next((r.label for r in table.scorers if r.scorer == table.current), table.current)
+    if report is None:
+        say(f"\nthreshold ({current}): {terminal_text(table.threshold_note)}")
+    else:
+        say(f"\nthreshold ({current}): best {report.best_threshold:.{setup.decimals}f}, "
+            f"accuracy {report.best_accuracy:.3f} (see `ranklens threshold`)")
+    return 0
+
+
+def run_sweep_chunks(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
+    from ranklens.engine.experiments.chunking import SWEEP_SIZES, chunk_sweep, sweep_windows
+
+    bench, setup = workbench(args, overrides)
+    with _flags(_SWEEP_FLAGS):
+        windows = sweep_windows(args.sizes or SWEEP_SIZES, args.overlaps, setup.chunker)
+    with TerminalProgress() as progress:
+        sweep = chunk_sweep(bench, setup, windows, progress)
+    if args.json:
+        return print_json(sweep.to_dict())
+    n = sweep.questions
+    say(f"# {sweep.corpus} · {n} questions with an answer · {sweep.scorer} · chunks by {windows[0].chunker}")
+    say(f"  {'size':>5} {'overlap':>7} {'chunks':>7} {'whole':>7} {metric_headers()}")
+    for i, cell in enumerate(sweep.cells):
+        mark = "★ " if i == sweep.winner else "  "
+        say(f"{mark}{cell.window.size:>5} {cell.window.overlap:>7} {cell.chunks:>7} {f'{cell.whole}/{n}':>7} "
+            f"{metric_cells(cell.evaluation.metrics, n)}")
+    say(f"★ best by {better_rule()} · whole: questions whose answer some chunk holds whole")
+    say_metric_notes()
+    return 0
