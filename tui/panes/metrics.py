@@ -18,7 +18,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from pathlib import Path
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import events
@@ -161,7 +161,6 @@ class MetricsPane(WorkPane):
         Binding("e", "export", "export", tooltip="Export the table (CSV, or JSON by the file's name)", show=False,
                 id="metrics.export"),
     ]
-    KEEPS_PARTIAL = frozenset({"evaluate"})  # Escape keeps the scorers already measured
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -199,8 +198,10 @@ class MetricsPane(WorkPane):
         # What is on screen was measured for another corpus or setup: it goes now, not when the new
         # numbers arrive (35 s on a large corpus).
         self._clear()
-        self.start_work("evaluate", lambda progress: measure(context, progress),
-                        f"evaluating {plural(len(scorer_names()), 'scorer')} on {clean(context.corpus.name)}")
+        # Escape keeps the scorers already measured.
+        self.start_work("evaluate", lambda progress: measure(context, progress), self._measured_all,
+                        label=f"evaluating {plural(len(scorer_names()), 'scorer')} on {clean(context.corpus.name)}",
+                        keeps_partial=True)
 
     def _show_reranked(self, context: Context) -> None:
         """The setup's reranked ranking beside the measured scorers: kept from an earlier run, else reranked
@@ -209,10 +210,11 @@ class MetricsPane(WorkPane):
         self._show_sweep(False)  # the run that changed the setup stopped any sweep, and the line is the table's
         self._draw()
         if context.setup.rerank and self.reranked is None:
-            self.start_work("rerank", lambda progress: rerank(context, progress),
-                            f"reranking the top {context.setup.rerank_top} of "
-                            f"{plural(len(context.corpus.answerable), 'question')} with "
-                            f"{Path(context.setup.rerank).name}")
+            self.start_work("rerank", lambda progress: rerank(context, progress), self._reranked,
+                            label=f"reranking the top {context.setup.rerank_top} of "
+                                  f"{plural(len(context.corpus.answerable), 'question')} with "
+                                  f"{Path(context.setup.rerank).name}",
+                            failed=self._rerank_failed)
 
     def _clear(self) -> None:
         self.result = None
@@ -238,20 +240,16 @@ class MetricsPane(WorkPane):
             self._clear()  # measured anew, scorers first
         self.refresh_content(context)
 
-    def work_done(self, group: str, result: Any) -> None:
-        if group == "tune":
-            self._tuned(result)
-        elif group == "rerank":
-            assert self.context is not None  # results of an older context are dropped before here
-            self._reranks.pop(key := whole_setup(self.context), None)  # newest last
-            self._reranks[key] = self.reranked = result
-            while len(self._reranks) > RERANKS_KEPT:
-                del self._reranks[next(iter(self._reranks))]
-            self._draw()
-        else:
-            self._measured_all(result)
+    def _reranked(self, reranked: Reranked) -> None:
+        assert self.context is not None  # results of an older context are dropped before here
+        self._reranks.pop(key := whole_setup(self.context), None)  # newest last
+        self._reranks[key] = self.reranked = reranked
+        while len(self._reranks) > RERANKS_KEPT:
+            del self._reranks[next(iter(self._reranks))]
+        self._draw()
 
     def _measured_all(self, result: ScorerComparison) -> None:
+        """The scorers measured: all of them, or those done before Escape."""
         self.result = result
         self._folded = [q.text.casefold() for q in result.questions]
         status = self.query_one(WorkStatus)
@@ -272,10 +270,7 @@ class MetricsPane(WorkPane):
         else:
             self._draw()
 
-    def work_failed(self, group: str, message: str) -> None:
-        if group != "rerank":
-            super().work_failed(group, message)
-            return
+    def _rerank_failed(self, message: str) -> None:
         # The scorers' table stands; the line keeps why the reranking is missing (the notification fades).
         self._draw(f"reranking failed: {one_line(message, 160)} · r tries again")
         self.notify(one_line(message, 300), title="ranklens: no reranking", severity="error", markup=False)
@@ -492,8 +487,8 @@ class MetricsPane(WorkPane):
             self.notify("still working: u once it is done (Escape stops it)", severity="warning")
             return
         parts = "+".join(context.setup.fuse)
-        self.start_work("tune", lambda progress: tune(context, progress),
-                        f"tuning the fusion of {parts} on {clean(context.corpus.name)}")
+        self.start_work("tune", lambda progress: tune(context, progress), self._tuned,
+                        label=f"tuning the fusion of {parts} on {clean(context.corpus.name)}")
 
     def _tuned(self, sweep: FusionSweep) -> None:
         from ranklens.engine.experiments.weights import grid_lines, verdict_lines

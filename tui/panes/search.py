@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -337,27 +337,16 @@ class SearchPane(WorkPane):
         tree = self._tree
         # A run listing the documents may have been cancelled by a keystroke: start it again.
         if tree is None or tree.context.workbench is not context.workbench or tree.context.setup != context.setup:
-            self.start_work("documents", partial(list_documents, context))
+            # Its errors are the search's, which reports them.
+            self.start_work("documents", partial(list_documents, context), self._fill_tree,
+                            failed=lambda message: None)
         if context.query.strip():
-            self.start_work("search", partial(find, context))
+            self.start_work("search", partial(find, context), self._show_rows, failed=self._search_failed)
         else:
             self._show_rows(Found(context, [], HINT))
 
-    def work_done(self, group: str, result: Any) -> None:
-        if group == "search":
-            self._show_rows(result)
-        elif group == "explain":
-            self.query_one(ResultDetail).show_result(result.heading, result.text, result.explanation)
-        elif group == "documents":
-            self._fill_tree(result)
-        elif group == "why":
-            self.query_one(ResultDetail).show_why(result)
-
-    def work_failed(self, group: str, message: str) -> None:
-        if group == "documents" or self.context is None:
-            return  # the search reports errors of the same setup
-        if group == "why":
-            self.notify(message, severity="warning", markup=False)  # it may quote a chunk id or the query
+    def _search_failed(self, message: str) -> None:
+        if self.context is None:
             return
         self._show_rows(Found(self.context, [], message))
         self.notify(message, severity="error", markup=False)
@@ -483,7 +472,11 @@ class SearchPane(WorkPane):
         # Only rows of the current context: older rows stay on screen until the new search answers, and
         # explaining one then could land after that answer (a failed search's note hidden under it).
         if self._shown is not None and self._shown is self.context:
-            self.start_work("explain", partial(explain, self._shown, row, self._terms))
+            self.start_work("explain", partial(explain, self._shown, row, self._terms), self._show_explained,
+                            failed=self._search_failed)
+
+    def _show_explained(self, explained: Explained) -> None:
+        self.query_one(ResultDetail).show_result(explained.heading, explained.text, explained.explanation)
 
     # -- judging ----------------------------------------------------------------------------------
 
@@ -547,7 +540,13 @@ class SearchPane(WorkPane):
                 self.notify("no result selected", severity="warning")
                 return
             chunk = row.hit.chunk.id
-        self.start_work("why", partial(why_not, self._shown, chunk))
+        self.start_work("why", partial(why_not, self._shown, chunk), self._show_why, failed=self._why_failed)
+
+    def _show_why(self, why: Why) -> None:
+        self.query_one(ResultDetail).show_why(why)
+
+    def _why_failed(self, message: str) -> None:
+        self.notify(message, severity="warning", markup=False)  # it may quote a chunk id or the query
 
     # -- the documents tree -----------------------------------------------------------------------
 
