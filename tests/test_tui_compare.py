@@ -17,7 +17,7 @@ from ranklens.tui.panes.compare import ComparePane
 from ranklens.tui.widgets.lists import KeyTable
 from tests.support.app import opened, running, screen_text, settle
 from tests.support.cli import run_cli
-from tests.support.hostile import HOSTILE_TEXTS
+from tests.support.hostile import HOSTILE_IDS, HOSTILE_TEXTS
 
 SIZE = (80, 24)
 
@@ -138,6 +138,28 @@ async def test_hostile_question_text_stays_literal() -> None:
         table.move_cursor(row=row)
         await settle(pilot)
         assert "h0: [bold]x and [/] and [TODO] a" in rendered(app, "#compare-detail-body")
+
+
+async def test_hostile_question_ids_stay_literal_in_the_why_title() -> None:
+    corpus = load_corpus("studio-alfa")
+    # The corpus' own questions and judgments under hostile ids, so that why? has a relevant chunk to explain.
+    hostile = [Question(ident, question.text, question.relevant)
+               for ident, question in zip(HOSTILE_IDS, corpus.answerable)]
+    save_runs("studio-alfa", "bm25", "tfidf", questions=hostile)
+    async with running(size=(200, 50)) as pilot:
+        app = pilot.app
+        await pilot.press("escape", "6")
+        await settle(pilot)
+        await choose(pilot, "bm25", "tfidf")
+        pane = app.query_one(ComparePane)
+        table = pane.query_one("#compare-questions", KeyTable)
+        rows = [q.id for q in pane._questions]
+        for ident in HOSTILE_IDS:
+            table.focus()
+            table.move_cursor(row=rows.index(ident))
+            await pilot.press("y")
+            await settle(pilot)
+            assert f"why? ({ident})" in screen_text(app)  # the border's title, literally
 
 
 def test_compare_tab_snapshot(snap_compare) -> None:  # noqa: ANN001

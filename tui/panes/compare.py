@@ -20,6 +20,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.content import Content
 from textual.widgets import DataTable, Select, Static
 
 from ranklens.engine.progress import Progress
@@ -316,8 +317,10 @@ class ComparePane(WorkPane):
                         self._show_why, failed=self._why_failed)
 
     def _show_why(self, answer: QuestionWhy) -> None:
-        self.query_one("#compare-detail", KeyScroll).border_title = f"why? ({one_line(answer.question, 30)})"
+        # The question's id is untrusted (a corpus' or a user's): Content, never markup.
+        title = Content(f"why? ({one_line(answer.question, 30)})")
+        self.query_one("#compare-detail", KeyScroll).border_title = title
         self._detail(answer.why.view())
 
     def _why_failed(self, message: str) -> None:
-        self.notify(message, severity="warning")
+        self.notify(message, severity="warning", markup=False)  # it quotes the question's id
