@@ -333,6 +333,7 @@ class ChunkingPane(WorkPane):
             self.action_use()
 
     def _cell_window(self, row: int, column: int) -> Window:
+        assert self.sweep is not None  # a cell of the sweep's grid was chosen
         return self.sweep.cells[row * self.sweep.columns + column].window
 
     def action_use(self) -> None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -196,7 +196,7 @@ class ComparePane(WorkPane):
     def on_mount(self) -> None:
         self.query_one(WorkStatus).show(HINT)
 
-    def on_show(self) -> None:
+    def on_show(self, event: events.Show) -> None:
         # The first time the tab is shown the questions take the focus (the app gave it to A, the first
         # box): they are what one reads and moves through; A and B are a shift+tab away. Not at mount:
         # focusing a widget of a hidden tab would switch to it.

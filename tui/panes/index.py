@@ -214,6 +214,7 @@ class IndexPane(WorkPane):
         self.missing = unavailable()
         kinds = ("exact", "ivf") if self.missing else ("exact", "ivf", "hnsw")
         context, source, settings = self.context, self.source, {"ivf": ivf, "hnsw": hnsw}
+        assert context is not None  # has_corpus
         self.start_work("sweep", lambda progress: run_sweeps(context, source, kinds, settings, progress),
                         self._swept, label=f"{', '.join(kinds)} on the {source} vectors")
 

@@ -25,6 +25,8 @@ class ThresholdChart(Chart):
             note = Content.assemble((f"threshold · {current}: ", "bold"), clean(result.threshold_note))
             self.plot(lambda width, height: [note])
             return
+        # None only without questions, and then the tab shows no chart.
+        assert report.best_accuracy is not None
         total = len(report.answerable) + len(report.unanswerable)
         title = Content.assemble(
             (f"threshold · {current}", "bold"), " · answer if top ≥ t · best ",
