@@ -172,8 +172,8 @@ class WorkPane(Vertical):
         if action == "cancel_work":
             return self.is_working()
         # While a text box of the tab has the focus, its letter keys type: the footer leaves them out.
-        typing = isinstance(self.app, Host) and self.app.typing
-        return not (typing and action in _typing_actions(type(self)))
+        # The action is tested first: the footer asks for every binding, and a protocol check costs microseconds.
+        return not (action in _typing_actions(type(self)) and isinstance(self.app, Host) and self.app.typing)
 
     def action_cancel_work(self) -> None:
         if self.WAITS_FOR_INDEX:
