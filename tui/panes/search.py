@@ -3,7 +3,8 @@
 Results follow the context: the app publishes a new one (generation + 1) for
 every query or setup change, and the tab runs the search through the panes'
 worker path (tui/panes/base.py), which drops a result computed for an older
-context, so a stale result never reaches the screen.
+context, so a stale result never reaches the screen. The work itself is in
+tui/search_work.py; the documents tree and the results table are widgets.
 
 Judging: J turns judge mode on; then 0-3 grade the selected result for the query (saved as a
 question of the corpus' workspace if it is not one yet), u takes the latest judgment back and o
