@@ -14,6 +14,7 @@ from ranklens.engine.experiments.scorers import compare_scorers
 from ranklens.tui.context import Context, UseQuery
 from ranklens.tui.panes import metrics
 from ranklens.tui.panes.metrics import MetricsPane
+from ranklens.tui.widgets.question_list import QuestionList
 from ranklens.tui.widgets.row_list import RowList
 from tests.support.panes import PaneHarness, screen_text, settle, until
 
@@ -44,15 +45,15 @@ def two_scorers(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def drawn(app: PaneHarness, monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Questions whose row the list asks for from now on."""
-    pane = app.query_one(MetricsPane)
+    questions = app.query_one(QuestionList)
     asked: list[int] = []
-    real = pane._cells
+    real = questions._question_cells
 
-    def counted(result, n):  # noqa: ANN001, ANN202
+    def counted(result, reranked, n):  # noqa: ANN001, ANN202
         asked.append(n)
-        return real(result, n)
+        return real(result, reranked, n)
 
-    monkeypatch.setattr(pane, "_cells", counted)
+    monkeypatch.setattr(questions, "_question_cells", counted)
     return asked
 
 

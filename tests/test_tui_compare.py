@@ -2,9 +2,12 @@
 questions by |Δ|; the selected question's rankings with moves; why? under B's setup; hostile text stays literal."""
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import Select, Static
 
 from ranklens.engine.compare import run_depth, setup_run
@@ -17,7 +20,7 @@ from ranklens.tui.panes.compare import ComparePane
 from ranklens.tui.widgets.lists import KeyTable
 from tests.support.app import opened, running, screen_text, settle
 from tests.support.cli import run_cli
-from tests.support.hostile import HOSTILE_TEXTS
+from tests.support.hostile import HOSTILE_IDS, HOSTILE_TEXTS
 
 SIZE = (80, 24)
 
@@ -118,15 +121,22 @@ async def test_the_hint_without_runs_fits_80_columns() -> None:
         assert "A and B are the same: pick them with shift+tab (S saves a run of this setup)." in screen_text(app)
 
 
-async def test_hostile_question_text_stays_literal() -> None:
-    corpus = load_corpus("studio-alfa")
-    hostile = [Question(f"h{i}", text, {corpus.chunks[i].id: 1}) for i, text in enumerate(HOSTILE_TEXTS[:3])]
-    save_runs("studio-alfa", "bm25", "tfidf", questions=hostile)
+@contextlib.asynccontextmanager
+async def comparing(questions: list[Question]) -> AsyncIterator[Pilot]:
+    """The Compare tab at 200x50, BM25 against TF-IDF, their runs saved with ``questions`` added and judged."""
+    save_runs("studio-alfa", "bm25", "tfidf", questions=questions)
     async with running(size=(200, 50)) as pilot:
-        app = pilot.app
         await pilot.press("escape", "6")
         await settle(pilot)
         await choose(pilot, "bm25", "tfidf")
+        yield pilot
+
+
+async def test_hostile_question_text_stays_literal() -> None:
+    corpus = load_corpus("studio-alfa")
+    hostile = [Question(f"h{i}", text, {corpus.chunks[i].id: 1}) for i, text in enumerate(HOSTILE_TEXTS[:3])]
+    async with comparing(hostile) as pilot:
+        app = pilot.app
         table = app.query_one("#compare-questions", KeyTable)
         texts = [table.get_row_at(r)[2].plain for r in range(table.row_count)]
         assert "[bold]x and [/] and [TODO] a" in texts
@@ -138,6 +148,24 @@ async def test_hostile_question_text_stays_literal() -> None:
         table.move_cursor(row=row)
         await settle(pilot)
         assert "h0: [bold]x and [/] and [TODO] a" in rendered(app, "#compare-detail-body")
+
+
+async def test_hostile_question_ids_stay_literal_in_the_why_title() -> None:
+    corpus = load_corpus("studio-alfa")
+    # The corpus' own questions and judgments under hostile ids, so that why? has a relevant chunk to explain.
+    hostile = [Question(ident, question.text, question.relevant)
+               for ident, question in zip(HOSTILE_IDS, corpus.answerable)]
+    async with comparing(hostile) as pilot:
+        app = pilot.app
+        pane = app.query_one(ComparePane)
+        table = pane.query_one("#compare-questions", KeyTable)
+        rows = [q.id for q in pane._questions]
+        for ident in HOSTILE_IDS:
+            table.focus()
+            table.move_cursor(row=rows.index(ident))
+            await pilot.press("y")
+            await settle(pilot)
+            assert f"why? ({ident})" in screen_text(app)  # the border's title, literally
 
 
 def test_compare_tab_snapshot(snap_compare) -> None:  # noqa: ANN001

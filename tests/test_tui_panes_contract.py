@@ -58,9 +58,9 @@ class ToyPane(WorkPane):
             chunks = len(context.workbench.retriever(context.setup, progress).chunks)
             return context.generation, chunks, threading.current_thread().name
 
-        self.start_work("count", count)
+        self.start_work("count", count, self._counted)
 
-    def work_done(self, group: str, result: tuple[int, int, str]) -> None:
+    def _counted(self, result: tuple[int, int, str]) -> None:
         self.done.append(result)
         self.query_one("#toy-count", Static).update(f"{result[1]} chunks")
 
@@ -196,16 +196,20 @@ async def meanwhile(pilot: Any, condition: Any, timeout: float = WAIT_S) -> None
 
 def shown_generations(monkeypatch: pytest.MonkeyPatch, pane_class: type[WorkPane],
                       shown: list[tuple[int, int]]) -> None:
-    """Record, for every result a pane shows, (its context's generation, the app's at that moment)."""
-    original = pane_class.work_done
+    """Record, for every result a pane's jobs hand to their callbacks, (its context's generation, the
+    app's at that moment)."""
+    original = pane_class.start_work
 
-    def record(pane: WorkPane, group: str, result: Any) -> None:
-        context = getattr(result, "context", None)
-        if context is not None:
-            shown.append((context.generation, pane.app.context.generation))
-        original(pane, group, result)
+    def start_work(pane: WorkPane, group: str, job: Any, done: Any, **options: Any) -> None:
+        def record(result: Any) -> None:
+            context = getattr(result, "context", None)
+            if context is not None:
+                shown.append((context.generation, pane.app.context.generation))
+            done(result)
 
-    monkeypatch.setattr(pane_class, "work_done", record)
+        original(pane, group, job, record, **options)
+
+    monkeypatch.setattr(pane_class, "start_work", start_work)
 
 
 async def test_search_never_shows_a_result_for_an_older_query(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -166,7 +166,7 @@ async def test_result_matches_the_engine() -> None:
 
 
 async def test_a_long_document_is_drawn_as_a_window_around_its_chunk(tmp_path) -> None:  # noqa: ANN001
-    from ranklens.tui.panes.search import DOCUMENT_WINDOW
+    from ranklens.tui.widgets.document_tree import DOCUMENT_WINDOW
 
     folder = tmp_path / "long"
     folder.mkdir()

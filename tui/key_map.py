@@ -14,6 +14,8 @@ from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.widgets import TabbedContent, TabPane
 
+from ranklens.tui.host import Host
+
 if TYPE_CHECKING:
     from textual.app import App
 
@@ -60,7 +62,7 @@ def rows_for(app: App, where: str, node: DOMNode, bindings: Iterable[Binding]) -
         if not description:
             continue
         # Escape-digit characters ("£" for Escape then 3) are said once, in the help's title, not per tab.
-        hidden = getattr(app, "keys_over_boxes", ())
+        hidden = app.keys_over_boxes if isinstance(app, Host) else frozenset()
         keys = ", ".join(app.get_key_display(single.with_key(single.key))
                          for single in Binding.make_bindings([binding]) if single.key not in hidden)
         rows.append(KeyRow(where, keys, description, binding.action, node))

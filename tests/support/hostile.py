@@ -38,6 +38,8 @@ HOSTILE_TEXTS = [
     "CJK 検索エンジン 漢字 emoji 🔍📄 combining e\u0301",
 ]
 _APP_LONG_LINE = "long " + "x" * 100_000
+# Ids that are Textual markup: a style, a closing tag with nothing to close (an error if parsed), a word in brackets.
+HOSTILE_IDS = ("[bold]x", "[/]", "[TODO] a")
 
 
 def assert_terminal_safe(text: str) -> None:

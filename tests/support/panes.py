@@ -19,7 +19,10 @@ from tests.support.app import screen_text, until  # noqa: F401  (the pane tests'
 class PaneHarness(App):
     """Composes ``make_pane()``, hands it a context like the app does, records what it posts."""
 
-    cursor_blink = False  # read by TextBox: a blinking cursor would make snapshots differ
+    # What the app tells its widgets (tui/host.py): a blinking cursor would make snapshots differ.
+    cursor_blink = False
+    typing = False
+    keys_over_boxes: frozenset[str] = frozenset()
     AUTO_FOCUS = None  # focus as the app gives it when a tab opens: see on_mount
 
     def __init__(self, make_pane: Callable[[], Widget], corpus: str = "studio-alfa",

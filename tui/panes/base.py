@@ -8,18 +8,20 @@ shown: a hidden tab notes that its content is stale and catches up when
 shown, so a setting changed on the Search tab does not re-evaluate four
 scorers nobody is looking at.
 
-All work goes through ``start_work``: a thread worker per kind ("group");
-starting work of a kind cancels the previous run of that kind, Escape
-cancels them all, and only the newest run of each kind, started for the
-current context, reaches ``work_done``: a late answer for an older context
-is dropped on the event loop, before the pane sees it.
+All work goes through ``start_work(group, job, done)``: a thread worker per
+kind ("group"); starting work of a kind cancels the previous run of that
+kind, Escape cancels them all, and only the newest run of each kind, started
+for the current context, reaches its ``done`` callback, which takes the type
+``job`` returns: a late answer for an older context is dropped on the event
+loop, before the pane sees it. A failure reaches the job's ``failed``
+callback, or by default the tab's status line.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
 
 from textual import events
 from textual.binding import Binding
@@ -29,17 +31,29 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from ranklens.engine.errors import Cancelled, RanklensError
 from ranklens.engine.progress import Progress, cancellable, no_progress
+from ranklens.tui.colours import theme_colour
 from ranklens.tui.context import Context
 from ranklens.tui.heap import keep_built
+from ranklens.tui.host import Host
 from ranklens.tui.key_map import typing_actions
 from ranklens.tui.widgets.work_status import WorkStatus
 
+T = TypeVar("T")
+
 
 @dataclass(frozen=True)
-class Run:
-    worker: Worker
+class Run(Generic[T]):
+    """One run of a job: its worker, and where its result and its failure go."""
+
+    worker: Worker[T]
     generation: int  # the context generation the run was started for
     reports: bool  # whether it drives the tab's WorkStatus
+    done: Callable[[T], None]
+    failed: Callable[[str], None] | None  # None: said on the WorkStatus, or as a notification
+    keeps_partial: bool  # a cancelled run's result (what it finished) is shown too
+
+    def succeeded(self) -> None:
+        self.done(cast(T, self.worker.result))
 
 
 class WorkPane(Vertical):
@@ -50,17 +64,14 @@ class WorkPane(Vertical):
     WorkPane .-framed:focus { border: round $accent; border-title-color: $accent; border-title-style: bold; }
     """
     BINDINGS = [Binding("escape", "cancel_work", "cancel", tooltip="Cancel work", id="work.cancel")]
-    # Groups whose job returns what it finished when cancelled (a comparison of scorers): that part
-    # is shown rather than thrown away, unless a newer context came meanwhile.
-    KEEPS_PARTIAL: frozenset[str] = frozenset()
     # A tab whose work waits for the index the app is building (search, prompt): what takes long is that
     # build, so Escape stops the app's workers too, as the app's own Escape does.
     WAITS_FOR_INDEX = False
 
     class Partial(Message):
-        """What a cancelled run of a KEEPS_PARTIAL group finished, posted from its thread."""
+        """What a cancelled run that keeps partial results finished, posted from its thread."""
 
-        def __init__(self, worker: Worker, result: Any) -> None:
+        def __init__(self, worker: Worker[Any], result: Any) -> None:
             super().__init__()
             self.worker = worker
             self.result = result
@@ -69,10 +80,9 @@ class WorkPane(Vertical):
         super().__init__(id=id, classes=classes)
         self.context: Context | None = None
         self._stale = False
-        self._runs: dict[str, Run] = {}
+        self._runs: dict[str, Run[Any]] = {}
         # Generation of the last context change that mattered: runs started before it are stale.
         self._valid_from = 0
-        self._colours: tuple[str, dict[str, str]] | None = None  # (theme, its variables): see colour
 
     # -- what a tab defines -------------------------------------------------------------------
 
@@ -82,20 +92,6 @@ class WorkPane(Vertical):
 
     def refresh_content(self, context: Context) -> None:
         """Start the work that brings the tab up to date with ``context`` (on the event loop)."""
-
-    def work_done(self, group: str, result: Any) -> None:
-        """Show the result of the newest run of ``group`` (on the event loop)."""
-
-    def work_failed(self, group: str, message: str) -> None:
-        """Show that the newest run of ``group`` failed with ``message``, an engine error (on the event loop).
-
-        By default on the tab's WorkStatus when the run reports there, else as a notification.
-        """
-        run = self._runs.get(group)
-        if run is not None and run.reports:
-            self.query_one(WorkStatus).show(message)
-        else:
-            self.notify(message, severity="warning", markup=False)
 
     def no_corpus(self, message: str) -> None:
         """No corpus could be opened (``message`` says why and how to go on): the tab's status line
@@ -130,22 +126,29 @@ class WorkPane(Vertical):
             self._stale = False
             self.refresh_content(self.context)
 
-    def start_work(self, group: str, job: Callable[[Progress], Any], label: str | None = None) -> None:
-        """Run ``job(progress)`` in a thread; ``label`` shows progress on the tab's WorkStatus.
+    def start_work(self, group: str, job: Callable[[Progress], T], done: Callable[[T], None], *,
+                   label: str | None = None, failed: Callable[[str], None] | None = None,
+                   keeps_partial: bool = False) -> None:
+        """Run ``job(progress)`` in a thread; what it returns reaches ``done`` on the event loop, unless a
+        newer run of ``group`` or a newer context came first.
 
         ``progress`` raises ``Cancelled`` once the run is cancelled, so the
-        engine's loops stop at their next report. What ``job`` returns reaches
-        ``work_done`` unless a newer run or a newer context came first.
+        engine's loops stop at their next report. ``label`` shows progress on
+        the tab's WorkStatus. An engine error's message goes to ``failed``
+        (by default the WorkStatus when the run reports there, else a
+        notification). With ``keeps_partial``, the job returns what it
+        finished when cancelled (a comparison of scorers), and that part
+        reaches ``done`` too rather than being thrown away.
         """
         report = no_progress
         if label is not None:
             status = self.query_one(WorkStatus)
             report = status.reporter(status.begin(label))
 
-        def in_thread() -> Any:
+        def in_thread() -> T:
             worker = get_current_worker()
             result = job(cancellable(report, lambda: worker.is_cancelled))
-            if worker.is_cancelled and group in self.KEEPS_PARTIAL:
+            if worker.is_cancelled and keeps_partial:
                 # The worker's own result is dropped once it is cancelled: hand it over by message.
                 self.post_message(self.Partial(worker, result))
             return result
@@ -153,7 +156,7 @@ class WorkPane(Vertical):
         worker = self.run_worker(in_thread, name=group, group=group, thread=True, exclusive=True,
                                  exit_on_error=False)
         generation = self.context.generation if self.context else 0
-        self._runs[group] = Run(worker, generation, label is not None)
+        self._runs[group] = Run(worker, generation, label is not None, done, failed, keeps_partial)
         self.refresh_bindings()  # Escape shows in the footer while there is work to cancel
 
     def cancel_runs(self) -> None:
@@ -169,7 +172,8 @@ class WorkPane(Vertical):
         if action == "cancel_work":
             return self.is_working()
         # While a text box of the tab has the focus, its letter keys type: the footer leaves them out.
-        return not (getattr(self.app, "typing", False) and action in _typing_actions(type(self)))
+        # The action is tested first: the footer asks for every binding, and a protocol check costs microseconds.
+        return not (action in _typing_actions(type(self)) and isinstance(self.app, Host) and self.app.typing)
 
     def action_cancel_work(self) -> None:
         if self.WAITS_FOR_INDEX:
@@ -187,33 +191,38 @@ class WorkPane(Vertical):
         if run.generation < self._valid_from:
             return  # finished just as a newer context cancelled it
         if event.state == WorkerState.SUCCESS:
-            self.work_done(worker.group, worker.result)
+            run.succeeded()
         elif event.state == WorkerState.CANCELLED or isinstance(worker.error, Cancelled):
             if run.reports:  # quiet runs (a preview) are redone by the next key anyway
                 self.query_one(WorkStatus).show("cancelled · r runs it again")
         elif event.state == WorkerState.ERROR:
             if isinstance(worker.error, RanklensError):
-                self.work_failed(worker.group, str(worker.error))
+                self._failed(run, str(worker.error))
             else:  # a bug: say so in one line rather than take the app down
                 message = f"{type(worker.error).__name__}: {worker.error}"
                 if run.reports:
                     self.query_one(WorkStatus).show(f"failed: {message}")
                 self.notify(message, title="ranklens: unexpected error", severity="error", markup=False)
 
+    def _failed(self, run: Run[Any], message: str) -> None:
+        """An engine error of the newest run: to the job's own handler, else where the run reports."""
+        if run.failed is not None:
+            run.failed(message)
+        elif run.reports:
+            self.query_one(WorkStatus).show(message)
+        else:
+            self.notify(message, severity="warning", markup=False)
+
     def on_work_pane_partial(self, message: Partial) -> None:
         message.stop()
         run = self._runs.get(message.worker.group)
         if run is None or run.worker is not message.worker or run.generation < self._valid_from:
             return  # a newer run, or a newer context: what it finished is stale
-        self.work_done(message.worker.group, message.result)
+        run.done(message.result)
 
     def colour(self, name: str) -> str:
-        """A theme colour as a Rich style, for table cells (Rich Text does not know theme variables)."""
-        # Generating the theme's variables takes about a millisecond, and a table of 500 questions
-        # asks for thousands of colours: generate them once per theme.
-        if self._colours is None or self._colours[0] != self.app.theme:
-            self._colours = (self.app.theme, self.app.get_css_variables())
-        return self._colours[1].get(name, name)
+        """A theme colour as a Rich style, for table cells (see tui/colours.py)."""
+        return theme_colour(self.app, name)
 
 
 @cache

@@ -195,7 +195,8 @@ class ChunkingPane(WorkPane):
         doc = self._documents[self.query_one("#chunk-documents", KeyTable).cursor_row]
         window, passages = self.window, self.passages
         sentence = self.query_one("#chunk-find", FindBox).value
-        self.start_work("preview", lambda progress: make_preview(corpus, doc, window, passages, sentence))
+        self.start_work("preview", lambda progress: make_preview(corpus, doc, window, passages, sentence),
+                        self._show_preview)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.data_table.id == "chunk-documents":
@@ -289,8 +290,8 @@ class ChunkingPane(WorkPane):
         if not self.has_corpus() or self._shown_for is None or self.window is None:
             return
         context, chunker = self._shown_for, self.window.chunker
-        self.start_work("sweep", lambda progress: run_sweep(context, chunker, progress),
-                        f"sweeping {len(SWEEP_SIZES) * 2} chunkings")
+        self.start_work("sweep", lambda progress: run_sweep(context, chunker, progress), self._show_sweep,
+                        label=f"sweeping {len(SWEEP_SIZES) * 2} chunkings")
 
     def _show_sweep(self, sweep: ChunkSweep | None) -> None:
         self.sweep = sweep
@@ -332,17 +333,10 @@ class ChunkingPane(WorkPane):
             self.action_use()
 
     def _cell_window(self, row: int, column: int) -> Window:
+        assert self.sweep is not None  # a cell of the sweep's grid was chosen
         return self.sweep.cells[row * self.sweep.columns + column].window
 
     def action_use(self) -> None:
         if self.window is None:
             return
         self.post_message(ChangeSetup(self.window.changes(), reason=f"chunking {self.window.label}"))
-
-    # -- results -------------------------------------------------------------------------------
-
-    def work_done(self, group: str, result: Preview | ChunkSweep) -> None:
-        if group == "preview":
-            self._show_preview(result)
-        else:
-            self._show_sweep(result)

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.content import Content
 from textual.widgets import DataTable, Select, Static
 
 from ranklens.engine.progress import Progress
@@ -195,7 +196,7 @@ class ComparePane(WorkPane):
     def on_mount(self) -> None:
         self.query_one(WorkStatus).show(HINT)
 
-    def on_show(self) -> None:
+    def on_show(self, event: events.Show) -> None:
         # The first time the tab is shown the questions take the focus (the app gave it to A, the first
         # box): they are what one reads and moves through; A and B are a shift+tab away. Not at mount:
         # focusing a widget of a hidden tab would switch to it.
@@ -251,7 +252,8 @@ class ComparePane(WorkPane):
             self._show_questions()
             self.query_one(WorkStatus).show(SAME)
             return
-        self.start_work("compare", partial(compare, context, a, b), f"comparing {self._label(a)} with {self._label(b)}")
+        self.start_work("compare", partial(compare, context, a, b), self._compared,
+                        label=f"comparing {self._label(a)} with {self._label(b)}")
 
     @staticmethod
     def _label(choice: str) -> str:
@@ -259,16 +261,12 @@ class ComparePane(WorkPane):
 
     # -- the results ----------------------------------------------------------------------------------
 
-    def work_done(self, group: str, result: Any) -> None:
-        if group == "compare":
-            self.comparison = comparison = result
-            said = [*comparison.a.notes, *comparison.b.notes, *comparison.notes,
-                    f"randomization: {comparison.permutations:,} sign flips, seed {comparison.seed}"]
-            self.query_one(WorkStatus).show(one_line(" · ".join(said), 300))
-            self._show_questions()
-        elif group == "why":
-            self.query_one("#compare-detail", KeyScroll).border_title = f"why? ({one_line(result.question, 30)})"
-            self._detail(result.why.view())
+    def _compared(self, comparison: Comparison) -> None:
+        self.comparison = comparison
+        said = [*comparison.a.notes, *comparison.b.notes, *comparison.notes,
+                f"randomization: {comparison.permutations:,} sign flips, seed {comparison.seed}"]
+        self.query_one(WorkStatus).show(one_line(" · ".join(said), 300))
+        self._show_questions()
 
     def _show_questions(self) -> None:
         measures = self.query_one("#compare-measures", Static)
@@ -315,10 +313,14 @@ class ComparePane(WorkPane):
         if self.comparison is None or self.context is None or not 0 <= table.cursor_row < len(self._questions):
             self.notify("compare two runs first: why? explains a question of the comparison", severity="warning")
             return
-        self.start_work("why", partial(why_not, self.context, self.comparison, self._questions[table.cursor_row]))
+        self.start_work("why", partial(why_not, self.context, self.comparison, self._questions[table.cursor_row]),
+                        self._show_why, failed=self._why_failed)
 
-    def work_failed(self, group: str, message: str) -> None:
-        if group == "why":
-            self.notify(message, severity="warning")
-        else:
-            super().work_failed(group, message)
+    def _show_why(self, answer: QuestionWhy) -> None:
+        # The question's id is untrusted (a corpus' or a user's): Content, never markup.
+        title = Content(f"why? ({one_line(answer.question, 30)})")
+        self.query_one("#compare-detail", KeyScroll).border_title = title
+        self._detail(answer.why.view())
+
+    def _why_failed(self, message: str) -> None:
+        self.notify(message, severity="warning", markup=False)  # it quotes the question's id

@@ -214,13 +214,15 @@ class IndexPane(WorkPane):
         self.missing = unavailable()
         kinds = ("exact", "ivf") if self.missing else ("exact", "ivf", "hnsw")
         context, source, settings = self.context, self.source, {"ivf": ivf, "hnsw": hnsw}
+        assert context is not None  # has_corpus
         self.start_work("sweep", lambda progress: run_sweeps(context, source, kinds, settings, progress),
-                        f"{', '.join(kinds)} on the {source} vectors")
+                        self._swept, label=f"{', '.join(kinds)} on the {source} vectors")
 
     def _box(self, box: str) -> str:
         return self.query_one(box, TextBox).value
 
-    def work_done(self, group: str, result: tuple[IndexSweep, ...]) -> None:
+    def _swept(self, result: tuple[IndexSweep, ...]) -> None:
+        """The sweeps done: the boxes take the values each kind ran with, and the plot shows them."""
         by_kind = {sweep.kind: sweep for sweep in result}
         if "ivf" in by_kind:
             self.query_one("#ivf-cells", TextBox).value = str(by_kind["ivf"].param_value)

@@ -72,15 +72,15 @@ class PromptPane(WorkPane):
 
     def refresh_content(self, context: Context) -> None:
         if context.query.strip():
-            self.start_work("prompt", partial(build_prompt, context))
+            self.start_work("prompt", partial(build_prompt, context), self._built, failed=self._failed_to_build)
         else:
             self._show(context, "", "Type a question on the Search tab (1, then /) to see its prompt.")
 
-    def work_done(self, group: str, result: Built) -> None:
+    def _built(self, result: Built) -> None:
         info = f"k={result.context.setup.k} · {len(result.prompt):,} characters · c copies · ctrl+s saves to a file"
         self._show(result.context, result.prompt, info)
 
-    def work_failed(self, group: str, message: str) -> None:
+    def _failed_to_build(self, message: str) -> None:
         if self.context is not None:
             self._show(self.context, "", message)
 

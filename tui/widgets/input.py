@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Input, TabPane
 
+from ranklens.tui.host import Host
 from ranklens.tui.safe import clean
 
 # Textual's own editing keys of a text box: backspace, delete, arrows, home, end, enter, ...
@@ -25,7 +26,7 @@ class TextBox(Input):
                         id="box.leave")]
 
     def on_mount(self) -> None:
-        self.cursor_blink = getattr(self.app, "cursor_blink", True)
+        self.cursor_blink = self.app.cursor_blink if isinstance(self.app, Host) else True
 
     def validate_value(self, value: str) -> str:
         return clean(value, keep_newlines=False)
@@ -47,7 +48,7 @@ class TextBox(Input):
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
         # Escape then a digit arrives as a character ("£" for 3) that switches tabs: the app says which.
-        if key in getattr(self.app, "keys_over_boxes", ()):
+        if isinstance(self.app, Host) and key in self.app.keys_over_boxes:
             return False
         return super().check_consume_key(key, character)
 

@@ -6,12 +6,12 @@ scroll actions, which are named alike in Textual (``cursor_down``,
 """
 from __future__ import annotations
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Tree
 
 
-def _vim_moves(down: str, up: str, where: str, top: str, bottom: str) -> list[Binding]:
+def _vim_moves(down: str, up: str, where: str, top: str, bottom: str) -> list[BindingType]:
     return [
         Binding("j", down, "Down", show=False, id=f"{where}.down"),
         Binding("k", up, "Up", show=False, id=f"{where}.up"),
