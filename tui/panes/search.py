@@ -29,7 +29,7 @@ from textual.widgets import DataTable, Input, Tree
 from ranklens.engine.analysis import Analyzer
 from ranklens.engine.progress import Progress
 from ranklens.engine.setup import Setup
-from ranklens.tui.context import ChangeWorkspace, Context
+from ranklens.tui.context import ChangeWorkspace, Context, ShowQuery
 from ranklens.tui.panes.base import WorkPane
 from ranklens.tui.safe import clean, one_line, safe_text
 from ranklens.tui.widgets.highlight import highlighted, snippet
@@ -368,6 +368,9 @@ class SearchPane(WorkPane):
         box = self.query_one(QueryBox)
         box.value = text
         return box.value
+
+    def on_show_query(self, message: ShowQuery) -> None:
+        self._send_query(self.show_query(message.text))  # searched at once, not after the typing pause
 
     # -- the query box ----------------------------------------------------------------------------
 
