@@ -126,7 +126,7 @@ class RanklensApp(App[None]):
         self.status = Status(self)
         self.opener = CorpusOpener(self, backend)
         self.collections = Collections(self)
-        self.workspace = WorkspaceActions(self)
+        self.workspace_actions = WorkspaceActions(self)
         self._labels = TabLabels(self.tabs)
         self._toasts = Toasts()
         self._running_command = False  # a palette command runs: keys are not being typed (see typing)
@@ -289,7 +289,7 @@ class RanklensApp(App[None]):
             self.notify(message.reason)
 
     def on_change_workspace(self, message: ChangeWorkspace) -> None:
-        self.workspace.change(message.change)
+        self.workspace_actions.change(message.change)
 
     # -- tabs and the focus -------------------------------------------------------------------------
 
@@ -384,10 +384,10 @@ class RanklensApp(App[None]):
         self.opener.ask()
 
     def action_save_run(self) -> None:
-        self.workspace.save_run()
+        self.workspace_actions.save_run()
 
     def action_workspace_file(self, name: str) -> None:
-        self.workspace.file(name)
+        self.workspace_actions.file(name)
 
     def action_open_collection(self) -> None:
         self.collections.ask()

@@ -6,9 +6,9 @@ The app owns one ``Status`` (tui/app.py); workers report their progress through 
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from textual.worker import Worker, get_current_worker
+from textual.worker import get_current_worker
 
 from ranklens.engine.progress import cancellable
 from ranklens.tui.setting_text import describe
@@ -53,11 +53,11 @@ class Status:
         line.show(corpus.name, self.session.chunk_count, describe(setup), self.text, self.is_error, language,
                   backend.label if backend is not None else "")
 
-    def progress(self, worker: Worker[Any] | None = None) -> Progress:
-        """Progress for ``worker`` (the one running this, in its thread): shown on the setup line, and
-        raising ``Cancelled`` once the worker is cancelled (Escape)."""
-        running = worker or get_current_worker()
-        return cancellable(self._from_thread, lambda: running.is_cancelled)
+    def progress(self) -> Progress:
+        """Progress for the worker that asks (in its thread): shown on the setup line, and raising
+        ``Cancelled`` once the worker is cancelled (Escape)."""
+        worker = get_current_worker()
+        return cancellable(self._from_thread, lambda: worker.is_cancelled)
 
     def _from_thread(self, done: int, total: int, label: str) -> None:
         """Shown at most every PROGRESS_EVERY_S, so reporting stays cheap."""
