@@ -2,16 +2,16 @@
 apply its workspace, build the index of the setup, and rank through the command line's collection
 when it holds the corpus' chunks under that setup; then, on the event loop, make it the session's.
 
-``open_corpus`` is the worker's part, without Textual: it returns what the app shows or raises what it
-reports. The engine is imported inside the functions, so the first paint does not wait for it. The app
-owns one ``CorpusOpener`` (tui/app.py).
+``open_corpus`` is the worker's part: it returns what the app shows, or raises what it reports. The
+engine is imported inside the functions, so the first paint does not wait for it. The app owns one
+``CorpusOpener`` (tui/app.py).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ranklens.engine.errors import Cancelled, RanklensError
 from ranklens.tui.heap import keep_built, release_kept
@@ -38,7 +38,7 @@ class Toast:
     """A notification to show once the corpus is open."""
 
     message: str
-    severity: str = "information"  # or "error"
+    severity: Literal["information", "error"] = "information"
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ class Opened:
     loaded: Corpus  # the corpus as loaded, without its workspace
     recent: list[str]  # corpora opened lately, this one first when it is a path
     warnings: list[str]  # the corpus' and its workspace's
-    collection: list[Toast] = field(default_factory=list)  # what became of the command line's collection
+    collection: Toast | None = None  # what became of the command line's collection, if one was given
 
 
 def open_corpus(spec: str, overrides: dict[str, Any], backend: Backend | None, progress: Progress) -> Opened:
@@ -78,10 +78,9 @@ def open_corpus(spec: str, overrides: dict[str, Any], backend: Backend | None, p
         # of the time its analysis takes.
         minimum = ENGINE_CACHE_MIN_CHUNKS if CACHE_MIN_CHUNKS is None else CACHE_MIN_CHUNKS
         workbench = Workbench(applied, IndexCache(), minimum)
-        collection: list[Toast] = []
+        collection = None
         if backend is not None:
-            workbench, backend, said = _through(workbench, backend, setup, progress)
-            collection.append(said)
+            workbench, backend, collection = _through(workbench, backend, setup, progress)
         retriever = workbench.retriever(setup, progress)
         keep_built()
         if Path(spec).expanduser().exists():  # a path, not a bundled name: offered again by the Open dialog
@@ -159,9 +158,8 @@ class CorpusOpener:
             self.app.call_from_thread(self._opened, opened)
 
     def _opened(self, opened: Opened) -> None:
-        for toast in opened.collection:
-            self.app.notify(toast.message, title="collection",
-                            severity="error" if toast.severity == "error" else "information")
+        if opened.collection is not None:
+            self.app.notify(opened.collection.message, title="collection", severity=opened.collection.severity)
         previous = self.session.context
         if previous is not None and previous.workbench.backend not in (None, opened.workbench.backend):
             self.app.collections.close_in_worker(previous.workbench.backend)  # the corpus it ranked is gone
