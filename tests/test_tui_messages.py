@@ -3,6 +3,9 @@ from another tab reaches the Search tab's box and comes back as its query (ShowQ
 with S reaches a Compare tab already built (ListsRuns)."""
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from textual.widgets import Select
 
 from ranklens.tui.context import ListsRuns, ShowQuery
@@ -25,7 +28,9 @@ async def test_a_query_shown_is_searched_at_once_as_the_box_holds_it() -> None:
         assert app.context.query == box.value
 
 
-async def test_a_run_saved_with_s_is_offered_by_the_compare_tab_at_once() -> None:
+async def test_a_run_saved_with_s_is_offered_by_the_compare_tab_at_once(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))  # a workspace of its own: no run saved by another test
     assert isinstance(ComparePane(), ListsRuns) and not isinstance(SearchPane(), ListsRuns)
     async with running(size=SIZE) as pilot:
         app = pilot.app

@@ -35,7 +35,7 @@ class Context:
     judgments): a change to the workspace makes a new context whose workbench shares the old
     one's indexes (``Workbench.with_questions``).
 
-    The app replaces the context whenever one of them changes and hands the
+    The session replaces the context whenever one of them changes, and the app hands the
     new one to every pane through ``context_changed``; panes never mutate it.
     """
 
