@@ -12,13 +12,14 @@ from textual.widgets import TabbedContent
 
 from ranklens.corpora import bundled_path
 from tests.support.app import notifications, open_path, opened, running, screen_text, search, settle, setup_line
-from ranklens.tui.app import TABS, describe, make_app
+from ranklens.tui.app import TABS, make_app
 from ranklens.tui.context import ChangeSetup, UseQuery
 from ranklens.tui.help import HelpScreen
 from ranklens.tui.key_map import all_rows
 from ranklens.tui.panes.metrics import MetricsPane
 from ranklens.tui.panes.search import SearchPane
 from ranklens.tui.setting_steps import SETTING_STEPS
+from ranklens.tui.setting_text import describe
 from ranklens.tui.widgets.lists import KeyTable
 from ranklens.tui.widgets.query_box import QueryBox
 

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from ranklens.engine.errors import Cancelled
-from ranklens.tui import app as app_module
+from ranklens.tui import corpus_opening
 from ranklens.tui.app import make_app
 from ranklens.tui.panes import metrics as metrics_module
 from ranklens.tui.widgets.result_detail import ResultDetail
@@ -162,7 +162,7 @@ async def test_metrics_never_shows_the_previous_corpus_table(monkeypatch) -> Non
 async def test_the_tui_reads_the_index_cache_as_the_cli_does(monkeypatch) -> None:  # noqa: ANN001
     from ranklens.engine.cache import IndexCache
 
-    monkeypatch.setattr(app_module, "CACHE_MIN_CHUNKS", 1, raising=False)
+    monkeypatch.setattr(corpus_opening, "CACHE_MIN_CHUNKS", 1)
     async with running(size=SIZE) as pilot:
         app = pilot.app
         workbench = app.context.workbench

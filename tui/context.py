@@ -1,40 +1,22 @@
-"""What every pane of the app works from, and the messages panes send the app."""
+"""What the panes and the app say to each other: the context every pane works from, the messages
+panes send the app, and what the app sends or asks of panes.
+
+``Context`` is the session's (tui/session.py, no Textual); panes import it from here with the messages.
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from textual.message import Message
 
+from ranklens.tui.session import Context
+
 if TYPE_CHECKING:  # numpy and scipy load with the engine; the first paint must not wait for them
     from ranklens.engine.corpus import Corpus
-    from ranklens.engine.retriever import Workbench
-    from ranklens.engine.setup import Setup
     from ranklens.engine.workspace import Workspace
 
-
-@dataclass(frozen=True)
-class Context:
-    """The corpus (with its cached indexes), the current setup and query, and the corpus' workspace.
-
-    The workbench's corpus is the corpus with the workspace applied (the user's questions and
-    judgments): a change to the workspace makes a new context whose workbench shares the old
-    one's indexes (``Workbench.with_questions``).
-
-    The app replaces the context whenever one of them changes and hands the
-    new one to every pane through ``context_changed``; panes never mutate it.
-    """
-
-    workbench: Workbench
-    setup: Setup
-    query: str = ""
-    generation: int = 0  # bumps on every change, so workers can drop stale results
-    workspace: Workspace | None = None  # None until a corpus is open
-
-    @property
-    def corpus(self) -> Corpus:
-        return self.workbench.corpus
+__all__ = ["ChangeSetup", "ChangeWorkspace", "Context", "ListsRuns", "ShowQuery", "UseQuery"]
 
 
 class UseQuery(Message):
@@ -54,7 +36,6 @@ class ChangeSetup(Message):
         self.reason = reason
 
 
-
 class ChangeWorkspace(Message):
     """A pane asks the app to write to the workspace: ``change(workspace, corpus)`` runs in a thread worker,
     ``corpus`` being the corpus as loaded (without the workspace), and returns what to tell the user; then
@@ -63,3 +44,19 @@ class ChangeWorkspace(Message):
     def __init__(self, change: Callable[[Workspace, Corpus], str]) -> None:
         super().__init__()
         self.change = change
+
+
+class ShowQuery(Message, bubble=False):
+    """The app asks the pane holding the query box to show ``text`` (a question sent from another tab)
+    and to send it back at once as the box holds it (``SearchPane.QueryChanged``)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
+@runtime_checkable
+class ListsRuns(Protocol):
+    """A pane that lists the workspace's saved runs: the app tells it when a run is saved."""
+
+    def runs_changed(self) -> None: ...

@@ -24,7 +24,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import DataTable, Input
 
-from ranklens.tui.context import ChangeWorkspace, Context
+from ranklens.tui.context import ChangeWorkspace, Context, ShowQuery
 from ranklens.tui.panes.base import WorkPane
 from ranklens.tui.safe import one_line
 from ranklens.tui.search_work import (
@@ -137,6 +137,9 @@ class SearchPane(WorkPane):
         box = self.query_one(QueryBox)
         box.value = text
         return box.value
+
+    def on_show_query(self, message: ShowQuery) -> None:
+        self._send_query(self.show_query(message.text))  # searched at once, not after the typing pause
 
     # -- the query box ----------------------------------------------------------------------------
 

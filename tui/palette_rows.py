@@ -1,0 +1,60 @@
+"""The command palette's rows (ctrl+p): every action the app offers now, each with the key that runs it.
+
+The app's keys and the active tab's come from the bindings (tui/key_map.py); then the settings no key
+steps, the workspace's imports and exports, the corpora to open and the collections to rank through.
+tui/palette.py matches and presents them.
+"""
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual.widgets import TabbedContent
+
+from ranklens.tui.key_map import app_rows, own_bindings, rows_for
+from ranklens.tui.palette import PaletteCommand
+from ranklens.tui.setting_steps import SETTING_STEPS
+from ranklens.tui.setting_text import setting_title, shown, typed_settings
+
+if TYPE_CHECKING:
+    from ranklens.tui.app import RanklensApp
+
+
+def palette_commands(app: RanklensApp) -> list[PaletteCommand]:
+    """Every action: the app's keys, the active tab's, key-less settings, corpora to open."""
+    from ranklens.corpora import bundled_corpora
+    from ranklens.tui.workspace_files import WORKSPACE_FILES
+
+    active_tab = str(app.query_one("#tabs", TabbedContent).active)
+    rows = [row for row in app_rows(app) if row.action not in ("command_palette", "help_while_typing")]
+    active = app.tab_panes.get(active_tab)  # None only in the instant its tab is being built
+    if active is not None:
+        # the pane's own actions (copy, save, ...), not the cursor keys of the widgets inside it
+        # ("app." actions: the app's keys a pane shows in its footer, already listed)
+        rows += rows_for(app, app.tabs[active_tab].title, active,
+                         [b for b in own_bindings(active) if not b.action.startswith("app.")])
+    commands = [PaletteCommand(row.description, partial(app.run_command, row.action, row.owner),
+                               f"{row.where} · key {row.keys}") for row in rows]
+    commands += [PaletteCommand(f"Setting: {step.description}", partial(app.action_setting, step.id),
+                                "no key: palette only")
+                 for step in SETTING_STEPS if step.key is None]
+    context = app.session.context
+    if context is not None:
+        commands += [PaletteCommand(f"Set {setting_title(name)}…", partial(app.action_type_setting, name),
+                                    f"now {shown(getattr(context.setup, name))} · typed: no key")
+                     for name in typed_settings()]
+    commands += [PaletteCommand(entry.name, partial(app.action_workspace_file, entry.name),
+                                "the corpus' workspace: " + ("into it" if entry.imports else "out of it"))
+                 for entry in WORKSPACE_FILES]
+    commands += [PaletteCommand(f"Open corpus {name}", partial(app.switch_corpus, name), description)
+                 for name, description in bundled_corpora()]
+    commands.append(PaletteCommand("Open corpus from a path…", app.action_open_path,
+                                   "a BEIR folder, a folder of .txt/.md files or a .jsonl file"))
+    commands.append(PaletteCommand("Open a Qdrant collection…", app.action_open_collection,
+                                   "rank the open corpus through a collection made by ranklens push "
+                                   "(the qdrant extra)"))
+    backend = app.session.backend
+    if backend is not None:
+        commands.append(PaletteCommand("Use the local index", app.action_use_local_index,
+                                       f"rank locally again, not through {backend.label}"))
+    return commands

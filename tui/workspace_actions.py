@@ -1,0 +1,154 @@
+"""What the app writes to the open corpus' workspace (engine/workspace.py): the panes' changes (a grade,
+a question saved), the palette's imports and exports, and the runs saved with ``S``.
+
+Every write runs in a thread worker; writes to the workspace run one at a time, in the order made,
+and then the workspace is applied again and the session publishes a context whose workbench shares
+the old one's indexes. The app owns one ``WorkspaceActions`` (tui/app.py).
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ranklens.engine.errors import Cancelled, RanklensError
+from ranklens.tui.context import ListsRuns
+from ranklens.tui.widgets.path_prompt import PathPrompt
+
+if TYPE_CHECKING:
+    from ranklens.engine.corpus import Corpus
+    from ranklens.engine.workspace import Workspace
+    from ranklens.tui.app import RanklensApp
+    from ranklens.tui.session import Context
+
+Change = Callable[["Workspace", "Corpus"], str]  # (workspace, corpus as loaded) -> what to tell the user
+
+
+class WorkspaceActions:
+    def __init__(self, app: RanklensApp) -> None:
+        self.app = app
+        self.session = app.session
+        self._lock = threading.Lock()  # workspace writes, one at a time
+
+    def change(self, change: Change) -> None:
+        """Make ``change`` to the open corpus' workspace (a pane's ``ChangeWorkspace``)."""
+        opened = self.session.opened_workspace()
+        if opened is None:
+            self.app.notify("no corpus is open yet", severity="warning")
+            return
+        self._write(change, *opened)
+
+    def _write(self, change: Change, workspace: Workspace, corpus: Corpus) -> None:
+        self.app.run_worker(partial(self._write_in_worker, change, workspace, corpus), thread=True,
+                            group="workspace")
+
+    def _write_in_worker(self, change: Change, workspace: Workspace, corpus: Corpus) -> None:
+        """Make ``change`` and apply the workspace again; changes run one at a time, in the order made."""
+        with self._lock:
+            try:
+                said = change(workspace, corpus)
+                applied, warnings = workspace.apply(corpus)
+            except RanklensError as error:
+                self.app.call_from_thread(self.app.notify, str(error), severity="error")
+                return
+            self.app.call_from_thread(self._changed, workspace, corpus, applied, said, warnings)
+
+    def _changed(self, workspace: Workspace, corpus: Corpus, applied: Corpus, said: str,
+                 warnings: list[str]) -> None:
+        if not self.session.workspace_changed(workspace, corpus, applied):
+            return  # another corpus was opened meanwhile
+        self.app.publish()
+        if said:
+            self.app.notify(said)  # plain text: it may quote a file name
+        self.app.opener.show_warnings(warnings)
+
+    def file(self, name: str) -> None:
+        """Ask for a file, then import it into the workspace or export the workspace's questions or
+        judgments to it (asking before replacing a file)."""
+        from ranklens.tui.recent import PathSuggester
+        from ranklens.tui.saving import cleared
+        from ranklens.tui.workspace_files import WORKSPACE_FILES
+
+        entry = next(f for f in WORKSPACE_FILES if f.name == name)
+        opened = self.session.opened_workspace()
+        if opened is None:
+            self.app.notify("no corpus is open yet", severity="warning")
+            return
+        workspace, loaded = opened
+
+        def run(path: Path) -> None:
+            def change(workspace: Workspace, corpus: Corpus) -> str:
+                return entry.run(workspace, corpus, path)
+
+            if entry.imports:
+                self._write(change, workspace, loaded)
+            else:
+                self.app.run_worker(partial(self._export, change, workspace, loaded), thread=True,
+                                    group="workspace-file")
+
+        def chosen(text: str | None) -> None:
+            if not text:
+                return
+            path = Path(text).expanduser().absolute()
+            if entry.imports:
+                run(path)
+            else:  # as the tabs' saves: never inside the corpus, a file replaced only on a yes
+                cleared(self.app.screen, path, loaded.source, lambda: run(path))
+
+        self.app.push_screen(PathPrompt(entry.prompt, hint="Enter to confirm, → completes a path, Escape cancels",
+                                        suggester=PathSuggester(self.app.opener.recent)), chosen)
+
+    def _export(self, change: Change, workspace: Workspace, corpus: Corpus) -> None:
+        try:
+            said = change(workspace, corpus)
+        except RanklensError as error:
+            self.app.call_from_thread(self.app.notify, str(error), severity="error")
+            return
+        self.app.call_from_thread(self.app.notify, said)
+
+    def save_run(self) -> None:
+        """Ask for a name, then save a run of every question under the current setup in the workspace."""
+        context = self.session.context
+        if context is None or context.workspace is None:
+            self.app.notify("no corpus is open yet", severity="warning")
+            return
+
+        def chosen(name: str | None) -> None:
+            if name:
+                self.app.run_worker(partial(self._save_run, context, name), thread=True, exclusive=True,
+                                    group="save-run")
+
+        where = context.workspace.runs_dir
+        self.app.push_screen(PathPrompt("Save a run of every question under the current setup, named",
+                                        context.setup.scorer,
+                                        hint=f"Enter saves it in {where}, Escape cancels"), chosen)
+
+    def _save_run(self, context: Context, name: str) -> None:
+        from ranklens.engine.compare import run_depth, setup_run
+
+        assert context.workspace is not None
+        progress = self.app.status.progress()
+        try:
+            context.workspace.run_path(name)  # a bad name is refused before the run is made
+            run, meta, _ = setup_run(context.workbench, run_depth(context.setup), name, progress)
+            saved = context.workspace.save_run(name, run, meta)
+        except Cancelled:
+            self.app.call_from_thread(self.app.status.say, "saving the run cancelled")
+            return
+        except RanklensError as error:
+            self.app.call_from_thread(self.app.status.say, "")
+            self.app.call_from_thread(self.app.notify, str(error), severity="error")
+            return
+        headline = "  ".join(f"{key} {value:.3f}" for key, value in list(meta["metrics"].items())[:2])
+        self.app.call_from_thread(self.app.status.say, "")
+        self.app.call_from_thread(self.app.notify, f"run {name} saved: {meta['questions']} questions"
+                                                   f"{' · ' + headline if headline else ''} ({saved.path})")
+        self.app.call_from_thread(self._runs_changed)
+
+    def _runs_changed(self) -> None:
+        """A run was saved: a pane listing runs lists it."""
+        for pane in self.app.panes:
+            if isinstance(pane, ListsRuns):
+                pane.runs_changed()
