@@ -35,7 +35,8 @@ $(STAMP_BENCH): pyproject.toml | $(BIN)/python
 run: $(STAMP_RUN)
 	$(BIN)/ranklens $(CORPUS)
 
-# Lint first: ruff over the tree, mypy over the engine and the command line (pyproject configures both).
+# Lint first: ruff over the tree, mypy over the engine, the command line, the TUI and the benchmarks
+# (pyproject configures both).
 test: $(STAMP_TEST)
 	$(BIN)/ruff check --quiet .
 	$(BIN)/mypy

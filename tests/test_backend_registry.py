@@ -109,3 +109,22 @@ def test_open_target_is_what_a_front_end_calls_to_rank_through_a_collection(push
     backend.search = lambda *args: pytest.fail("the backend was asked")
     ids, scores = through.scorer.top_k(through.query("zzz qqq"), 5)
     assert ids.size == scores.size == 0
+
+
+async def test_the_tui_palette_offers_the_toy_backend_and_ranks_through_it(capsys, pushed: str) -> None:
+    from ranklens.tui.app import make_app
+    from tests.support.app import notifications, open_collection, opened, search, setup_line
+
+    app = make_app("studio-alfa", {"scorer": "bm25"}, cursor_blink=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await opened(pilot)
+        row = next(c for c in app.palette_commands() if c.name == "Open a toy collection…")
+        assert "made by ranklens push" in row.help
+        await open_collection(pilot, "toy", pushed)
+        assert isinstance(app.backend, ToyBackend)
+        assert f"ranking through {pushed} collection studio-alfa" in notifications(app)
+        assert f"through {pushed} collection studio-alfa" in setup_line(app)
+        corpus = load_corpus("studio-alfa")
+        local = Workbench(corpus).retriever(setup_for(corpus, {"scorer": "bm25"})).search("rimborso auto")
+        pane = await search(pilot, "rimborso auto")
+        assert [row.hit.chunk.id for row in pane._found.rows] == [h.chunk.id for h in local.hits]

@@ -11,18 +11,16 @@ import pytest
 pytest.importorskip("qdrant_client", reason="the qdrant extra is not installed (pip install 'ranklens[qdrant]'; "
                     "make test-qdrant runs these tests)")
 
-from textual import events  # noqa: E402
-
 from ranklens.engine.backends.qdrant import QdrantBackend, push  # noqa: E402
 from ranklens.engine.experiments.scorers import compare_scorers  # noqa: E402
 from ranklens.engine.loaders import load_corpus  # noqa: E402
 from ranklens.engine.retriever import Workbench, setup_for  # noqa: E402
 from ranklens.tui.app import make_app  # noqa: E402
 from ranklens.tui.panes.metrics import MetricsPane  # noqa: E402
-from ranklens.tui.widgets.path_prompt import PathPrompt  # noqa: E402
 from ranklens.tui.widgets.work_status import WorkStatus  # noqa: E402
 from tests.support.cli import run_cli  # noqa: E402
-from tests.support.app import notifications, opened, search, settle, setup_line, until  # noqa: E402
+from tests.support.app import (notifications, open_collection, opened, search, settle, setup_line,  # noqa: E402
+                               until)
 
 QUERY = "sottotitoli per i filmati"
 SIZE = (100, 30)
@@ -55,27 +53,8 @@ def assert_local_ranking(app, alfa) -> None:
     np.testing.assert_allclose(scores, [h.score for h in local.hits], rtol=1e-5)
 
 
-async def answer(pilot, text: str) -> None:
-    """Answer the prompt on screen with ``text`` (pasted over what it holds)."""
-    await pilot.pause()
-    assert isinstance(pilot.app.screen, PathPrompt)
-    box = pilot.app.screen.query_one("#path-input")
-    box.value = ""
-    box.post_message(events.Paste(text))
-    await pilot.pause()
-    await pilot.press("enter")
-
-
 async def open_from_palette(pilot, target: str, collection: str | None = None) -> None:
-    app = pilot.app
-    next(c for c in app.palette_commands() if c.name == "Open a Qdrant collection…").run()
-    await answer(pilot, target)
-    if collection is None:
-        await pilot.pause()
-        await pilot.press("enter")  # the name offered: the corpus'
-    else:
-        await answer(pilot, collection)
-    await settle(pilot)
+    await open_collection(pilot, "Qdrant", target, collection)
 
 
 async def test_the_command_lines_collection_ranks_search_and_metrics_as_local_bm25(alfa, folder) -> None:

@@ -49,7 +49,7 @@ class ToyPane(WorkPane):
         yield Static("toy", id="toy-count", markup=False)
 
     def context_key(self, context: Context) -> Hashable:
-        return (id(context.workbench), context.setup.size, context.setup.overlap)
+        return (context.workbench, context.setup.size, context.setup.overlap)
 
     def refresh_content(self, context: Context) -> None:
         self.refreshed.append(context.generation)

@@ -389,8 +389,8 @@ class RanklensApp(App[None]):
     def action_workspace_file(self, name: str) -> None:
         self.workspace_actions.file(name)
 
-    def action_open_collection(self) -> None:
-        self.collections.ask()
+    def action_open_collection(self, backend: str) -> None:
+        self.collections.ask(backend)
 
     def action_use_local_index(self) -> None:
         self.collections.use_local_index()

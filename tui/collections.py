@@ -1,7 +1,8 @@
 """Ranking the open corpus through a collection (engine/backends/), and with ranklens' own index again.
 
-The palette's "Open a Qdrant collection…" asks where the collection is and its name, then opens it in
-a worker; "Use the local index" lets it go. The app owns one ``Collections`` (tui/app.py).
+The palette's "Open a Qdrant collection…" (one row per backend of engine/backends/registry.py) asks
+where the collection is and its name, then opens it in a worker; "Use the local index" lets it go.
+The app owns one ``Collections`` (tui/app.py).
 """
 from __future__ import annotations
 
@@ -23,8 +24,12 @@ class Collections:
         self.app = app
         self.session = app.session
 
-    def ask(self) -> None:
-        """Ask where the collection is and its name, then rank the open corpus through it."""
+    def ask(self, backend: str) -> None:
+        """Ask where a collection of ``backend`` (a registry name) is and its name, then rank the open corpus
+        through it."""
+        from ranklens.engine.backends.registry import backend_spec
+
+        spec = backend_spec(backend)
         context = self.session.context
         if context is None:
             self.app.notify("no corpus is open yet", severity="warning")
@@ -43,8 +48,8 @@ class Collections:
                                             hint="Enter opens it (ranklens push names it after the corpus), "
                                                  "Escape cancels"), named)
 
-        self.app.push_screen(PathPrompt("Open a Qdrant collection: qdrant:PATH (a folder made by ranklens push) "
-                                        "or http(s)://HOST:PORT (API key from $QDRANT_API_KEY)",
+        credentials = f" ({spec.credentials})" if spec.credentials else ""
+        self.app.push_screen(PathPrompt(f"Open a {spec.label} collection: {spec.locations}{credentials}",
                                         hint="Enter goes on to the collection's name, Escape cancels"), located)
 
     def open(self, target: str, collection: str) -> None:
@@ -62,13 +67,13 @@ class Collections:
                             exclusive=True, group="backend")
 
     def _open(self, context: Context, target: str, collection: str, previous: Backend | None) -> None:
-        from ranklens.engine.backends.qdrant import QdrantBackend
+        from ranklens.engine.backends.registry import open_target
 
         close_quietly(previous)
         progress = self.app.status.progress()
         backend: Backend | None = None
         try:
-            backend = QdrantBackend.open(target, collection)
+            backend = open_target(target, collection)
             retriever = context.workbench.with_backend(backend).retriever(context.setup, progress)
         except (Cancelled, RanklensError) as error:
             close_quietly(backend)

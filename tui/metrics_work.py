@@ -66,12 +66,12 @@ def table_text(target: Path, result: ScorerComparison, reranked: Reranked | None
 
 def first_stage(context: Context) -> Hashable:
     """What the scorers' table depends on: the workbench and the setup less its reranker (and so its top)."""
-    return (id(context.workbench), dataclasses.replace(context.setup, rerank=None, rerank_top=1))
+    return (context.workbench, dataclasses.replace(context.setup, rerank=None, rerank_top=1))
 
 
 def whole_setup(context: Context) -> Hashable:
     """What a reranked ranking depends on: the workbench and the whole setup."""
-    return (id(context.workbench), context.setup)
+    return (context.workbench, context.setup)
 
 
 def measure(context: Context, progress: Progress) -> ScorerComparison:

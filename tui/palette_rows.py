@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 def palette_commands(app: RanklensApp) -> list[PaletteCommand]:
     """Every action: the app's keys, the active tab's, key-less settings, corpora to open."""
     from ranklens.corpora import bundled_corpora
+    from ranklens.engine.backends.registry import backend_specs
     from ranklens.tui.workspace_files import WORKSPACE_FILES
 
     active_tab = str(app.query_one("#tabs", TabbedContent).active)
@@ -50,9 +51,10 @@ def palette_commands(app: RanklensApp) -> list[PaletteCommand]:
                  for name, description in bundled_corpora()]
     commands.append(PaletteCommand("Open corpus from a path…", app.action_open_path,
                                    "a BEIR folder, a folder of .txt/.md files or a .jsonl file"))
-    commands.append(PaletteCommand("Open a Qdrant collection…", app.action_open_collection,
-                                   "rank the open corpus through a collection made by ranklens push "
-                                   "(the qdrant extra)"))
+    commands += [PaletteCommand(f"Open a {spec.label} collection…", partial(app.action_open_collection, spec.name),
+                                "rank the open corpus through a collection made by ranklens push"
+                                + (f" (the {spec.extra} extra)" if spec.extra else ""))
+                 for spec in backend_specs()]
     backend = app.session.backend
     if backend is not None:
         commands.append(PaletteCommand("Use the local index", app.action_use_local_index,

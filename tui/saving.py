@@ -70,8 +70,11 @@ def cleared(widget: Widget, target: Path, corpus_source: str | None, write: Call
     if problem:
         widget.notify(problem, severity="error", markup=False)
     elif target.exists():
-        widget.app.push_screen(Confirm(Content(f"{_shown(target)} exists. Overwrite it?")),
-                               lambda yes: write() if yes else None)
+        def answered(yes: bool | None) -> None:
+            if yes:
+                write()
+
+        widget.app.push_screen(Confirm(Content(f"{_shown(target)} exists. Overwrite it?")), answered)
     else:
         write()
 

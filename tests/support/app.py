@@ -94,15 +94,35 @@ def screen_text(app: App) -> str:
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
 
-async def open_path(pilot: Pilot, path: Path) -> None:
-    """Answer the app's "open a corpus from a path" prompt with ``path`` (pasted) and wait."""
+async def answer(pilot: Pilot, text: str) -> None:
+    """Answer the prompt on screen with ``text`` (pasted over what it holds) and press Enter."""
     from ranklens.tui.widgets.path_prompt import PathPrompt
 
     await pilot.pause()
     assert isinstance(pilot.app.screen, PathPrompt)
-    pilot.app.screen.query_one("#path-input").post_message(events.Paste(str(path)))
+    box = pilot.app.screen.query_one("#path-input")
+    box.value = ""
+    box.post_message(events.Paste(text))
     await pilot.pause()
     await pilot.press("enter")
+
+
+async def open_path(pilot: Pilot, path: Path) -> None:
+    """Answer the app's "open a corpus from a path" prompt with ``path`` (pasted) and wait."""
+    await answer(pilot, str(path))
+    await settle(pilot)
+
+
+async def open_collection(pilot: Pilot, label: str, target: str, collection: str | None = None) -> None:
+    """Open a collection from the palette's "Open a LABEL collection…": ``target``, then ``collection`` (None:
+    the name offered, the corpus'), and wait."""
+    next(c for c in pilot.app.palette_commands() if c.name == f"Open a {label} collection…").run()
+    await answer(pilot, target)
+    if collection is None:
+        await pilot.pause()
+        await pilot.press("enter")
+    else:
+        await answer(pilot, collection)
     await settle(pilot)
 
 

@@ -88,7 +88,7 @@ class WorkPane(Vertical):
 
     def context_key(self, context: Context) -> Hashable:
         """The parts of the context the tab's content depends on; other changes are ignored."""
-        return (id(context.workbench), context.setup)
+        return (context.workbench, context.setup)
 
     def refresh_content(self, context: Context) -> None:
         """Start the work that brings the tab up to date with ``context`` (on the event loop)."""

@@ -75,7 +75,7 @@ def make_preview(corpus: Corpus, doc: Document, window: Window, passages: int | 
 
 def sweep_key(context: Context) -> Hashable:
     """What a sweep's numbers depend on besides the chunking it varies."""
-    return (id(context.workbench), dataclasses.replace(context.setup, size=None, overlap=0, chunker="words"))
+    return (context.workbench, dataclasses.replace(context.setup, size=None, overlap=0, chunker="words"))
 
 
 def run_sweep(context: Context, chunker: str, progress: Progress) -> ChunkSweep:

@@ -165,7 +165,7 @@ class IndexPane(WorkPane):
             return None
         from ranklens.engine.experiments.indexes import vector_setup
 
-        return (id(context.workbench), dataclasses.replace(vector_setup(context.setup), k=1))
+        return (context.workbench, dataclasses.replace(vector_setup(context.setup), k=1))
 
     def refresh_content(self, context: Context) -> None:
         # A sweep is seconds of CPU: a changed corpus clears the old table, `r` measures anew.

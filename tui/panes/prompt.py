@@ -68,7 +68,7 @@ class PromptPane(WorkPane):
     # -- following the app ----------------------------------------------------------------------
 
     def context_key(self, context: Context) -> Hashable:
-        return (id(context.workbench), context.setup, context.query)
+        return (context.workbench, context.setup, context.query)
 
     def refresh_content(self, context: Context) -> None:
         if context.query.strip():

@@ -109,7 +109,7 @@ class SearchPane(WorkPane):
     # -- following the app ----------------------------------------------------------------------
 
     def context_key(self, context: Context) -> Hashable:
-        return (id(context.workbench), context.setup, context.query)
+        return (context.workbench, context.setup, context.query)
 
     def refresh_content(self, context: Context) -> None:
         self.query_one(QueryBox).placeholder = placeholder_for(context.corpus)
