@@ -18,7 +18,7 @@ from ranklens.engine.workspace import Workspace
 from ranklens.tui.app import make_app
 from ranklens.tui.panes.compare import ComparePane
 from ranklens.tui.widgets.lists import KeyTable
-from tests.support.app import opened, running, screen_text, settle
+from tests.support.app import opened, running, screen_text, settle, until
 from tests.support.cli import run_cli
 from tests.support.hostile import HOSTILE_IDS, HOSTILE_TEXTS
 
@@ -142,8 +142,9 @@ async def test_hostile_question_text_stays_literal() -> None:
         assert "[bold]x and [/] and [TODO] a" in texts
         assert "[link=http://x]y[/link] back\\slash \\[bold] [/bold]" in texts
         assert any(t.startswith("ansi ␛[31mred␛[0m") for t in texts)
-        text = screen_text(app)
-        assert "[bold]x and [/] and [TODO] a" in text and "\x1b" not in text
+        # drawn by the next refresh after the table is filled: waited for, not assumed
+        await until(pilot, lambda: "[bold]x and [/] and [TODO] a" in screen_text(app))
+        assert "\x1b" not in screen_text(app)
         row = texts.index("[bold]x and [/] and [TODO] a")
         table.move_cursor(row=row)
         await settle(pilot)
