@@ -20,12 +20,12 @@ Importing this module is cheap (no numpy): the TUI's first paint reads it.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ranklens.engine.measures.ndcg import ndcg_rows
+from ranklens.engine.registry import Registry
 
 if TYPE_CHECKING:
     import numpy as np
@@ -64,55 +64,25 @@ class EvalMetric:
         return f"{round(value * questions)}/{questions}" if self.counted else f"{value:.3f}"
 
 
-_TABLE: dict[str, EvalMetric] = {}
-
-
-def register_metric(metric: EvalMetric) -> EvalMetric:
-    if metric.key in _TABLE:
-        raise ValueError(f"eval metric {metric.key!r} is registered already")
-    _TABLE[metric.key] = metric
-    return metric
-
-
-def unregister_metric(key: str) -> None:
-    del _TABLE[key]
-
-
-@contextmanager
-def registered_metric(metric: EvalMetric) -> Iterator[EvalMetric]:
-    """A metric in the table for the duration of a ``with`` block (plug-ins trying themselves out, tests)."""
-    register_metric(metric)
-    try:
-        yield metric
-    finally:
-        unregister_metric(metric.key)
-
-
-def eval_metrics() -> tuple[EvalMetric, ...]:
-    """The table, in its order: the order of the JSON's ``metrics`` and of the tables' columns."""
-    return tuple(_TABLE.values())
-
-
-def metric(key: str) -> EvalMetric:
-    try:
-        return _TABLE[key]
-    except KeyError:
-        raise ValueError(f"unknown eval metric {key!r}") from None
+METRICS: Registry[EvalMetric] = Registry("eval metric", lambda m: m.key)
+register_metric, unregister_metric, registered_metric = METRICS.register, METRICS.unregister, METRICS.registered
+# the table, in its order: the order of the JSON's ``metrics`` and of the tables' columns
+eval_metrics, metric = METRICS.entries, METRICS.get
 
 
 def depth() -> int:
     """How many top ranks a question's ``Ranked.gains`` holds: the deepest cut-off of the table."""
-    return max((m.k for m in _TABLE.values() if m.k is not None), default=1)
+    return max((m.k for m in METRICS.entries() if m.k is not None), default=1)
 
 
 def better_metrics() -> tuple[EvalMetric, ...]:
     """The metrics "better" compares, first to last (the experiments' ``ranking``)."""
-    return tuple(sorted((m for m in _TABLE.values() if m.better is not None), key=lambda m: m.better or 0))
+    return tuple(sorted((m for m in METRICS.entries() if m.better is not None), key=lambda m: m.better or 0))
 
 
 def per_question_metrics() -> tuple[EvalMetric, ...]:
     """The metrics of the JSON's per-question rows, in their order."""
-    listed = (m for m in _TABLE.values() if m.per_question is not None)
+    listed = (m for m in METRICS.entries() if m.per_question is not None)
     return tuple(sorted(listed, key=lambda m: m.per_question or 0))
 
 

@@ -14,13 +14,13 @@ the extra that is one line naming the pip command.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import reduce
 from typing import TYPE_CHECKING, Any, cast
 
 from ranklens.engine.errors import RanklensError
+from ranklens.engine.registry import Registry
 
 if TYPE_CHECKING:
     from ranklens.engine.backends.base import Backend, Push
@@ -80,45 +80,14 @@ def _resolve(path: str) -> Any:
     return reduce(getattr, attribute.split("."), cast(Any, importlib.import_module(module)))
 
 
-_REGISTRY: dict[str, BackendSpec] = {}
-
-
-def register(spec_: BackendSpec) -> BackendSpec:
-    if spec_.name in _REGISTRY:
-        raise ValueError(f"backend {spec_.name!r} is registered already")
-    _REGISTRY[spec_.name] = spec_
-    return spec_
-
-
-def unregister(name: str) -> None:
-    del _REGISTRY[name]
-
-
-@contextmanager
-def registered(spec_: BackendSpec) -> Iterator[BackendSpec]:
-    """A backend known for the duration of a ``with`` block (plug-ins trying themselves out, tests)."""
-    register(spec_)
-    try:
-        yield spec_
-    finally:
-        unregister(spec_.name)
-
-
-def backend_specs() -> tuple[BackendSpec, ...]:
-    """Every registered backend, in registration order."""
-    return tuple(_REGISTRY.values())
-
-
-def backend_spec(name: str) -> BackendSpec:
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise ValueError(f"unknown backend {name!r}") from None
+BACKENDS: Registry[BackendSpec] = Registry("backend", lambda s: s.name)
+register, unregister, registered = BACKENDS.register, BACKENDS.unregister, BACKENDS.registered
+backend_specs, backend_spec = BACKENDS.entries, BACKENDS.get
 
 
 def spec_for(target: str) -> BackendSpec:
     """The backend ``target`` names by its scheme; RanklensError naming every known location otherwise."""
-    for spec_ in _REGISTRY.values():
+    for spec_ in BACKENDS.entries():
         if spec_.accepts(target):
             return spec_
     raise not_a_location(target)

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 
 from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.settings import DELTA_VARIANTS, WEIGHTED_FUSIONS
+from ranklens.engine.registry import Registry
 
 if TYPE_CHECKING:
     from ranklens.engine.scoring.base import Scorer
@@ -84,43 +84,16 @@ class ScorerSpec:
         return getattr(importlib.import_module(module), function)
 
 
-_REGISTRY: dict[str, ScorerSpec] = {}
-
-
-def register(spec_: ScorerSpec) -> ScorerSpec:
-    if spec_.name in _REGISTRY:
-        raise ValueError(f"scorer {spec_.name!r} is registered already")
-    _REGISTRY[spec_.name] = spec_
-    return spec_
-
-
-def unregister(name: str) -> None:
-    del _REGISTRY[name]
-
-
-@contextmanager
-def registered(spec_: ScorerSpec) -> Iterator[ScorerSpec]:
-    """A scorer known for the duration of a ``with`` block (plug-ins trying themselves out, tests)."""
-    register(spec_)
-    try:
-        yield spec_
-    finally:
-        unregister(spec_.name)
+SCORERS: Registry[ScorerSpec] = Registry("scorer", lambda s: s.name)
+register, unregister, registered, spec = SCORERS.register, SCORERS.unregister, SCORERS.registered, SCORERS.get
 
 
 def scorer_names() -> tuple[str, ...]:
-    return tuple(_REGISTRY)
+    return SCORERS.names()
 
 
 def fusable_names() -> tuple[str, ...]:
-    return tuple(name for name, s in _REGISTRY.items() if s.fusable)
-
-
-def spec(name: str) -> ScorerSpec:
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise ValueError(f"unknown scorer {name!r}") from None
+    return tuple(s.name for s in SCORERS.entries() if s.fusable)
 
 
 def _bm25_details(setup: Setup) -> str:
