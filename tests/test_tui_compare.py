@@ -178,5 +178,8 @@ def test_compare_tab_snapshot(snap_compare) -> None:  # noqa: ANN001
         await pilot.press("escape", "6")
         await settle(pilot)
         await choose(pilot, "bm25", "tfidf")
+        # the filled table and q04's rankings are drawn by a later refresh: waited for, not assumed
+        await until(pilot, lambda: all(part in screen_text(pilot.app) for part in ("+0.113", "q04: ho perso")))
+        await pilot.pause()
 
     assert snap_compare(make_app("studio-alfa", cursor_blink=False), terminal_size=(80, 24), run_before=show)
