@@ -26,7 +26,7 @@ def _read_records(path: Path, warnings: list[str], progress: Progress) -> list[_
         ident = record_id(record, seen, path, lineno)
         group = string_field(record, "doc", path, lineno) or ident
         title = string_field(record, "title", path, lineno)
-        records.append(_Record(ident, title, string_field(record, "text", path, lineno), group))
+        records.append(_Record(ident, title, string_field(record, "text", path, lineno, required=True), group))
     return records
 
 

@@ -76,21 +76,45 @@ def _without_surrogates(record: dict[str, Any], lineno: int, lines: list[int]) -
     return fixed
 
 
-def string_field(record: Mapping[str, Any], key: str, path: Path, lineno: int) -> str:
-    """``record[key]`` as text ("" when absent or null); a number is read as its text, anything else refused."""
-    value = record.get(key, "")
-    if value is None:
+def string_field(record: Mapping[str, Any], key: str, path: Path, lineno: int, required: bool = False) -> str:
+    """``record[key]``, which must be a string; when not ``required``, absent or null reads as ""."""
+    value = record.get(key)
+    if value is None and not required:
         return ""
-    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-        raise RanklensError(f"{path}:{lineno}: {key!r} must be a string")
-    return str(value)
+    if key not in record:
+        raise RanklensError(f"{path}:{lineno}: record has no {key}")
+    if not isinstance(value, str):
+        raise RanklensError(f"{path}:{lineno}: {key!r} must be a string, not {json_type(value)}")
+    return value
+
+
+def json_type(value: Any) -> str:
+    """What JSON calls ``value``'s type, as a message says it ("a number", "null")."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, dict):
+        return "an object"
+    return "an array" if isinstance(value, list) else "a string"
 
 
 def record_id(record: Mapping[str, Any], seen: set[str], path: Path, lineno: int) -> str:
-    """The record's ``_id``, required and unique in its file (``seen`` holds the ids read so far)."""
-    if record.get("_id") is None:
+    """The record's ``_id``, required and unique in its file (``seen`` holds the ids read so far).
+
+    A string, or a whole number read as its decimal text (ids exported from a database often are).
+    """
+    value = record.get("_id")
+    if value is None:
         raise RanklensError(f"{path}:{lineno}: record has no _id")
-    ident = string_field(record, "_id", path, lineno)
+    if isinstance(value, int) and not isinstance(value, bool):
+        ident = str(value)
+    elif isinstance(value, str):
+        ident = value
+    else:
+        raise RanklensError(f"{path}:{lineno}: '_id' must be a string or a whole number, not {json_type(value)}")
     if ident in seen:
         raise RanklensError(f"{path}:{lineno}: duplicate _id {ident!r}")
     seen.add(ident)

@@ -35,7 +35,7 @@ def _read_queries(path: Path, warnings: list[str], progress: Progress) -> list[Q
     for lineno, record in jsonl(path, warnings, progress):
         query_id = record_id(record, seen, path, lineno)
         answer = string_field(record, "answer", path, lineno) or None
-        queries.append(Question(query_id, string_field(record, "text", path, lineno), answer=answer))
+        queries.append(Question(query_id, string_field(record, "text", path, lineno, required=True), answer=answer))
     return queries
 
 
