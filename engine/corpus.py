@@ -65,6 +65,8 @@ class Corpus:
     warnings: Sequence[str] = ()
     # settings["language"] was guessed from the text (engine/language.py), not read from ranklens.toml
     language_detected: bool = False
+    # a digest of the files the corpus was read from ("" when unknown): keys its term indexes on disk
+    fingerprint: str = ""
 
     def __repr__(self) -> str:
         # cheap on purpose: worker and log descriptions repr their arguments, and a
@@ -83,8 +85,9 @@ class Corpus:
         return self.documents_by_id[doc_id]
 
     @cached_property
-    def documents_by_id(self) -> dict[str, Document]:
-        return {d.id: d for d in self.documents}
+    def documents_by_id(self) -> Mapping[str, Document]:
+        mapping = getattr(self.documents, "mapping", None)  # a table on disk looks ids up without a dict
+        return mapping() if mapping is not None else {d.id: d for d in self.documents}
 
 
 _SPACE = re.compile(r"\s+")

@@ -18,7 +18,7 @@ import numpy as np
 
 from ranklens.engine.analysis import Analyzer
 from ranklens.engine.backends.base import Backend, attached_backend, over_backend
-from ranklens.engine.cache import IndexCache, index_key
+from ranklens.engine.cache import IndexCache, corpus_index_key, index_key
 from ranklens.engine.chunking import chunk_documents
 from ranklens.engine.corpus import Chunk, Corpus, Question
 from ranklens.engine.errors import RanklensError
@@ -32,6 +32,7 @@ from ranklens.engine.scoring.explain import Explanation
 from ranklens.engine.scoring.registry import ScorerInputs, ScorerSpec, spec
 from ranklens.engine.settings import DEFAULT_OVERLAP, DEFAULT_SIZE
 from ranklens.engine.setup import Setup
+from ranklens.engine.tables import ChunkTable, DocumentTable, index_texts
 from ranklens.engine.termindex import QueryTerms, TermIndex
 from ranklens.engine.topk import PendingScores, QueryScores, top_k
 
@@ -111,6 +112,7 @@ class Workbench:
     _chunkings: OrderedDict = field(default_factory=OrderedDict)
     _term_indexes: OrderedDict = field(default_factory=OrderedDict)
     _scorers: dict = field(default_factory=dict)
+    _index_keys: dict = field(default_factory=dict)  # term key -> the key its index is kept under on disk
     # the TUI asks from several worker threads; one build at a time keeps caches whole
     _lock: threading.RLock = field(default_factory=threading.RLock)
 
@@ -144,7 +146,7 @@ class Workbench:
             retriever = Retriever(self.corpus, setup, chunks, index, scorer, index_s=time.perf_counter() - started)
             return retriever if self.backend is None else over_backend(retriever, self.backend)
 
-    def chunks(self, setup: Setup, progress: Progress = no_progress) -> list[Chunk]:
+    def chunks(self, setup: Setup, progress: Progress = no_progress) -> Sequence[Chunk]:
         """The chunks ``setup`` ranks, without building its index or scorer (a dense model's encoding)."""
         with self._lock:
             if self.backend is not None:
@@ -156,12 +158,13 @@ class Workbench:
             return ("native",)
         return (setup.chunker, setup.size or DEFAULT_SIZE, setup.overlap if setup.size else DEFAULT_OVERLAP)
 
-    def _chunking(self, key: tuple, setup: Setup, progress: Progress) -> list[Chunk]:
+    def _chunking(self, key: tuple, setup: Setup, progress: Progress) -> Sequence[Chunk]:
         if key in self._chunkings:
             self._chunkings.move_to_end(key)
             return self._chunkings[key]
+        chunks: Sequence[Chunk]
         if key == ("native",):
-            chunks = list(self.corpus.chunks)
+            chunks = self.corpus.chunks  # a corpus from the cache keeps its chunks on disk: no copy
         else:
             chunks = chunk_documents(self.corpus.documents, key[1], key[2], key[0], progress)
         if not chunks:
@@ -173,12 +176,12 @@ class Workbench:
                 self._drop_term_index(term_key)
         return chunks
 
-    def _term_index(self, key: tuple, setup: Setup, chunks: list[Chunk], progress: Progress) -> TermIndex:
+    def _term_index(self, key: tuple, setup: Setup, chunks: Sequence[Chunk], progress: Progress) -> TermIndex:
         if key in self._term_indexes:
             self._term_indexes.move_to_end(key)
             return self._term_indexes[key]
         analyzer = Analyzer.from_setup(setup)
-        index = self._load_or_build(self.index_texts(chunks, setup.index_title), analyzer, progress)
+        index, self._index_keys[key] = self._load_or_build(chunks, key, analyzer, progress)
         self._term_indexes[key] = index
         while len(self._term_indexes) > MAX_TERM_INDEXES:
             self._drop_term_index(next(iter(self._term_indexes)))
@@ -186,21 +189,32 @@ class Workbench:
 
     def _drop_term_index(self, key: tuple) -> None:
         del self._term_indexes[key]
+        self._index_keys.pop(key, None)
         for scorer_key in [k for k in self._scorers if k[0] == key]:
             del self._scorers[scorer_key]
 
-    def _load_or_build(self, texts: list[str], analyzer: Analyzer, progress: Progress) -> TermIndex:
-        if self.cache is None or len(texts) < self.cache_min_chunks:
-            return TermIndex.build(texts, analyzer, progress)
+    def _load_or_build(self, chunks: Sequence[Chunk], term_key: tuple, analyzer: Analyzer,
+                       progress: Progress) -> tuple[TermIndex, str | None]:
+        """The term index and the key it is kept under on disk (None: not kept)."""
+        with_title = term_key[1]
+        if self.cache is None or len(chunks) < self.cache_min_chunks:
+            return TermIndex.build(self.index_texts(chunks, with_title), analyzer, progress), None
         progress(0, 1, "checking the index cache")
-        key = index_key(texts, analyzer)
+        if term_key[0] == ("native",) and self.corpus.fingerprint:
+            # the corpus' own chunks of files whose digest is known: no need to read every text for a key
+            key = corpus_index_key(self.corpus.fingerprint, with_title, analyzer)
+        else:
+            key = index_key(self.index_texts(chunks, with_title), analyzer)
         index = self.cache.load(key, analyzer)
         if index is None:
-            index = TermIndex.build(texts, analyzer, progress)
+            index = TermIndex.build(self.index_texts(chunks, with_title), analyzer, progress)
             self.cache.save(key, index)
-        return index
+        return index, key
 
     def index_texts(self, chunks: Sequence[Chunk], with_title: bool) -> list[str]:
+        if chunks is self.corpus.chunks and isinstance(chunks, ChunkTable) \
+                and isinstance(self.corpus.documents, DocumentTable):
+            return index_texts(self.corpus.documents, with_title)
         if not with_title:
             return [c.text for c in chunks]
         titles = {d.id: d.title for d in self.corpus.documents}
@@ -221,7 +235,8 @@ class Workbench:
                 return self.index_texts(chunks, term_key[1])
 
             cache_dir = self.cache.root if self.cache is not None else None
-            self._scorers[key] = scorer_spec.builder()(ScorerInputs(index, setup, other, texts, cache_dir, progress))
+            self._scorers[key] = scorer_spec.builder()(ScorerInputs(index, setup, other, texts, cache_dir, progress,
+                                                                    self._index_keys.get(term_key)))
         return self._scorers[key]
 
 
@@ -229,7 +244,7 @@ class Workbench:
 class Retriever:
     corpus: Corpus
     setup: Setup
-    chunks: list[Chunk]
+    chunks: Sequence[Chunk]
     index: TermIndex
     scorer: Scorer
     index_s: float = 0.0

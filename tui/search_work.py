@@ -87,7 +87,7 @@ class Explained:
 @dataclass(frozen=True)
 class Documents:
     context: Context
-    chunks: list[Chunk]
+    chunks: Sequence[Chunk]
     by_document: dict[str, list[int]]  # positions in ``chunks``, documents in corpus order
 
 

@@ -11,15 +11,22 @@ This module finds the corpus and puts it together; one module per format reads:
 ``toml_settings`` (ranklens.toml), ``jsonl`` (JSON Lines), ``beir`` (corpus.jsonl
 records), ``questions`` (queries.jsonl and qrels, through ``engine/trec.py``'s
 reader), ``text_folder`` (.txt/.md files); ``reading`` holds what they share.
+
+A large JSONL corpus is read once and kept in the cache (``engine/corpus_cache.py``):
+later opens map it instead of parsing it, after checking that its source files are
+still those it was built from; when they are not, the corpus is read again and the
+returned corpus' warnings say why.
 """
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ranklens.corpora import bundled_corpora, bundled_path
 from ranklens.engine.corpus import Corpus, Document
+from ranklens.engine.corpus_cache import CorpusCache, describe_sources, fingerprint
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.language import detect_language
 from ranklens.engine.loaders.beir import beir_settings, load_beir_corpus
@@ -32,16 +39,39 @@ from ranklens.engine.progress import Progress, no_progress
 __all__ = ["load_corpus", "valid_unicode"]
 
 
-def load_corpus(spec: str | os.PathLike[str], progress: Progress = no_progress) -> Corpus:
-    """Load the corpus that ``spec`` names; an existing path wins over a bundled name."""
+def load_corpus(spec: str | os.PathLike[str], progress: Progress = no_progress,
+                cache: CorpusCache | None = None, use_cache: bool = True) -> Corpus:
+    """Load the corpus that ``spec`` names; an existing path wins over a bundled name.
+
+    A JSONL corpus the cache keeps (``cache``, by default the user's) is opened from it when its
+    sources are unchanged; ``use_cache=False`` always parses and caches nothing.
+    """
     try:
-        return _load(spec, progress)
+        path, name = _locate(spec)
+        if not use_cache:
+            return _load(path, name, progress)
+        cache = cache or CorpusCache()
+        if not cache.applies(path):
+            return _load(path, name, progress)
+        return _load_cached(path, name, cache, progress)
     except OSError as error:  # permissions on the folder, a disk error
         raise RanklensError(f"cannot read {error.filename or spec}: {error.strerror or error}") from None
 
 
-def _load(spec: str | os.PathLike[str], progress: Progress) -> Corpus:
-    path, name = _locate(spec)
+def _load_cached(path: Path, name: str, cache: CorpusCache, progress: Progress) -> Corpus:
+    progress(0, 1, "checking the corpus cache")
+    sources = describe_sources(path)  # before reading: a change while reading is seen on the next open
+    corpus, stale = cache.open(path, name, sources)
+    if corpus is not None:
+        return corpus
+    fresh = _load(path, name, progress)
+    saved = cache.save(path, replace(fresh, fingerprint=fingerprint(sources)), sources, progress)
+    if stale:
+        saved = replace(saved, warnings=(*saved.warnings, stale))
+    return saved
+
+
+def _load(path: Path, name: str, progress: Progress) -> Corpus:
     if path.is_file():
         return _load_jsonl_file(path, progress)
     settings = read_settings(path)

@@ -24,7 +24,9 @@ from ranklens.engine.scoring.base import NoAdjustments
 from ranklens.engine.scoring.explain import Explanation, TermExplanation
 from ranklens.engine.scoring.registry import ScorerInputs
 from ranklens.engine.settings import DELTA_VARIANTS
-from ranklens.engine.scoring.sparse import column_maxima, posting_slices, pruned_top_k, query_scores, row_values
+from ranklens.engine.cache import kept_weights
+from ranklens.engine.scoring.sparse import (column_maxima, csc_arrays, csc_from, posting_slices, pruned_top_k,
+                                            query_scores, row_values)
 from ranklens.engine.termindex import QueryTerms, TermIndex
 from ranklens.engine.topk import QueryScores
 
@@ -126,6 +128,18 @@ class BM25Scorer(NoAdjustments):
         upper = column_maxima(columns) if not data.size or data.min() >= 0 else None
         return cls(index, variant, k1, b, delta, idf, avgdl, absent, columns, upper)
 
+    def arrays(self) -> dict[str, np.ndarray]:
+        """What ``from_arrays`` needs to make this scorer again without fitting (kept on disk)."""
+        kept = {"idf": self.idf, "absent": self.absent, "avgdl": np.array([self.avgdl]), **csc_arrays(self.columns)}
+        return kept if self.upper is None else {**kept, "upper": self.upper}
+
+    @classmethod
+    def from_arrays(cls, index: TermIndex, variant: str, k1: float, b: float, delta: float,
+                    arrays: dict[str, np.ndarray]) -> BM25Scorer:
+        columns = csc_from(arrays, index.counts.shape)
+        return cls(index, variant, k1, b, delta, arrays["idf"], float(arrays["avgdl"][0]), arrays["absent"], columns,
+                   arrays.get("upper"))
+
     def query_scores(self, query: QueryTerms) -> QueryScores:
         """The query's scores over all chunks, kept as the chunks its postings touch when they are few."""
         base = float(np.dot(self.absent[query.ids], query.counts)) if query.ids.size else 0.0
@@ -181,5 +195,9 @@ class BM25Scorer(NoAdjustments):
 
 
 def build(inputs: ScorerInputs) -> BM25Scorer:
+    """BM25 on the inputs' term index; its weights kept beside the index when the index is kept on disk."""
     s = inputs.setup
-    return BM25Scorer.fit(inputs.index, s.bm25_variant, s.k1, s.b, s.delta)
+    params = (s.bm25_variant, s.k1, s.b, s.delta)
+    arrays = kept_weights(inputs.cache_dir, inputs.index_key, "bm25", params,
+                          lambda: BM25Scorer.fit(inputs.index, *params).arrays())
+    return BM25Scorer.from_arrays(inputs.index, *params, arrays)

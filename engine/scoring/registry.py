@@ -39,6 +39,8 @@ class ScorerInputs:
     texts: Callable[[], Sequence[str]] = tuple
     cache_dir: Path | None = None  # where built vectors may be kept between runs (None: nowhere)
     progress: Progress = no_progress  # long builds (encoding chunks) report here and may be cancelled
+    # the key ``index`` is kept under in ``cache_dir`` (None: not kept): a scorer's weights may be kept beside it
+    index_key: str | None = None
 
 
 @dataclass(frozen=True)

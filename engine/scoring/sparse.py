@@ -212,3 +212,16 @@ def _survivors(weights: sp.csc_matrix, terms: np.ndarray, w: np.ndarray, order: 
         keep = partial + rest[jj] >= theta * (1 - _SLACK)
         chunks, partial = chunks[keep], partial[keep]
     return chunks
+
+
+def csc_arrays(weights: sp.csc_matrix) -> dict[str, np.ndarray]:
+    """A CSC matrix's three arrays by name, to be kept on disk (``engine/cache.py``'s ``kept_weights``)."""
+    return {"data": weights.data, "indices": weights.indices, "indptr": weights.indptr}
+
+
+def csc_from(arrays: dict[str, np.ndarray], shape: tuple[int, int]) -> sp.csc_matrix:
+    """The CSC matrix of ``csc_arrays``' arrays (memory-mapped ones are not copied), its shape checked."""
+    data, indices, indptr = arrays["data"], arrays["indices"], arrays["indptr"]
+    if indptr.shape != (shape[1] + 1,) or indices.shape != data.shape or int(indptr[-1]) != indices.size:
+        raise ValueError("kept weights do not fit the term index")
+    return sp.csc_matrix((data, indices, indptr), shape=shape)

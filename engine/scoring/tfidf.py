@@ -15,7 +15,9 @@ import scipy.sparse as sp
 from ranklens.engine.scoring.base import NoAdjustments
 from ranklens.engine.scoring.explain import Explanation, TermExplanation
 from ranklens.engine.scoring.registry import ScorerInputs
-from ranklens.engine.scoring.sparse import column_maxima, posting_slices, pruned_top_k, query_scores, row_values
+from ranklens.engine.cache import kept_weights
+from ranklens.engine.scoring.sparse import (column_maxima, csc_arrays, csc_from, posting_slices, pruned_top_k,
+                                            query_scores, row_values)
 from ranklens.engine.termindex import QueryTerms, TermIndex
 from ranklens.engine.topk import QueryScores
 
@@ -74,6 +76,16 @@ class TfidfScorer(NoAdjustments):
             data[lo:hi] = scale[term_major.indices[lo:hi]] * w
         columns = sp.csc_matrix((data, term_major.indices, term_major.indptr), shape=counts.shape)
         return cls(index, sublinear_tf, idf, norms, columns, column_maxima(columns))
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """What ``from_arrays`` needs to make this scorer again without fitting (kept on disk)."""
+        kept = {"idf": self.idf, "doc_norm": self.doc_norm, **csc_arrays(self.columns)}
+        return kept if self.upper is None else {**kept, "upper": self.upper}
+
+    @classmethod
+    def from_arrays(cls, index: TermIndex, sublinear_tf: bool, arrays: dict[str, np.ndarray]) -> TfidfScorer:
+        columns = csc_from(arrays, index.counts.shape)
+        return cls(index, sublinear_tf, arrays["idf"], arrays["doc_norm"], columns, arrays.get("upper"))
 
     @cached_property
     def matrix(self) -> sp.csr_matrix:
@@ -148,4 +160,8 @@ class TfidfScorer(NoAdjustments):
 
 
 def build(inputs: ScorerInputs) -> TfidfScorer:
-    return TfidfScorer.fit(inputs.index, inputs.setup.sublinear_tf)
+    """TF-IDF on the inputs' term index; its weights kept beside the index when the index is kept on disk."""
+    sublinear = inputs.setup.sublinear_tf
+    arrays = kept_weights(inputs.cache_dir, inputs.index_key, "tfidf", (sublinear,),
+                          lambda: TfidfScorer.fit(inputs.index, sublinear).arrays())
+    return TfidfScorer.from_arrays(inputs.index, sublinear, arrays)

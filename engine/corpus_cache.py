@@ -1,0 +1,213 @@
+"""A JSONL corpus kept in the cache as memory-mapped columns, checked against its source on every open.
+
+The format is described in ``engine/cache.py``'s docstring, beside the term
+index's. Only BEIR folders and lone .jsonl files of at least ``MIN_BYTES`` are
+kept: smaller ones parse faster than a cache is checked, and a folder of text
+files is many sources with no records to map.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from ranklens.engine.cache import cache_root
+from ranklens.engine.corpus import Corpus, Question
+from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.tables import ChunkTable, DocumentTable, TextColumn, map_file
+
+FORMAT = 1
+MIN_BYTES = 16 << 20  # a 16 MB corpus.jsonl (about 50k chunks) parses in about a second
+_READ = 1 << 24  # bytes digested per read
+_COLUMNS = ("texts", "ids", "doc_ids", "titles")  # UTF-8 blobs, each with its offsets
+_ARRAYS = ("doc_first", "spans", "doc_order")
+_BATCH = 10_000  # texts encoded and written at once
+
+
+def source_files(path: Path) -> list[Path]:
+    """Every file the loader reads for the corpus at ``path`` (absent ones too: one appearing changes it)."""
+    if path.is_file():
+        return [path]
+    qrels = sorted((path / "qrels").glob("*.tsv")) if (path / "qrels").is_dir() else []
+    return [path / "corpus.jsonl", path / "queries.jsonl", path / "ranklens.toml", *qrels]
+
+
+def describe_sources(path: Path) -> list[dict]:
+    """Name, size, modification time and SHA-1 of each source file (size -1 when absent)."""
+    described = []
+    for file in source_files(path):
+        name = file.name if path.is_file() else file.relative_to(path).as_posix()
+        try:
+            stat = file.stat()
+        except FileNotFoundError:
+            described.append({"name": name, "size": -1})
+            continue
+        described.append({"name": name, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns,
+                          "sha1": _digest(file)})
+    return described
+
+
+def _digest(file: Path) -> str:
+    digest = hashlib.sha1(usedforsecurity=False)  # noticing a change, not resisting an attack
+    with file.open("rb") as handle:
+        while block := handle.read(_READ):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def fingerprint(sources: list[dict]) -> str:
+    """What names the corpus' content: the sources' names, sizes and digests (not their times)."""
+    kept = [[s["name"], s["size"], s.get("sha1", "")] for s in sources]
+    return hashlib.blake2b(json.dumps([FORMAT, kept]).encode("utf-8"), digest_size=20).hexdigest()
+
+
+class CorpusCache:
+    """Corpora kept under ``root`` (the user's cache folder), one entry per source path."""
+
+    def __init__(self, root: Path | None = None, min_bytes: int = MIN_BYTES) -> None:
+        self.root = root or cache_root()
+        self.min_bytes = min_bytes
+
+    def applies(self, path: Path) -> bool:
+        """Whether the corpus at ``path`` is one this cache keeps (records in a big enough JSONL file)."""
+        records = path if path.is_file() else path / "corpus.jsonl"
+        try:
+            return records.is_file() and records.stat().st_size >= self.min_bytes
+        except OSError:
+            return False
+
+    def folder(self, path: Path) -> Path:
+        key = hashlib.blake2b(f"{FORMAT}\0{path.resolve()}".encode("utf-8", "surrogateescape"), digest_size=16)
+        return self.root / f"corpus-{key.hexdigest()}"
+
+    def open(self, path: Path, name: str, sources: list[dict]) -> tuple[Corpus | None, str]:
+        """(the cached corpus, "") when its entry was built from exactly ``sources``; else (None, why not)."""
+        folder = self.folder(path)
+        if not (folder / "manifest.json").is_file():
+            return None, ""
+        try:
+            manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+            if manifest.get("format") != FORMAT:
+                return None, f"{path.name}: cached by another version of ranklens; read again"
+            changed = _changed(manifest["sources"], sources)
+            if changed:
+                return None, f"{path.name}: {changed} changed since it was cached; read again and re-indexed"
+            return _read(folder, manifest, name, str(path)), ""
+        except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError) as error:
+            return None, f"{path.name}: corpus cache unreadable ({error}); read again"
+
+    def save(self, path: Path, corpus: Corpus, sources: list[dict], progress: Progress = no_progress) -> Corpus:
+        """``corpus`` written to the cache and opened from it; ``corpus`` itself (with a warning) when that fails."""
+        final = self.folder(path)
+        staging: Path | None = None
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            staging = Path(tempfile.mkdtemp(prefix=f".{final.name}-", dir=self.root))
+            manifest = _write(staging, corpus, sources, progress)
+            shutil.rmtree(final, ignore_errors=True)  # a stale entry of the same source
+            os.replace(staging, final)
+            return _read(final, manifest, corpus.name, corpus.source)
+        except (OSError, TypeError, ValueError) as error:  # a full disk, a read-only cache, unusual settings
+            if staging is not None:
+                shutil.rmtree(staging, ignore_errors=True)
+            reason = getattr(error, "strerror", None) or error
+            return replace(corpus, warnings=(*corpus.warnings, f"could not cache the corpus in {self.root}: {reason}"))
+
+
+def _changed(recorded: list[dict], current: list[dict]) -> str:
+    """The first source whose name, size or content differs ("" when none does)."""
+    if [s["name"] for s in recorded] != [s["name"] for s in current]:
+        return "the set of files"
+    for old, new in zip(recorded, current):
+        if old["size"] != new["size"] or old.get("sha1") != new.get("sha1"):
+            return old["name"]
+    return ""
+
+
+def _write(folder: Path, corpus: Corpus, sources: list[dict], progress: Progress) -> dict:
+    documents, chunks = corpus.documents, corpus.chunks
+    doc_first = np.zeros(len(documents) + 1, dtype=np.int64)
+    spans = np.zeros((len(chunks), 3), dtype=np.int64)
+    at = 0
+    for d, document in enumerate(documents):  # chunks come grouped by document, in document order
+        doc_first[d] = at
+        while at < len(chunks) and chunks[at].doc_id == document.id:
+            chunk = chunks[at]
+            spans[at] = (chunk.start, chunk.end, chunk.start_word)
+            at += 1
+        if at == doc_first[d]:
+            raise ValueError(f"document {document.id!r} has no chunks in order")
+        progress(at, len(chunks), "caching the corpus")
+    doc_first[-1] = at
+    if at != len(chunks):
+        raise ValueError("chunks out of document order")
+    sizes = {
+        "texts": _write_column(folder, "texts", (c.text for c in chunks)),
+        "ids": _write_column(folder, "ids", (c.id for c in chunks)),
+        "doc_ids": _write_column(folder, "doc_ids", (d.id for d in documents)),
+        "titles": _write_column(folder, "titles", (d.title for d in documents)),
+    }
+    ids = [d.id for d in documents]
+    order = np.array(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int64)
+    for name, array in (("doc_first", doc_first), ("spans", spans), ("doc_order", order)):
+        np.save(folder / f"{name}.npy", array, allow_pickle=False)
+    questions = [{"id": q.id, "text": q.text, "relevant": dict(q.relevant), "answer": q.answer}
+                 for q in corpus.questions]
+    (folder / "questions.json").write_text(json.dumps(questions, ensure_ascii=False), encoding="utf-8")
+    manifest = {
+        "format": FORMAT, "sources": sources, "fingerprint": fingerprint(sources),
+        "settings": dict(corpus.settings), "warnings": list(corpus.warnings),
+        "language_detected": corpus.language_detected, "columns": sizes,
+        "files": {p.name: p.stat().st_size for p in sorted(folder.iterdir())},
+    }
+    # the manifest last: an entry without one is never read
+    (folder / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False), encoding="utf-8")
+    return manifest
+
+
+def _write_column(folder: Path, name: str, values: Iterable[str]) -> int:
+    """The strings as one UTF-8 blob (``NAME.bin``) and their offsets (``NAME_offsets.npy``); their count."""
+    sizes: list[int] = []
+    with (folder / f"{name}.bin").open("wb") as out:
+        batch: list[bytes] = []
+        for value in values:
+            batch.append(value.encode("utf-8"))
+            if len(batch) == _BATCH:
+                out.write(b"".join(batch))
+                sizes.extend(map(len, batch))
+                batch.clear()
+        out.write(b"".join(batch))
+        sizes.extend(map(len, batch))
+    offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    np.save(folder / f"{name}_offsets.npy", offsets, allow_pickle=False)
+    return len(sizes)
+
+
+def _read(folder: Path, manifest: dict, name: str, source: str) -> Corpus:
+    for file, size in manifest["files"].items():  # a truncated or missing file is found before it is mapped
+        if (folder / file).stat().st_size != size:
+            raise ValueError(f"{file} has another size than written")
+    columns = {c: TextColumn(map_file(folder / f"{c}.bin"),
+                             np.load(folder / f"{c}_offsets.npy", mmap_mode="r", allow_pickle=False))
+               for c in _COLUMNS}
+    if any(len(columns[c]) != n for c, n in manifest["columns"].items()):
+        raise ValueError("columns hold another number of rows than written")
+    arrays = {a: np.load(folder / f"{a}.npy", mmap_mode="r", allow_pickle=False) for a in _ARRAYS}
+    doc_first = np.asarray(arrays["doc_first"])
+    if doc_first.size > 1 and np.any(doc_first[1:] <= doc_first[:-1]):
+        raise ValueError("document rows out of order")
+    chunks = ChunkTable(columns["texts"], columns["ids"], columns["doc_ids"], doc_first, arrays["spans"])
+    documents = DocumentTable(chunks, columns["titles"], arrays["doc_order"])
+    questions = tuple(Question(q["id"], q["text"], relevant=q["relevant"], answer=q["answer"])
+                      for q in json.loads((folder / "questions.json").read_text(encoding="utf-8")))
+    return Corpus(name, documents, chunks, questions, settings=manifest["settings"], source=source,
+                  warnings=tuple(manifest["warnings"]), language_detected=manifest["language_detected"],
+                  fingerprint=manifest["fingerprint"])

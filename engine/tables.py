@@ -1,0 +1,213 @@
+"""A corpus' chunks and documents read from columns on disk, one object made per row asked for.
+
+The corpus cache (``engine/corpus_cache.py``) keeps texts and ids as UTF-8 blobs
+with offsets and the chunk layout as integer arrays, all memory-mapped: opening a
+million-chunk corpus maps files, and only the rows a caller reads become
+``Chunk`` and ``Document`` objects (and resident pages). ``ChunkTable`` and
+``DocumentTable`` behave as the tuples the loaders make: length, indexing
+(negative too), slices, iteration, equality of rows.
+"""
+from __future__ import annotations
+
+import mmap
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TypeVar, overload
+
+import numpy as np
+
+from ranklens.engine.corpus import Chunk, Document
+
+
+def map_file(path: Path) -> mmap.mmap | bytes:
+    """The file's bytes, memory-mapped read-only (an empty file, which mmap refuses, as b"")."""
+    with path.open("rb") as handle:
+        if handle.seek(0, 2) == 0:
+            return b""
+        return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+
+
+class TextColumn(Sequence[str]):
+    """Strings stored end to end as UTF-8 in ``blob``; string i is ``blob[offsets[i]:offsets[i + 1]]``."""
+
+    def __init__(self, blob: mmap.mmap | bytes, offsets: np.ndarray) -> None:
+        if offsets.ndim != 1 or offsets.size < 1 or int(offsets[0]) != 0 or int(offsets[-1]) != len(blob):
+            raise ValueError("text offsets do not fit their blob")
+        self.blob = blob
+        self.offsets = offsets
+
+    def __len__(self) -> int:
+        return self.offsets.size - 1
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        lo, hi = self.offsets[_row(i, len(self)):][:2].tolist()
+        return self.blob[lo:hi].decode("utf-8")
+
+    def __iter__(self) -> Iterator[str]:
+        blob, bounds = self.blob, self.offsets.tolist()
+        for lo, hi in zip(bounds[:-1], bounds[1:]):
+            yield blob[lo:hi].decode("utf-8")
+
+
+def _row(i: int, n: int) -> int:
+    i = int(i)
+    if i < 0:
+        i += n
+    if not 0 <= i < n:
+        raise IndexError("row out of range")
+    return i
+
+
+class SortedIds(Mapping[str, int]):
+    """id -> row over a ``TextColumn``, by binary search in ``order`` (rows sorted by id): no dict of every id."""
+
+    def __init__(self, ids: TextColumn, order: np.ndarray) -> None:
+        if order.shape != (len(ids),):
+            raise ValueError("id order does not fit the ids")
+        self.ids, self.order = ids, order
+
+    def __getitem__(self, key: str) -> int:
+        lo, hi = 0, len(self.order)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            row = int(self.order[mid])
+            value = self.ids[row]
+            if value == key:
+                return row
+            if value < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        raise KeyError(key)
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, str):
+            return False
+        try:
+            self[key]
+        except KeyError:
+            return False
+        return True
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.ids)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+T = TypeVar("T")
+
+
+class _Rows(Sequence[T]):
+    """A sequence of rows made by ``_make(row)``: slices are tuples, equality is row by row, as a tuple's."""
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    def _make(self, row: int) -> T:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, i: int) -> T: ...
+    @overload
+    def __getitem__(self, i: slice) -> tuple[T, ...]: ...
+    def __getitem__(self, i: int | slice) -> T | tuple[T, ...]:
+        if isinstance(i, slice):
+            return tuple(self._make(j) for j in range(*i.indices(len(self))))
+        return self._make(_row(i, len(self)))
+
+    def __iter__(self) -> Iterator[T]:
+        for i in range(len(self)):
+            yield self._make(i)
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, Sequence) or len(other) != len(self):
+            return False
+        return all(a == b for a, b in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class ChunkTable(_Rows[Chunk]):
+    """The corpus' own chunks, grouped by document in document order, made on demand."""
+
+    def __init__(self, texts: TextColumn, ids: TextColumn, doc_ids: TextColumn, doc_first: np.ndarray,
+                 spans: np.ndarray) -> None:
+        # doc_first[d]: the first chunk of document d (and the chunk count at the end);
+        # spans: one row per chunk, (start, end, start_word) in its document's text
+        n = len(texts)
+        if len(ids) != n or spans.shape != (n, 3) or doc_first.shape != (len(doc_ids) + 1,) \
+                or int(doc_first[0]) != 0 or int(doc_first[-1]) != n:
+            raise ValueError("chunk columns do not fit together")
+        self.texts, self.ids, self.doc_ids, self.doc_first, self.spans = texts, ids, doc_ids, doc_first, spans
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def _make(self, row: int) -> Chunk:
+        doc = int(np.searchsorted(self.doc_first, row, side="right")) - 1
+        start, end, start_word = self.spans[row].tolist()
+        return Chunk(self.ids[row], self.doc_ids[doc], row - int(self.doc_first[doc]), start, end,
+                     self.texts[row], start_word)
+
+
+class DocumentTable(_Rows[Document]):
+    """The corpus' documents; a document's text is its chunks' texts one space apart."""
+
+    def __init__(self, chunks: ChunkTable, titles: TextColumn, id_order: np.ndarray) -> None:
+        if len(titles) != len(chunks.doc_ids):
+            raise ValueError("document columns do not fit together")
+        self.chunks, self.titles = chunks, titles
+        self.by_id = SortedIds(chunks.doc_ids, id_order)
+
+    def __len__(self) -> int:
+        return len(self.titles)
+
+    def _make(self, row: int) -> Document:
+        first, last = self.chunks.doc_first[row:row + 2].tolist()
+        texts = self.chunks.texts
+        text = texts[first] if last - first == 1 else " ".join(texts[c] for c in range(first, last))
+        return Document(self.chunks.doc_ids[row], self.titles[row], text)
+
+    def mapping(self) -> Mapping[str, Document]:
+        """id -> document, looked up by binary search."""
+        return _DocumentsById(self)
+
+
+class _DocumentsById(Mapping[str, Document]):
+    def __init__(self, table: DocumentTable) -> None:
+        self.table = table
+
+    def __getitem__(self, key: str) -> Document:
+        return self.table[self.table.by_id[key]]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.table.by_id
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.table.by_id)
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+
+def index_texts(documents: DocumentTable, with_title: bool) -> list[str]:
+    """Each chunk's text as indexed, read from the columns: its document's title first when
+    ``with_title`` and it has one (``Workbench.index_texts``' rule), no ``Chunk`` made."""
+    texts = list(documents.chunks.texts)
+    if with_title:
+        bounds = documents.chunks.doc_first.tolist()
+        for d, title in enumerate(documents.titles):
+            if title:
+                for c in range(bounds[d], bounds[d + 1]):
+                    texts[c] = f"{title} {texts[c]}"
+    return texts
