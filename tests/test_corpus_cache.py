@@ -1,0 +1,205 @@
+"""The corpus kept in the cache: the same corpus and the same numbers as parsing, and never a stale one.
+
+The oracle is the loader's parse of the files (``use_cache=False``) and a workbench with no
+cache on disk: a cached open must equal them row for row and score for score.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ranklens.engine.cache import IndexCache
+from ranklens.engine.corpus import Corpus
+from ranklens.engine.corpus_cache import CorpusCache
+from ranklens.engine.loaders import load_corpus
+from ranklens.engine.retriever import Workbench, setup_for
+from ranklens.engine.tables import ChunkTable, DocumentTable
+from tests.support.files import beir_folder
+
+LONG = " ".join(f"parola{i % 997} città" for i in range(6_000))
+
+
+def generated(folder: Path) -> Path:
+    """Unicode in every field, empty texts, a long document and passages grouped by "doc"."""
+    records = [
+        {"_id": "u1", "title": "Caffè ☕", "text": "naïve café — 東京 タワー 🚀 über Straße"},
+        {"_id": "empty", "title": "", "text": ""},
+        {"_id": 7, "title": "Numbered", "text": "a record whose id is a number"},
+        {"_id": "long", "title": "Long", "text": LONG},
+        {"_id": "p1", "doc": "manual", "text": "first passage of the manual, città"},
+        {"_id": "p2", "doc": "manual", "text": ""},
+        {"_id": "p3", "doc": "manual", "text": "third passage: combining e\u0301 and ß"},
+        {"_id": "z", "title": "Zed", "text": "the last record 東京"},
+    ]
+    queries = [
+        {"_id": "q1", "text": "東京 città"},
+        {"_id": "q2", "text": "passage manual", "answer": "third passage"},
+        {"_id": "q3", "text": "über café"},
+        {"_id": "q4", "text": "nothing matches this"},
+    ]
+    qrels = "q1\tz\t2\nq1\tlong\t1\nq2\tmanual\t1\nq3\tu1\t3\n"
+    return beir_folder(folder, records, queries, qrels)
+
+
+def cached(path: Path | str, root: Path) -> Corpus:
+    return load_corpus(path, cache=CorpusCache(root, min_bytes=0))
+
+
+@pytest.fixture(params=["studio-alfa", "battery", "bateria", "generated"])
+def source(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    if request.param == "generated":
+        return generated(tmp_path / "generated")
+    return Path(load_corpus(request.param, use_cache=False).source)
+
+
+def test_a_cached_open_equals_the_parse(source: Path, tmp_path: Path) -> None:
+    parsed = load_corpus(source, use_cache=False)
+    first, second = cached(source, tmp_path / "cache"), cached(source, tmp_path / "cache")
+    for corpus in (first, second):
+        assert isinstance(corpus.chunks, ChunkTable) and isinstance(corpus.documents, DocumentTable)
+        assert corpus.chunks == parsed.chunks and tuple(corpus.chunks) == tuple(parsed.chunks)
+        assert corpus.documents == parsed.documents
+        assert corpus.questions == parsed.questions
+        assert (corpus.settings, corpus.warnings, corpus.language_detected, corpus.name) == \
+            (parsed.settings, parsed.warnings, parsed.language_detected, parsed.name)
+        for document in parsed.documents:
+            assert corpus.document(document.id) == document
+    assert second.fingerprint == first.fingerprint != ""
+
+
+@pytest.mark.parametrize("overrides", [{"scorer": "bm25"}, {"scorer": "tfidf", "sublinear_tf": True},
+                                       {"scorer": "bm25", "bm25_variant": "bm25l"}, {"scorer": "lsa", "dims": 2},
+                                       {"scorer": "bm25", "size": 5, "overlap": 1}])
+def test_cached_and_uncached_give_the_same_numbers(source: Path, tmp_path: Path, overrides: dict) -> None:
+    parsed = load_corpus(source, use_cache=False)
+    plain = Workbench(parsed, None).retriever(setup_for(parsed, overrides))
+    for _ in range(2):  # built and kept, then read back with the weights kept beside the index
+        corpus = cached(source, tmp_path / "cache")
+        retriever = Workbench(corpus, IndexCache(tmp_path / "cache"), cache_min_chunks=0).retriever(
+            setup_for(corpus, overrides))
+        for question in parsed.questions:
+            assert np.array_equal(retriever.scores(retriever.query(question.text)),
+                                  plain.scores(plain.query(question.text)))
+            assert retriever.search(question.text).to_dict(corpus) == plain.search(question.text).to_dict(parsed)
+        if parsed.answerable:
+            assert retriever.evaluate().metrics == plain.evaluate().metrics
+    if overrides.get("scorer") in ("bm25", "tfidf") and "size" not in overrides:
+        assert list((tmp_path / "cache").glob(f"*/{overrides['scorer']}-*/data.npy")), "weights were not kept"
+
+
+def test_tables_behave_as_tuples(tmp_path: Path) -> None:
+    folder = generated(tmp_path / "g")
+    parsed, corpus = load_corpus(folder, use_cache=False), cached(folder, tmp_path / "cache")
+    chunks, documents = tuple(parsed.chunks), tuple(parsed.documents)
+    assert len(corpus.chunks) == len(chunks) and len(corpus.documents) == len(documents)
+    assert corpus.chunks[-1] == chunks[-1] and corpus.chunks[2:5] == chunks[2:5]
+    assert corpus.chunks[::-2] == chunks[::-2] and corpus.documents[1:3] == documents[1:3]
+    with pytest.raises(IndexError):
+        corpus.chunks[len(chunks)]
+    assert "manual" in corpus.documents_by_id and "nope" not in corpus.documents_by_id
+    assert corpus.documents_by_id["manual"].text == documents[4].text
+    with pytest.raises(KeyError):
+        corpus.document("nope")
+
+
+def test_small_corpora_are_parsed_not_cached(tmp_path: Path) -> None:
+    folder = generated(tmp_path / "g")
+    corpus = load_corpus(folder, cache=CorpusCache(tmp_path / "cache"))  # the default threshold: 16 MB
+    assert isinstance(corpus.chunks, tuple) and not (tmp_path / "cache").exists()
+
+
+def _search_ids(corpus: Corpus, root: Path, text: str) -> list[str]:
+    retriever = Workbench(corpus, IndexCache(root), cache_min_chunks=0).retriever(setup_for(corpus, {}))
+    return [hit.chunk.id for hit in retriever.search(text).hits]
+
+
+def _keep_time(path: Path, change) -> None:
+    """Apply ``change`` to ``path`` and give it back its modification time: only its content tells."""
+    stat = path.stat()
+    change()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+
+def test_a_changed_byte_is_read_again_and_reindexed(tmp_path: Path) -> None:
+    folder = generated(tmp_path / "g")
+    root = tmp_path / "cache"
+    assert _search_ids(cached(folder, root), root, "tawer") == []
+    records = folder / "corpus.jsonl"
+    _keep_time(records, lambda: records.write_bytes(records.read_bytes().replace("タワー".encode(), b"tawer    ")))
+    corpus = cached(folder, root)
+    assert corpus.warnings == ("g: corpus.jsonl changed since it was cached; read again and re-indexed",)
+    assert corpus.chunks == load_corpus(folder, use_cache=False).chunks
+    assert _search_ids(corpus, root, "tawer") == ["u1"]  # the new text, indexed again: no stale index
+    assert cached(folder, root).warnings == ()  # the note once; the new entry is then current
+
+
+@pytest.mark.parametrize("change", ["queries", "qrels added", "toml added"])
+def test_a_changed_question_file_is_read_again(tmp_path: Path, change: str) -> None:
+    folder = generated(tmp_path / "g")
+    root = tmp_path / "cache"
+    cached(folder, root)
+    if change == "queries":
+        path = folder / "queries.jsonl"
+        _keep_time(path, lambda: path.write_bytes(path.read_bytes().replace(b"nothing", b"Nothing")))
+    elif change == "qrels added":
+        (folder / "qrels" / "dev.tsv").write_text("q4\tz\t1\n", encoding="utf-8")
+    else:
+        (folder / "ranklens.toml").write_text("k = 3\n", encoding="utf-8")
+    corpus = cached(folder, root)
+    assert "read again" in corpus.warnings[-1]
+    parsed = load_corpus(folder, use_cache=False)
+    assert (corpus.questions, corpus.settings) == (parsed.questions, parsed.settings)
+
+
+def test_two_swapped_files_of_equal_size_are_told_apart(tmp_path: Path) -> None:
+    one = beir_folder(tmp_path / "one", [{"_id": "a", "text": "apple pie"}])
+    two = beir_folder(tmp_path / "two", [{"_id": "a", "text": "pecan pie"}])
+    root = tmp_path / "cache"
+    assert _search_ids(cached(one, root), root, "apple") == ["a"]
+    assert _search_ids(cached(two, root), root, "pecan") == ["a"]
+    a, b = one / "corpus.jsonl", two / "corpus.jsonl"
+    times = a.stat().st_mtime_ns
+    os.utime(b, ns=(times, times))  # equal sizes, equal times: only the digest differs
+    a.rename(tmp_path / "swap")
+    b.rename(a)
+    (tmp_path / "swap").rename(b)
+    swapped = cached(one, root)
+    assert "corpus.jsonl changed since it was cached" in swapped.warnings[-1]
+    assert swapped.chunks[0].text == "pecan pie"
+    assert _search_ids(swapped, root, "pecan") == ["a"] and _search_ids(swapped, root, "apple") == []
+
+
+@pytest.mark.parametrize("damage", ["truncate texts", "truncate offsets", "manifest", "missing questions"])
+def test_a_damaged_cache_is_read_again(tmp_path: Path, damage: str) -> None:
+    folder = generated(tmp_path / "g")
+    root = tmp_path / "cache"
+    cached(folder, root)
+    (entry,) = root.glob("corpus-*")
+    if damage == "truncate texts":
+        path = entry / "texts.bin"
+        path.write_bytes(path.read_bytes()[:-3])
+    elif damage == "truncate offsets":
+        path = entry / "texts_offsets.npy"
+        path.write_bytes(path.read_bytes()[:-8])
+    elif damage == "manifest":
+        (entry / "manifest.json").write_text("{not json", encoding="utf-8")
+    else:
+        (entry / "questions.json").unlink()
+    corpus = cached(folder, root)
+    assert len(corpus.warnings) == 1 and "corpus cache unreadable" in corpus.warnings[0]
+    assert "\n" not in corpus.warnings[0]
+    parsed = load_corpus(folder, use_cache=False)
+    assert corpus.chunks == parsed.chunks and corpus.questions == parsed.questions
+    assert cached(folder, root).warnings == ()
+
+
+def test_an_unwritable_cache_still_opens_the_corpus(tmp_path: Path) -> None:
+    folder = generated(tmp_path / "g")
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    corpus = cached(folder, blocker)
+    assert corpus.chunks == load_corpus(folder, use_cache=False).chunks
+    assert corpus.warnings[-1].startswith("could not cache the corpus in")
