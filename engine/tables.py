@@ -160,6 +160,28 @@ class ChunkTable(_Rows[Chunk]):
                      self.texts[row], start_word)
 
 
+class ChunksByDocument(Mapping[str, range]):
+    """Document id -> the positions of its chunks, in document order, read from a ``ChunkTable``'s columns."""
+
+    def __init__(self, chunks: ChunkTable, id_order: np.ndarray) -> None:
+        self.chunks = chunks
+        self.rows = SortedIds(chunks.doc_ids, id_order)
+
+    def __getitem__(self, key: str) -> range:
+        row = self.rows[key]
+        first, last = self.chunks.doc_first[row:row + 2].tolist()
+        return range(first, last)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.rows
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.chunks.doc_ids)
+
+    def __len__(self) -> int:
+        return len(self.chunks.doc_ids)
+
+
 class DocumentTable(_Rows[Document]):
     """The corpus' documents; a document's text is its chunks' texts one space apart."""
 
@@ -181,6 +203,10 @@ class DocumentTable(_Rows[Document]):
     def mapping(self) -> Mapping[str, Document]:
         """id -> document, looked up by binary search."""
         return _DocumentsById(self)
+
+    def chunks_by_document(self) -> ChunksByDocument:
+        """id -> the positions of the document's chunks, with no list made per document."""
+        return ChunksByDocument(self.chunks, self.by_id.order)
 
 
 class _DocumentsById(Mapping[str, Document]):

@@ -88,7 +88,7 @@ class Explained:
 class Documents:
     context: Context
     chunks: Sequence[Chunk]
-    by_document: dict[str, list[int]]  # positions in ``chunks``, documents in corpus order
+    by_document: Mapping[str, Sequence[int]]  # positions in ``chunks``, documents in corpus order
 
 
 
@@ -211,7 +211,12 @@ def _scores(row: ResultRow) -> str:
 def list_documents(context: Context, progress: Progress) -> Documents:
     """The context's chunks grouped by document, for the tree (the chunks only: the app builds the index and
     the scorer, and says how that goes on the setup line)."""
+    from ranklens.engine.tables import DocumentTable
+
     chunks = context.workbench.chunks(context.setup, progress)
+    documents = context.corpus.documents
+    if chunks is context.corpus.chunks and isinstance(documents, DocumentTable):
+        return Documents(context, chunks, documents.chunks_by_document())  # read from the cache's columns
     by_document: dict[str, list[int]] = {}
     for position, chunk in enumerate(chunks):
         by_document.setdefault(chunk.doc_id, []).append(position)

@@ -7,7 +7,9 @@ and a window of the document's text, the chunk marked, for the detail pane.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import islice
 
 from rich.text import Text
 from textual.message import Message
@@ -26,7 +28,7 @@ DOCUMENT_WINDOW = 20_000  # characters of a document the detail pane draws aroun
 class DocumentEntry:
     """A document of the tree: where its chunks are in the retriever's chunk list."""
 
-    positions: list[int]
+    positions: Sequence[int]
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,7 @@ class DocumentTree(KeyTree):
             return
         self.clear()
         corpus = documents.context.corpus
-        for doc_id in list(documents.by_document)[:TREE_DOCUMENTS]:
+        for doc_id in islice(documents.by_document, TREE_DOCUMENTS):  # not every id of a big corpus
             document = corpus.document(doc_id)
             label = safe_text(one_line(document.title or doc_id, 60), keep_newlines=False)
             label.append(f" ({len(documents.by_document[doc_id])})", style="dim")
