@@ -6,7 +6,9 @@
     python -m benchmarks.run --out benchmarks/RESULTS-tables.md
 
 Sections: bm25, tfidf (Zipf corpora at --sizes), ivf (synthetic vectors),
-tui (first paint), real (the collections in ../shared/data, when present).
+tui (first paint), real (the collections in ../shared/data, when present);
+scale (cold index, warm open and search, the TUI, beside tantivy: asked for by
+name, ``--only scale --sizes 1m``, minutes and GBs at 1M).
 Each library runs in a fresh worker process per corpus (see worker.py);
 progress goes to stderr, the tables to stdout and to --out.
 """
@@ -21,14 +23,15 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks import bench_bm25, bench_ivf, bench_real, bench_tfidf, bench_tui
+from benchmarks import bench_bm25, bench_ivf, bench_real, bench_scale, bench_tfidf, bench_tui
 from benchmarks.common import Table
 from benchmarks.compare import Options, log
 
-SECTIONS = ("bm25", "tfidf", "ivf", "tui", "real")
+SECTIONS = ("bm25", "tfidf", "ivf", "tui", "real", "scale")
+DEFAULT_SECTIONS = ("bm25", "tfidf", "ivf", "tui", "real")
 DEFAULT_SIZES = "10k,100k,1m"
 QUICK_SIZES = [2_000]
-VERSIONED = ("numpy", "scipy", "scikit-learn", "bm25s", "rank-bm25", "faiss-cpu", "PyStemmer", "textual")
+VERSIONED = ("numpy", "scipy", "scikit-learn", "bm25s", "rank-bm25", "faiss-cpu", "tantivy", "PyStemmer", "textual")
 
 
 def parse_size(text: str) -> int:
@@ -46,7 +49,8 @@ def parse_size(text: str) -> int:
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="Benchmark ranklens against bm25s, rank_bm25, scikit-learn, FAISS.")
     parser.add_argument("--sizes", default=DEFAULT_SIZES, help="corpus sizes in chunks (default %(default)s)")
-    parser.add_argument("--only", default=",".join(SECTIONS), help="sections to run (default: all)")
+    parser.add_argument("--only", default=",".join(DEFAULT_SECTIONS),
+                        help=f"sections to run, of {', '.join(SECTIONS)} (default: all but scale)")
     parser.add_argument("--quick", action="store_true", help="smoke run: tiny sizes, few queries, one repeat")
     parser.add_argument("--queries", type=int, default=None, help="queries per corpus (default 1000, quick 100)")
     parser.add_argument("--out", type=Path, help="also write the tables as markdown to this file")
@@ -116,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         "ivf": lambda: bench_ivf.run(args.quick),
         "tui": lambda: bench_tui.run(args.quick),
         "real": lambda: bench_real.run(options),
+        "scale": lambda: bench_scale.run(args.sizes, args.quick),
     }
     tables = [machine()]
     print(tables[0].markdown(), flush=True)
