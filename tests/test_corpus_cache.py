@@ -203,3 +203,36 @@ def test_an_unwritable_cache_still_opens_the_corpus(tmp_path: Path) -> None:
     corpus = cached(folder, blocker)
     assert corpus.chunks == load_corpus(folder, use_cache=False).chunks
     assert corpus.warnings[-1].startswith("could not cache the corpus in")
+
+
+@pytest.mark.parametrize("scorer", ["bm25", "tfidf"])
+def test_damaged_kept_weights_are_made_again(tmp_path: Path, scorer: str) -> None:
+    folder = generated(tmp_path / "g")
+    root = tmp_path / "cache"
+    parsed = load_corpus(folder, use_cache=False)
+    plain = Workbench(parsed, None).retriever(setup_for(parsed, {"scorer": scorer}))
+
+    def kept():
+        corpus = cached(folder, root)
+        return Workbench(corpus, IndexCache(root), cache_min_chunks=0).retriever(setup_for(corpus, {"scorer": scorer}))
+
+    kept()
+    (data,) = root.glob(f"*/{scorer}-*/data.npy")
+    data.write_bytes(data.read_bytes()[:-16])
+    again = kept()
+    for question in parsed.questions:
+        assert np.array_equal(again.scores(again.query(question.text)), plain.scores(plain.query(question.text)))
+    assert data.stat().st_size > 0 and kept().search("città").hits == again.search("città").hits
+
+
+def test_chunks_by_document_reads_the_columns(tmp_path: Path) -> None:
+    folder = generated(tmp_path / "g")
+    corpus = cached(folder, tmp_path / "cache")
+    assert isinstance(corpus.documents, DocumentTable)
+    grouped = corpus.documents.chunks_by_document()
+    expected: dict[str, list[int]] = {}
+    for position, chunk in enumerate(load_corpus(folder, use_cache=False).chunks):
+        expected.setdefault(chunk.doc_id, []).append(position)
+    assert list(grouped) == list(expected) and len(grouped) == len(expected)
+    assert {k: list(v) for k, v in grouped.items()} == expected
+    assert "manual" in grouped and "p2" not in grouped
