@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ranklens.engine.cache import cache_root
+from ranklens.engine.cache import cache_root, mapped
 from ranklens.engine.corpus import Corpus, Question
 from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.tables import ChunkTable, DocumentTable, TextColumn, map_file
@@ -196,11 +196,11 @@ def _read(folder: Path, manifest: dict, name: str, source: str) -> Corpus:
         if (folder / file).stat().st_size != size:
             raise ValueError(f"{file} has another size than written")
     columns = {c: TextColumn(map_file(folder / f"{c}.bin"),
-                             np.load(folder / f"{c}_offsets.npy", mmap_mode="r", allow_pickle=False))
+                             mapped(folder / f"{c}_offsets.npy"))
                for c in _COLUMNS}
     if any(len(columns[c]) != n for c, n in manifest["columns"].items()):
         raise ValueError("columns hold another number of rows than written")
-    arrays = {a: np.load(folder / f"{a}.npy", mmap_mode="r", allow_pickle=False) for a in _ARRAYS}
+    arrays = {a: mapped(folder / f"{a}.npy") for a in _ARRAYS}
     doc_first = np.asarray(arrays["doc_first"])
     if doc_first.size > 1 and np.any(doc_first[1:] <= doc_first[:-1]):
         raise ValueError("document rows out of order")
