@@ -21,51 +21,12 @@ import numpy as np
 from ranklens.engine.cache import cache_root, mapped
 from ranklens.engine.corpus import Corpus, Question
 from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.sources import FORMAT, MIN_BYTES, fingerprint, kept_size
 from ranklens.engine.tables import ChunkTable, DocumentTable, TextColumn, map_file
 
-FORMAT = 1
-MIN_BYTES = 16 << 20  # a 16 MB corpus.jsonl (about 50k chunks) parses in about a second
-_READ = 1 << 24  # bytes digested per read
 _COLUMNS = ("texts", "ids", "doc_ids", "titles")  # UTF-8 blobs, each with its offsets
 _ARRAYS = ("doc_first", "spans", "doc_order")
 _BATCH = 10_000  # texts encoded and written at once
-
-
-def source_files(path: Path) -> list[Path]:
-    """Every file the loader reads for the corpus at ``path`` (absent ones too: one appearing changes it)."""
-    if path.is_file():
-        return [path]
-    qrels = sorted((path / "qrels").glob("*.tsv")) if (path / "qrels").is_dir() else []
-    return [path / "corpus.jsonl", path / "queries.jsonl", path / "ranklens.toml", *qrels]
-
-
-def describe_sources(path: Path) -> list[dict]:
-    """Name, size, modification time and SHA-1 of each source file (size -1 when absent)."""
-    described = []
-    for file in source_files(path):
-        name = file.name if path.is_file() else file.relative_to(path).as_posix()
-        try:
-            stat = file.stat()
-        except FileNotFoundError:
-            described.append({"name": name, "size": -1})
-            continue
-        described.append({"name": name, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns,
-                          "sha1": _digest(file)})
-    return described
-
-
-def _digest(file: Path) -> str:
-    digest = hashlib.sha1(usedforsecurity=False)  # noticing a change, not resisting an attack
-    with file.open("rb") as handle:
-        while block := handle.read(_READ):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def fingerprint(sources: list[dict]) -> str:
-    """What names the corpus' content: the sources' names, sizes and digests (not their times)."""
-    kept = [[s["name"], s["size"], s.get("sha1", "")] for s in sources]
-    return hashlib.blake2b(json.dumps([FORMAT, kept]).encode("utf-8"), digest_size=20).hexdigest()
 
 
 class CorpusCache:
@@ -77,11 +38,7 @@ class CorpusCache:
 
     def applies(self, path: Path) -> bool:
         """Whether the corpus at ``path`` is one this cache keeps (records in a big enough JSONL file)."""
-        records = path if path.is_file() else path / "corpus.jsonl"
-        try:
-            return records.is_file() and records.stat().st_size >= self.min_bytes
-        except OSError:
-            return False
+        return kept_size(path, self.min_bytes)
 
     def folder(self, path: Path) -> Path:
         key = hashlib.blake2b(f"{FORMAT}\0{path.resolve()}".encode("utf-8", "surrogateescape"), digest_size=16)

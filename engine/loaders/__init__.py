@@ -22,11 +22,11 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ranklens.corpora import bundled_corpora, bundled_path
 from ranklens.engine.corpus import Corpus, Document
-from ranklens.engine.corpus_cache import CorpusCache, describe_sources, fingerprint
+from ranklens.engine.sources import MIN_BYTES, describe_sources, fingerprint, kept_size
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.language import detect_language
 from ranklens.engine.loaders.beir import beir_settings, load_beir_corpus
@@ -35,6 +35,9 @@ from ranklens.engine.loaders.reading import valid_unicode
 from ranklens.engine.loaders.text_folder import load_text_folder
 from ranklens.engine.loaders.toml_settings import read_settings, settings_files
 from ranklens.engine.progress import Progress, no_progress
+
+if TYPE_CHECKING:
+    from ranklens.engine.corpus_cache import CorpusCache
 
 __all__ = ["load_corpus", "valid_unicode"]
 
@@ -50,16 +53,18 @@ def load_corpus(spec: str | os.PathLike[str], progress: Progress = no_progress,
         path, name = _locate(spec)
         if not use_cache:
             return _load(path, name, progress)
-        cache = cache or CorpusCache()
-        if not cache.applies(path):
+        if not kept_size(path, cache.min_bytes if cache else MIN_BYTES):
             return _load(path, name, progress)
         return _load_cached(path, name, cache, progress)
     except OSError as error:  # permissions on the folder, a disk error
         raise RanklensError(f"cannot read {error.filename or spec}: {error.strerror or error}") from None
 
 
-def _load_cached(path: Path, name: str, cache: CorpusCache, progress: Progress) -> Corpus:
+def _load_cached(path: Path, name: str, cache: CorpusCache | None, progress: Progress) -> Corpus:
+    from ranklens.engine.corpus_cache import CorpusCache  # numpy and scipy: only for a corpus it keeps
+
     progress(0, 1, "checking the corpus cache")
+    cache = cache or CorpusCache()
     sources = describe_sources(path)  # before reading: a change while reading is seen on the next open
     corpus, stale = cache.open(path, name, sources)
     if corpus is not None:

@@ -1,0 +1,60 @@
+"""The files a JSONL corpus is read from, described so that a cache of it can be checked: standard library only.
+
+Kept apart from ``engine/corpus_cache.py`` (numpy, scipy) so that the loader can
+start digesting the sources on one thread while those modules load on another.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+FORMAT = 1  # of the corpus cache: a change of the format or of what it records misses every entry
+MIN_BYTES = 16 << 20  # a 16 MB corpus.jsonl (about 50k chunks) parses in about a second
+_READ = 1 << 24  # bytes digested per read
+
+
+def kept_size(path: Path, min_bytes: int = MIN_BYTES) -> bool:
+    """Whether the corpus at ``path`` has its records in one JSONL file of at least ``min_bytes``."""
+    records = path if path.is_file() else path / "corpus.jsonl"
+    try:
+        return records.is_file() and records.stat().st_size >= min_bytes
+    except OSError:
+        return False
+
+
+def source_files(path: Path) -> list[Path]:
+    """Every file the loader reads for the corpus at ``path`` (absent ones too: one appearing changes it)."""
+    if path.is_file():
+        return [path]
+    qrels = sorted((path / "qrels").glob("*.tsv")) if (path / "qrels").is_dir() else []
+    return [path / "corpus.jsonl", path / "queries.jsonl", path / "ranklens.toml", *qrels]
+
+
+def describe_sources(path: Path) -> list[dict]:
+    """Name, size, modification time and SHA-1 of each source file (size -1 when absent)."""
+    described = []
+    for file in source_files(path):
+        name = file.name if path.is_file() else file.relative_to(path).as_posix()
+        try:
+            stat = file.stat()
+        except FileNotFoundError:
+            described.append({"name": name, "size": -1})
+            continue
+        described.append({"name": name, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns,
+                          "sha1": _digest(file)})
+    return described
+
+
+def _digest(file: Path) -> str:
+    digest = hashlib.sha1(usedforsecurity=False)  # noticing a change, not resisting an attack
+    with file.open("rb") as handle:
+        while block := handle.read(_READ):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def fingerprint(sources: list[dict]) -> str:
+    """What names the corpus' content: the sources' names, sizes and digests (not their times)."""
+    kept = [[s["name"], s["size"], s.get("sha1", "")] for s in sources]
+    return hashlib.blake2b(json.dumps([FORMAT, kept]).encode("utf-8"), digest_size=20).hexdigest()
