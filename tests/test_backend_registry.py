@@ -87,7 +87,7 @@ def test_other_settings_than_the_pushed_ones_are_refused(capsys, pushed: str) ->
 
 def test_a_backend_without_its_extra_is_one_line_naming_the_pip_command(capsys, tmp_path: Path) -> None:
     missing = dataclasses.replace(SPEC, name="toy-extra", schemes=("toyx:",), extra="toy",
-                                  requires="ranklens_toy_extra_is_not_installed")
+                                  requires=("ranklens_toy_extra_is_not_installed",))
     with registered(missing):
         for argv in (("eval", "studio-alfa", "--backend", f"toyx:{tmp_path}"),
                      ("push", "studio-alfa", "--to", f"toyx:{tmp_path}")):
