@@ -50,7 +50,8 @@ def test_a_registered_backend_is_in_the_help_and_in_the_location_message(capsys,
             run_cli(capsys, *argv)
         assert "qdrant:PATH|URL|toy:FOLDER" in capsys.readouterr().out
     assert_error(run_cli(capsys, "eval", "studio-alfa", "--backend", "ftp://host"),
-                 "'ftp://host' is not a Qdrant or toy location: give qdrant:PATH (a local folder) or "
+                 "'ftp://host' is not a Qdrant or toy location: give qdrant:PATH (a local folder of Qdrant Edge "
+                 "shards) or "
                  "http(s)://HOST:PORT (a server) or toy:FOLDER")
 
 

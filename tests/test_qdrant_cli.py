@@ -1,4 +1,5 @@
-"""`ranklens push` and `--backend` on the command line, over qdrant-client's local mode and tiny HTTP servers.
+"""`ranklens push` and `--backend` on the command line: over a folder of Qdrant Edge shards (qdrant:PATH), and
+through qdrant-client against tiny HTTP servers (its errors).
 
 The oracle is the same command run locally with --scorer bm25 (BM25 lucene).
 Servers that refuse a key or never answer are real sockets, not mocks of the client.
@@ -15,6 +16,8 @@ import pytest
 
 pytest.importorskip("qdrant_client", reason="the qdrant extra is not installed (pip install 'ranklens[qdrant]'; "
                     "make test-qdrant runs these tests)")
+pytest.importorskip("qdrant_edge", reason="the qdrant extra is not installed (pip install 'ranklens[qdrant]'; "
+                    "make test-qdrant runs these tests)")
 
 from ranklens.engine.backends.qdrant import QdrantBackend  # noqa: E402
 from ranklens.engine.errors import RanklensError  # noqa: E402
@@ -23,12 +26,12 @@ from tests.support.cli import assert_error, run_cli, stderr_lines  # noqa: E402
 
 @pytest.fixture
 def pushed(capsys, tmp_path) -> str:
-    """A local folder holding studio-alfa's collection, as `ranklens push` makes it."""
+    """A local folder holding studio-alfa's collection (an Edge shard), as `ranklens push` makes it."""
     target = f"qdrant:{tmp_path / 'q'}"
     run = run_cli(capsys, "push", "studio-alfa", "--to", target)
     assert run.status == 0, run.err
     assert run.out.startswith(f"pushed 18 chunks of studio-alfa (BM25 lucene k1=1.2 b=0.75 · stop=none · stem=none"
-                              f" · k=5) to {target} collection studio-alfa = studio-alfa-")
+                              f" · k=5) to {target} collection studio-alfa = shard-")
     return target
 
 
@@ -79,7 +82,7 @@ def test_push_onto_an_existing_collection_needs_replace(capsys, pushed: str) -> 
     assert_error(run_cli(capsys, "push", "studio-alfa", "--to", pushed),
                  "collection 'studio-alfa' exists (--replace replaces it)")
     again = run_cli(capsys, "push", "studio-alfa", "--to", pushed, "--replace", "--json")
-    assert again.status == 0 and again.json["replaced"].startswith("studio-alfa-")
+    assert again.status == 0 and again.json["replaced"].startswith("shard-")
 
 
 def test_unknown_collection_names_those_there_are(capsys, pushed: str) -> None:

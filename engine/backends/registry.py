@@ -32,7 +32,7 @@ class BackendSpec:
     label: str  # how messages and the TUI name it: "Qdrant"
     schemes: tuple[str, ...]  # what its targets start with, followed by at least one character
     metavar: str  # its targets in help: "qdrant:PATH|URL"
-    locations: str  # its targets in words: "qdrant:PATH (a local folder) or http(s)://HOST:PORT (a server)"
+    locations: str  # its targets in words: "qdrant:PATH (a local folder ...) or http(s)://HOST:PORT (a server)"
     # "module:function" (``module:Class.method`` too), imported when first used: ``open(target, collection)``
     # returns a ``Backend`` (collection None: the corpus' name, read when a retriever is first checked);
     # ``push`` follows ``base.Push``
