@@ -14,6 +14,7 @@ then; without the extra that is one line naming the pip command.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import reduce
@@ -45,7 +46,7 @@ class BackendSpec:
     pushes_dense: bool = False  # a push may add each chunk's dense vector (``push --dense``)
     credentials: str = ""  # where a secret comes from, for help: "the API key is read from $QDRANT_API_KEY"
     extra: str | None = None  # the optional dependencies it needs: pip install 'ranklens[EXTRA]'
-    requires: tuple[str, ...] = ()  # the modules that extra installs, imported to check for it
+    requires: tuple[str, ...] = ()  # the modules that extra installs, looked for (not imported) to check for it
 
     def accepts(self, target: str) -> bool:
         """Whether ``target`` names one of this backend's collections (its scheme and something after it)."""
@@ -53,12 +54,10 @@ class BackendSpec:
 
     def require(self) -> None:
         """Raise RanklensError, naming the pip command, unless the extra this backend needs is installed."""
-        try:
-            for module in self.requires:
-                importlib.import_module(module)
-        except ImportError:
+        # found, not imported: qdrant_client alone takes seconds to import, and the Edge path never needs it
+        if not all(_installed(module) for module in self.requires):
             raise RanklensError(f"the {self.label} backend needs the {self.extra} extra: "
-                                f"pip install 'ranklens[{self.extra}]'") from None
+                                f"pip install 'ranklens[{self.extra}]'")
 
     def opener(self) -> Callable[[str, str | None], Backend]:
         return _resolve(self.open)
@@ -72,6 +71,13 @@ class BackendSpec:
         if self.push is None:
             raise RanklensError(f"the {self.label} backend cannot be pushed to")
         return _resolve(self.push)
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a parent package missing, or a module set to None in sys.modules
+        return False
 
 
 def _resolve(path: str) -> Any:
