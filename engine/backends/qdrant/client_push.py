@@ -16,9 +16,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ranklens.engine.backends.base import PushReport
-from ranklens.engine.backends.fingerprint import fingerprint
 from ranklens.engine.backends.qdrant.connection import DENSE, SPARSE, TIMEOUT_S, Target, alias_target, connect, speaking
-from ranklens.engine.backends.qdrant.vectors import pushable, sparse_batches
+from ranklens.engine.backends.qdrant.vectors import push_metadata, pushable, sparse_batches
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.progress import Progress, no_progress
 
@@ -53,12 +52,9 @@ def push(retriever: Retriever, target: str, collection: str | None = None, repla
             if previous is not None and not replace:
                 raise RanklensError(f"{where.text}: collection {collection!r} exists (--replace replaces it)")
             physical = f"{collection}-{uuid.uuid4().hex[:12]}"
-            metadata = fingerprint(retriever)
-            vectors_config = {}
-            if dense is not None:
-                dims = int(dense.vectors.shape[1])
-                metadata[DENSE] = {"model": retriever.setup.model, "dims": dims}
-                vectors_config[DENSE] = models.VectorParams(size=dims, distance=models.Distance.COSINE)
+            metadata, dims = push_metadata(retriever, dense)
+            vectors_config = {} if dims is None else {
+                DENSE: models.VectorParams(size=dims, distance=models.Distance.COSINE)}
             client.create_collection(
                 physical, vectors_config=vectors_config,
                 sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},

@@ -12,16 +12,15 @@ from __future__ import annotations
 import shutil
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from ranklens.engine.backends.base import PushReport
-from ranklens.engine.backends.fingerprint import fingerprint
 from ranklens.engine.backends.qdrant.connection import DENSE, SPARSE, Target
 from ranklens.engine.backends.qdrant.edge import edge_module, speaking_edge
 from ranklens.engine.backends.qdrant.edge_store import EdgeStore
-from ranklens.engine.backends.qdrant.vectors import pushable, sparse_batches
+from ranklens.engine.backends.qdrant.vectors import push_metadata, pushable, sparse_batches
 from ranklens.engine.progress import Progress, no_progress
 
 if TYPE_CHECKING:
@@ -42,14 +41,11 @@ def push(retriever: Retriever, target: str, collection: str | None = None, repla
     qdrant_edge = edge_module()
     store = EdgeStore(where.text, Path(cast(str, where.path)))
     partial, previous = store.start(name, replace)
-    metadata = fingerprint(retriever)
-    vectors = {}
-    if dense is not None:
-        dims = int(dense.vectors.shape[1])
-        metadata[DENSE] = {"model": retriever.setup.model, "dims": dims}
-        vectors[DENSE] = qdrant_edge.EdgeVectorParams(size=dims, distance=qdrant_edge.Distance.Cosine)
+    metadata, dims = push_metadata(retriever, dense)
     config = qdrant_edge.EdgeConfig(
-        vectors=vectors, wal_enabled=False,
+        vectors={} if dims is None else {DENSE: qdrant_edge.EdgeVectorParams(size=dims,
+                                                                              distance=qdrant_edge.Distance.Cosine)},
+        wal_enabled=False,
         sparse_vectors={SPARSE: qdrant_edge.EdgeSparseVectorParams(modifier=qdrant_edge.Modifier.Idf)})
     try:
         with speaking_edge(where):
@@ -67,7 +63,7 @@ def push(retriever: Retriever, target: str, collection: str | None = None, repla
     return PushReport(where.text, name, physical, previous, len(retriever.chunks), time.perf_counter() - started)
 
 
-def _upload(shard: object, where: Target, retriever: Retriever, dense: np.ndarray | None, progress: Progress,
+def _upload(shard: Any, where: Target, retriever: Retriever, dense: np.ndarray | None, progress: Progress,
             batch: int) -> None:
     from qdrant_edge import Point, SparseVector, UpdateOperation
 
@@ -80,4 +76,4 @@ def _upload(shard: object, where: Target, retriever: Retriever, dense: np.ndarra
             for i, (indices, values) in enumerate(vectors, start)
         ]
         with speaking_edge(where):
-            shard.update(UpdateOperation.upsert_points(points))  # type: ignore[attr-defined]
+            shard.update(UpdateOperation.upsert_points(points))

@@ -19,6 +19,7 @@ from ranklens.engine.errors import RanklensError
 if TYPE_CHECKING:
     from ranklens.engine.progress import Progress
     from ranklens.engine.retriever import Retriever
+    from ranklens.engine.scoring.dense import DenseScorer
 
 Sparse = tuple[list[int], list[float]]  # (term ids, values) of one chunk
 
@@ -32,6 +33,19 @@ def pushable(retriever: Retriever) -> Any:
         raise RanklensError(f"Qdrant's IDF modifier computes BM25 lucene's idf; {retriever.setup.describe()} "
                             "cannot be pushed (use --scorer bm25 --bm25-variant lucene)")
     return scorer
+
+
+def push_metadata(retriever: Retriever, dense: DenseScorer | None) -> tuple[dict[str, Any], int | None]:
+    """(what the collection records about its push, the dense vectors' dimensions or None without them)."""
+    from ranklens.engine.backends.fingerprint import fingerprint
+    from ranklens.engine.backends.qdrant.connection import DENSE
+
+    metadata = fingerprint(retriever)
+    if dense is None:
+        return metadata, None
+    dims = int(dense.vectors.shape[1])
+    metadata[DENSE] = {"model": retriever.setup.model, "dims": dims}
+    return metadata, dims
 
 
 def bm25_rows(retriever: Retriever, start: int, stop: int) -> Any:
