@@ -57,8 +57,8 @@ $(STAMP_QDRANT): pyproject.toml | $(BIN)/python
 	$(PIP_INSTALL) -e ".[test,qdrant]"
 	touch $@ $(STAMP_TEST) $(STAMP_RUN)
 
-# The qdrant extra's tests, against qdrant-client's in-process local mode (no server); `make test` skips
-# them, saying why, without the extra.
+# The qdrant extra's tests: Qdrant Edge shards, and the server path against qdrant-client's in-process local
+# mode (the client's stand-in for a server; no server runs); `make test` skips them, saying why, without the extra.
 test-qdrant: $(STAMP_QDRANT)
 	$(BIN)/python -m pytest -q -n 2 $(wildcard tests/test_qdrant_*.py) $(PYTEST_ARGS)
 

@@ -50,7 +50,8 @@ def test_a_registered_backend_is_in_the_help_and_in_the_location_message(capsys,
             run_cli(capsys, *argv)
         assert "qdrant:PATH|URL|toy:FOLDER" in capsys.readouterr().out
     assert_error(run_cli(capsys, "eval", "studio-alfa", "--backend", "ftp://host"),
-                 "'ftp://host' is not a Qdrant or toy location: give qdrant:PATH (a local folder) or "
+                 "'ftp://host' is not a Qdrant or toy location: give qdrant:PATH (a local folder of Qdrant Edge "
+                 "shards) or "
                  "http(s)://HOST:PORT (a server) or toy:FOLDER")
 
 
@@ -87,7 +88,7 @@ def test_other_settings_than_the_pushed_ones_are_refused(capsys, pushed: str) ->
 
 def test_a_backend_without_its_extra_is_one_line_naming_the_pip_command(capsys, tmp_path: Path) -> None:
     missing = dataclasses.replace(SPEC, name="toy-extra", schemes=("toyx:",), extra="toy",
-                                  requires="ranklens_toy_extra_is_not_installed")
+                                  requires=("ranklens_toy_extra_is_not_installed",))
     with registered(missing):
         for argv in (("eval", "studio-alfa", "--backend", f"toyx:{tmp_path}"),
                      ("push", "studio-alfa", "--to", f"toyx:{tmp_path}")):

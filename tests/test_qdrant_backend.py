@@ -1,23 +1,36 @@
-"""BM25 through a Qdrant collection (qdrant-client's local mode, for real) against ranklens' own BM25 lucene.
+"""BM25 through Qdrant on both of its paths against ranklens' own BM25 lucene.
 
-The oracle is the local scorer (itself held to bm25s by test_parity.py): the
-collection's sparse vectors carry BM25's chunk side and Qdrant's IDF modifier
-adds lucene's idf, so top-10s and scores must agree up to float32.
+The two paths: an Edge shard (``qdrant:PATH`` as the command line reaches it: the
+Qdrant engine in-process, qdrant-edge-py), and qdrant-client, which speaks to a
+server; with no server here, the client runs over its local mode, the client's
+own in-process stand-in for a server (``QdrantBackend.open`` / ``push.push`` on a
+folder). The oracle is the local scorer (itself held to bm25s by
+test_parity.py): the collection's sparse vectors carry BM25's chunk side and
+Qdrant's IDF modifier adds lucene's idf, so scores must agree up to float32 and
+the rankings be the same on every question, ties aside.
 """
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 pytest.importorskip("qdrant_client", reason="the qdrant extra is not installed (pip install 'ranklens[qdrant]'; "
                     "make test-qdrant runs these tests)")
+pytest.importorskip("qdrant_edge", reason="the qdrant extra is not installed (pip install 'ranklens[qdrant]'; "
+                    "make test-qdrant runs these tests)")
 
-from ranklens.engine.backends.qdrant import QdrantBackend, push  # noqa: E402
+from ranklens.engine.backends.qdrant import QdrantBackend, open_collection, push  # noqa: E402
+from ranklens.engine.backends.qdrant import client_push  # noqa: E402
 from ranklens.engine.corpus import Chunk, Corpus, Document, Question  # noqa: E402
 from ranklens.engine.errors import Cancelled, RanklensError  # noqa: E402
 from ranklens.engine.loaders import load_corpus  # noqa: E402
 from ranklens.engine.retriever import Workbench, setup_for  # noqa: E402
 from tests.test_parity import REPEATING, zipf_corpus, zipf_queries  # noqa: E402
+
+# (push, open) of each path; the client's is its local mode, standing in for a server
+PATHS = {"edge": (push, open_collection), "client-local-mode": (client_push.push, QdrantBackend.open)}
 
 
 def zipf() -> Corpus:
@@ -33,18 +46,33 @@ def queries(corpus: Corpus) -> list[str]:
     return [q.text for q in corpus.questions] + (REPEATING if corpus.name == "studio-alfa" else [])
 
 
+def with_empty_chunks() -> Corpus:
+    """studio-alfa plus two chunks with no term at all: ranklens' N counts them, so Qdrant's must."""
+    base = load_corpus("studio-alfa")
+    extra = [Document("vuoto", "", "... !!!"), Document("segni", "", "?? --")]
+    chunks = [*base.chunks, *(Chunk(f"{d.id}-0", d.id, 0, 0, len(d.text), d.text) for d in extra)]
+    return Corpus("with-empty", [*base.documents, *extra], chunks, base.questions, base.settings)
+
+
 BM25 = {"scorer": "bm25"}  # studio-alfa's ranklens.toml says tfidf
-CORPORA = {"studio-alfa": lambda: load_corpus("studio-alfa"), "zipf": zipf}
+CORPORA = {"studio-alfa": lambda: load_corpus("studio-alfa"), "zipf": zipf, "with-empty": with_empty_chunks}
+CRANFIELD = Path(__file__).resolve().parents[2] / "shared" / "data" / "cranfield"
+
+
+@pytest.fixture(params=PATHS)
+def path(request: pytest.FixtureRequest):
+    return PATHS[request.param]
 
 
 @pytest.fixture(params=CORPORA)
-def pushed(request: pytest.FixtureRequest, tmp_path):
-    """(local retriever, the same setup ranking through a freshly pushed local collection)."""
+def pushed(request: pytest.FixtureRequest, path, tmp_path):
+    """(local retriever, the same setup ranking through a freshly pushed collection), on each path."""
+    push_to, open_at = path
     corpus = CORPORA[request.param]()
     setup = setup_for(corpus, BM25)
     local = Workbench(corpus).retriever(setup)
-    push(local, f"qdrant:{tmp_path}", "c")
-    backend = QdrantBackend.open(f"qdrant:{tmp_path}", "c")
+    push_to(local, f"qdrant:{tmp_path}", "c")
+    backend = open_at(f"qdrant:{tmp_path}", "c")
     try:
         yield local, Workbench(corpus, backend=backend).retriever(setup)
     finally:
@@ -52,37 +80,63 @@ def pushed(request: pytest.FixtureRequest, tmp_path):
 
 
 def assert_same_ranking(local_ids, local_scores, ids, scores) -> None:
-    """Scores within 1e-5 relative; ids equal wherever the local score is not tied (up to float32) with a neighbour."""
-    np.testing.assert_allclose(scores, local_scores, rtol=1e-5)
+    """Scores within 1e-5 relative; ids equal wherever the local score is not tied (up to float32) with a neighbour.
+
+    The local ranking may run one place further than the engine's: a tie across the engine's cut is a tie too."""
+    np.testing.assert_allclose(scores, local_scores[:scores.size], rtol=1e-5)
     gaps = np.abs(np.diff(local_scores)) > 1e-5 * np.abs(local_scores[1:])
-    distinct = np.r_[True, gaps] & np.r_[gaps, True]
-    assert list(ids[distinct]) == list(local_ids[distinct])
+    distinct = (np.r_[True, gaps] & np.r_[gaps, True])[:ids.size]
+    assert list(ids[distinct]) == list(local_ids[:ids.size][distinct])
+
+
+def assert_same_top(local, remote, texts: list[str], k: int = 10) -> None:
+    """The engine's top k is the local one (its k+1-th tells whether the k-th is tied across the cut)."""
+    for text in texts:
+        query = local.query(text)
+        local_ids, local_scores = local.scorer.top_k(query, k + 1)
+        keep = local_scores > 0
+        ids, scores = remote.scorer.top_k(query, k)
+        assert ids.size == min(k, np.count_nonzero(keep)), text
+        assert_same_ranking(local_ids[keep], local_scores[keep], ids, scores)
 
 
 def test_bm25_top10_through_qdrant_equals_local(pushed) -> None:
     local, remote = pushed
-    compared = 0
-    for text in queries(local.corpus):
-        query = local.query(text)
-        if not query.ids.size:
-            continue
-        local_ids, local_scores = local.scorer.top_k(query, 10)
-        keep = local_scores > 0
-        ids, scores = remote.scorer.top_k(query, 10)
-        assert ids.size == np.count_nonzero(keep)
-        assert_same_ranking(local_ids[keep], local_scores[keep], ids, scores)
-        compared += 1
-    assert compared == len(queries(local.corpus))
+    assert all(local.query(text).ids.size for text in queries(local.corpus))
+    assert_same_top(local, remote, queries(local.corpus))
+
+
+@pytest.mark.skipif(not CRANFIELD.is_dir(), reason=f"Cranfield collection not found: looked for {CRANFIELD}")
+def test_cranfield_through_an_edge_shard_ranks_every_question_as_local(tmp_path) -> None:
+    """A real collection (1,400 abstracts, 225 questions), Edge only (local mode would take minutes)."""
+    corpus = load_corpus(CRANFIELD)
+    setup = setup_for(corpus, BM25)
+    local = Workbench(corpus).retriever(setup)
+    push(local, f"qdrant:{tmp_path}", batch=500)
+    with open_collection(f"qdrant:{tmp_path}") as backend:
+        remote = Workbench(corpus, backend=backend).retriever(setup)
+        assert_same_top(local, remote, [q.text for q in corpus.questions], k=100)
+        mine, theirs = local.evaluate(latency_sample=1), remote.evaluate(latency_sample=1)
+    # the top 100 are the same up to ties (above); below them a float32 tie may swap a judged chunk with its
+    # neighbour, which moves MRR by a few 1e-7 and nothing else
+    assert {k: v for k, v in theirs.metrics.items() if k != "mrr"} == pytest.approx(
+        {k: v for k, v in mine.metrics.items() if k != "mrr"}, abs=1e-12)
+    assert theirs.metrics["mrr"] == pytest.approx(mine.metrics["mrr"], abs=1e-6)
+    moved = [(a.rank, b.rank) for a, b in zip(mine.evaluation.per_question, theirs.evaluation.per_question,
+                                              strict=True) if a.rank != b.rank]
+    assert all(min(a or 0, b or 0) > 100 for a, b in moved), moved
+    assert mine.metrics["ndcg@10"] > 0.3
 
 
 @pytest.fixture
-def alfa(tmp_path):
+def alfa(path, tmp_path):
     """studio-alfa under BM25: (local retriever, the same setup through a freshly pushed collection 'alfa')."""
+    push_to, open_at = path
     corpus = load_corpus("studio-alfa")
     setup = setup_for(corpus, BM25)
     local = Workbench(corpus).retriever(setup)
-    push(local, f"qdrant:{tmp_path}", "alfa")
-    with QdrantBackend.open(f"qdrant:{tmp_path}", "alfa") as backend:
+    push_to(local, f"qdrant:{tmp_path}", "alfa")
+    with open_at(f"qdrant:{tmp_path}", "alfa") as backend:
         yield local, Workbench(corpus, backend=backend).retriever(setup)
 
 
@@ -124,17 +178,43 @@ def test_explain_puts_qdrant_score_beside_local_terms(alfa) -> None:
     assert f"{top.score:.6g}" in explanation.notes[-1]
 
 
-def test_failed_push_keeps_the_previous_collection(tmp_path) -> None:
+def cancel_after_first_batch(done: int, total: int, label: str) -> None:
+    if done >= 4:
+        raise Cancelled()
+
+
+def test_a_cancelled_push_into_an_edge_folder_keeps_the_previous_shard(tmp_path) -> None:
     corpus = load_corpus("studio-alfa")
     local = Workbench(corpus).retriever(setup_for(corpus, BM25))
     first = push(local, f"qdrant:{tmp_path}", "alfa")
-
-    def cancel_after_first_batch(done: int, total: int, label: str) -> None:
-        if done >= 4:
-            raise Cancelled()
-
     with pytest.raises(Cancelled):
         push(local, f"qdrant:{tmp_path}", "alfa", replace=True, progress=cancel_after_first_batch, batch=4)
+    assert sorted(p.name for p in (tmp_path / "alfa").iterdir()) == ["current.json", first.physical]
+    with open_collection(f"qdrant:{tmp_path}", "alfa") as backend:
+        assert Workbench(corpus, backend=backend).retriever(setup_for(corpus, BM25)).search("ferie").hits
+
+
+def test_replace_switches_the_edge_shard_and_deletes_the_old_one(tmp_path) -> None:
+    corpus = load_corpus("studio-alfa")
+    local = Workbench(corpus).retriever(setup_for(corpus, BM25))
+    first = push(local, f"qdrant:{tmp_path}", "alfa")
+    with pytest.raises(RanklensError, match="exists .--replace"):
+        push(local, f"qdrant:{tmp_path}", "alfa")
+    with open_collection(f"qdrant:{tmp_path}", "alfa") as reader:  # a reader open meanwhile keeps answering
+        second = push(local, f"qdrant:{tmp_path}", "alfa", replace=True)
+        assert Workbench(corpus, backend=reader).retriever(setup_for(corpus, BM25)).search("ferie").hits
+    assert second.replaced == first.physical and second.physical != first.physical
+    assert sorted(p.name for p in (tmp_path / "alfa").iterdir()) == ["current.json", second.physical]
+
+
+def test_a_cancelled_push_through_the_client_keeps_the_previous_collection(tmp_path) -> None:
+    """The alias switch on the client's local mode, standing in for a server."""
+    corpus = load_corpus("studio-alfa")
+    local = Workbench(corpus).retriever(setup_for(corpus, BM25))
+    first = client_push.push(local, f"qdrant:{tmp_path}", "alfa")
+    with pytest.raises(Cancelled):
+        client_push.push(local, f"qdrant:{tmp_path}", "alfa", replace=True, progress=cancel_after_first_batch,
+                         batch=4)
     from qdrant_client import QdrantClient
 
     client = QdrantClient(path=str(tmp_path))
@@ -145,13 +225,13 @@ def test_failed_push_keeps_the_previous_collection(tmp_path) -> None:
         client.close()
 
 
-def test_replace_points_the_alias_at_the_new_collection(tmp_path) -> None:
+def test_replace_through_the_client_points_the_alias_at_the_new_collection(tmp_path) -> None:
     corpus = load_corpus("studio-alfa")
     local = Workbench(corpus).retriever(setup_for(corpus, BM25))
-    first = push(local, f"qdrant:{tmp_path}", "alfa")
+    first = client_push.push(local, f"qdrant:{tmp_path}", "alfa")
     with pytest.raises(RanklensError, match="exists .--replace"):
-        push(local, f"qdrant:{tmp_path}", "alfa")
-    second = push(local, f"qdrant:{tmp_path}", "alfa", replace=True)
+        client_push.push(local, f"qdrant:{tmp_path}", "alfa")
+    second = client_push.push(local, f"qdrant:{tmp_path}", "alfa", replace=True)
     assert second.replaced == first.physical and second.physical != first.physical
     from qdrant_client import QdrantClient
 
@@ -162,61 +242,87 @@ def test_replace_points_the_alias_at_the_new_collection(tmp_path) -> None:
         client.close()
 
 
-def test_other_analysis_settings_are_refused_by_name(tmp_path) -> None:
+def test_other_analysis_settings_are_refused_by_name(path, tmp_path) -> None:
+    push_to, open_at = path
     corpus = load_corpus("studio-alfa")
-    push(Workbench(corpus).retriever(setup_for(corpus, BM25)), f"qdrant:{tmp_path}", "alfa")
-    with QdrantBackend.open(f"qdrant:{tmp_path}", "alfa") as backend, \
+    push_to(Workbench(corpus).retriever(setup_for(corpus, BM25)), f"qdrant:{tmp_path}", "alfa")
+    with open_at(f"qdrant:{tmp_path}", "alfa") as backend, \
             pytest.raises(RanklensError, match="stem='none' there, 'it' here"):
         Workbench(corpus, backend=backend).retriever(setup_for(corpus, {"stem": "it"}))
 
 
-def test_other_corpus_is_refused(tmp_path) -> None:
-    push(Workbench(zipf()).retriever(setup_for(zipf(), BM25)), f"qdrant:{tmp_path}", "c")
+def test_other_corpus_is_refused(path, tmp_path) -> None:
+    push_to, open_at = path
+    push_to(Workbench(zipf()).retriever(setup_for(zipf(), BM25)), f"qdrant:{tmp_path}", "c")
     corpus = load_corpus("studio-alfa")
     refusal = "holds 400 other chunks .of corpus 'zipf'., not the 18 of 'studio-alfa'"
-    with QdrantBackend.open(f"qdrant:{tmp_path}", "c") as backend, pytest.raises(RanklensError, match=refusal):
+    with open_at(f"qdrant:{tmp_path}", "c") as backend, pytest.raises(RanklensError, match=refusal):
         Workbench(corpus, backend=backend).retriever(setup_for(corpus, BM25))
 
 
-def test_other_bm25_variant_cannot_be_pushed(tmp_path) -> None:
+def test_other_bm25_variant_cannot_be_pushed(path, tmp_path) -> None:
     corpus = load_corpus("studio-alfa")
     with pytest.raises(RanklensError, match="lucene"):
-        push(Workbench(corpus).retriever(setup_for(corpus, {**BM25, "bm25_variant": "robertson"})),
-             f"qdrant:{tmp_path}", "alfa")
+        path[0](Workbench(corpus).retriever(setup_for(corpus, {**BM25, "bm25_variant": "robertson"})),
+                f"qdrant:{tmp_path}", "alfa")
+    assert list(tmp_path.iterdir()) == []
 
 
-def test_judgments_the_collection_does_not_hold_are_counted(tmp_path) -> None:
+def test_judgments_the_collection_does_not_hold_are_counted(path, tmp_path) -> None:
+    push_to, open_at = path
     base = load_corpus("studio-alfa")
     questions = [Question("x1", "ferie", {"nope": 1, "gone": 2}), Question("x2", "password", {"nope": 1}),
                  *base.questions]
     corpus = Corpus(base.name, base.documents, base.chunks, questions, base.settings)
-    push(Workbench(corpus).retriever(setup_for(corpus, BM25)), f"qdrant:{tmp_path}")
-    with QdrantBackend.open(f"qdrant:{tmp_path}") as backend:
+    push_to(Workbench(corpus).retriever(setup_for(corpus, BM25)), f"qdrant:{tmp_path}")
+    with open_at(f"qdrant:{tmp_path}") as backend:
         remote = Workbench(corpus, backend=backend).retriever(setup_for(corpus, {}))
         assert remote.notes == [f"3 judged id(s) of 2 question(s) are neither chunks nor documents of "
                                 f"qdrant:{tmp_path} collection studio-alfa: they count as not retrieved"]
         assert [r.rank for r in remote.evaluate(latency_sample=1).evaluation.per_question[:2]] == [None, None]
 
 
-def test_explain_warns_when_the_collection_scores_otherwise(tmp_path) -> None:
-    """A point rewritten behind ranklens' back (as another writer, or a sharded idf, would make it) scores
-    otherwise there than here: the explanation says so, with both scores."""
+def rewrite_point(where: Path, collection: str, point: int, vector: dict, edge: bool) -> None:
+    """One point's sparse vector rewritten behind ranklens' back, through the engine's own API."""
+    if edge:
+        import json
+
+        import qdrant_edge
+
+        shard_dir = where / collection / json.loads((where / collection / "current.json").read_text())["shard"]
+        shard = qdrant_edge.EdgeShard.load(str(shard_dir))
+        try:
+            rewritten = qdrant_edge.PointVectors(point, {"bm25": qdrant_edge.SparseVector(**vector)})
+            shard.update(qdrant_edge.UpdateOperation.update_vectors([rewritten]))
+            shard.flush()
+        finally:
+            shard.close()
+        return
     from qdrant_client import QdrantClient, models
 
+    client = QdrantClient(path=str(where))
+    try:
+        sparse = models.SparseVector(**vector)
+        client.update_vectors(collection, points=[models.PointVectors(id=point, vector={"bm25": sparse})])
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("edge", [True, False], ids=["edge", "client-local-mode"])
+def test_explain_warns_when_the_collection_scores_otherwise(edge, tmp_path) -> None:
+    """A point rewritten behind ranklens' back (as another writer, or a sharded idf, would make it) scores
+    otherwise there than here: the explanation says so, with both scores."""
+    push_to, open_at = PATHS["edge" if edge else "client-local-mode"]
     corpus = load_corpus("studio-alfa")
     setup = setup_for(corpus, BM25)
     local = Workbench(corpus).retriever(setup)
-    push(local, f"qdrant:{tmp_path}", "alfa")
+    push_to(local, f"qdrant:{tmp_path}", "alfa")
     text = corpus.questions[0].text
     top = local.search(text, 1).hits[0]
     row = local.index.counts[top.index]
-    client = QdrantClient(path=str(tmp_path))
-    try:
-        doubled = models.SparseVector(indices=row.indices.tolist(), values=[2.0] * row.indices.size)
-        client.update_vectors("alfa", points=[models.PointVectors(id=top.index, vector={"bm25": doubled})])
-    finally:
-        client.close()
-    with QdrantBackend.open(f"qdrant:{tmp_path}", "alfa") as backend:
+    rewrite_point(tmp_path, "alfa", top.index, {"indices": row.indices.tolist(), "values": [2.0] * row.indices.size},
+                  edge)
+    with open_at(f"qdrant:{tmp_path}", "alfa") as backend:
         note = Workbench(corpus, backend=backend).retriever(setup).explain(text, top.index).notes[-1]
     assert note.startswith(f"warning: qdrant:{tmp_path} collection alfa scores it ")
     assert f"the local computation {top.score:.6g}" in note and note.endswith("beyond float32)")

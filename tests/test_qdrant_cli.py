@@ -1,4 +1,5 @@
-"""`ranklens push` and `--backend` on the command line, over qdrant-client's local mode and tiny HTTP servers.
+"""`ranklens push` and `--backend` on the command line: over a folder of Qdrant Edge shards (qdrant:PATH), and
+through qdrant-client against tiny HTTP servers (its errors).
 
 The oracle is the same command run locally with --scorer bm25 (BM25 lucene).
 Servers that refuse a key or never answer are real sockets, not mocks of the client.
@@ -15,6 +16,8 @@ import pytest
 
 pytest.importorskip("qdrant_client", reason="the qdrant extra is not installed (pip install 'ranklens[qdrant]'; "
                     "make test-qdrant runs these tests)")
+pytest.importorskip("qdrant_edge", reason="the qdrant extra is not installed (pip install 'ranklens[qdrant]'; "
+                    "make test-qdrant runs these tests)")
 
 from ranklens.engine.backends.qdrant import QdrantBackend  # noqa: E402
 from ranklens.engine.errors import RanklensError  # noqa: E402
@@ -23,12 +26,12 @@ from tests.support.cli import assert_error, run_cli, stderr_lines  # noqa: E402
 
 @pytest.fixture
 def pushed(capsys, tmp_path) -> str:
-    """A local folder holding studio-alfa's collection, as `ranklens push` makes it."""
+    """A local folder holding studio-alfa's collection (an Edge shard), as `ranklens push` makes it."""
     target = f"qdrant:{tmp_path / 'q'}"
     run = run_cli(capsys, "push", "studio-alfa", "--to", target)
     assert run.status == 0, run.err
     assert run.out.startswith(f"pushed 18 chunks of studio-alfa (BM25 lucene k1=1.2 b=0.75 · stop=none · stem=none"
-                              f" · k=5) to {target} collection studio-alfa = studio-alfa-")
+                              f" · k=5) to {target} collection studio-alfa = shard-")
     return target
 
 
@@ -79,7 +82,7 @@ def test_push_onto_an_existing_collection_needs_replace(capsys, pushed: str) -> 
     assert_error(run_cli(capsys, "push", "studio-alfa", "--to", pushed),
                  "collection 'studio-alfa' exists (--replace replaces it)")
     again = run_cli(capsys, "push", "studio-alfa", "--to", pushed, "--replace", "--json")
-    assert again.status == 0 and again.json["replaced"].startswith("studio-alfa-")
+    assert again.status == 0 and again.json["replaced"].startswith("shard-")
 
 
 def test_unknown_collection_names_those_there_are(capsys, pushed: str) -> None:
@@ -181,3 +184,76 @@ def test_judgments_outside_the_collection_are_a_counted_note(capsys, tmp_path) -
     run = run_cli(capsys, "eval", str(folder), "--backend", target, "--collection", "c", "--json")
     assert run.status == 0 and run.json["metrics"]["mrr"] == 1.0
     assert stderr_lines(run, "note") == []
+
+
+# A push killed (SIGKILL, no cleanup of any kind) once its second batch is in the new shard.
+KILLED_PUSH = """
+import os, signal, sys
+from ranklens.engine.backends.qdrant import push
+from ranklens.engine.loaders import load_corpus
+from ranklens.engine.retriever import Workbench, setup_for
+
+def die(done, total, label):
+    if done >= 8:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+corpus = load_corpus("studio-alfa")
+push(Workbench(corpus).retriever(setup_for(corpus, {"scorer": "bm25"})), sys.argv[1], replace=True, progress=die,
+     batch=4)
+"""
+
+
+def test_a_push_killed_midway_leaves_the_previous_shard_answering(capsys, pushed: str, tmp_path) -> None:
+    import subprocess
+    import sys
+
+    before = run_cli(capsys, "search", "studio-alfa", "rimborso auto", "--backend", pushed, "--json").json
+    killed = subprocess.run([sys.executable, "-c", KILLED_PUSH, pushed], capture_output=True, text=True)
+    assert killed.returncode == -9, killed.stderr
+    folder = tmp_path / "q" / "studio-alfa"
+    assert any(p.name.startswith(".partial-") for p in folder.iterdir())  # the half-written shard, never named
+    after = run_cli(capsys, "search", "studio-alfa", "rimborso auto", "--backend", pushed, "--json")
+    assert after.status == 0 and after.json["results"] == before["results"]
+    # the next push removes what the killed one left
+    assert run_cli(capsys, "push", "studio-alfa", "--to", pushed, "--replace").status == 0
+    assert not any(p.name.startswith(".partial-") for p in folder.iterdir())
+
+
+def test_a_folder_of_qdrant_client_local_mode_says_what_it_is(capsys, tmp_path) -> None:
+    from qdrant_client import QdrantClient, models
+
+    client = QdrantClient(path=str(tmp_path / "old"))  # what qdrant:PATH held before Edge
+    client.create_collection("studio-alfa", vectors_config={},
+                             sparse_vectors_config={"bm25": models.SparseVectorParams(modifier=models.Modifier.IDF)})
+    client.close()
+    said = f"qdrant:{tmp_path / 'old'} is a folder of qdrant-client's local mode"
+    assert_error(run_cli(capsys, "eval", "studio-alfa", "--backend", f"qdrant:{tmp_path / 'old'}"), said,
+                 "push the corpus again into a new folder")
+    assert_error(run_cli(capsys, "push", "studio-alfa", "--to", f"qdrant:{tmp_path / 'old'}"), said)
+
+
+def test_a_folder_that_is_not_ranklens_edge_shards_is_one_line(capsys, pushed: str, tmp_path) -> None:
+    other = tmp_path / "notes"
+    other.mkdir()
+    (other / "todo.txt").write_text("x", encoding="utf-8")
+    for argv in (("eval", "studio-alfa", "--backend", f"qdrant:{other}"),
+                 ("push", "studio-alfa", "--to", f"qdrant:{other}")):
+        assert_error(run_cli(capsys, *argv), f"qdrant:{other} is not a folder of ranklens' Qdrant Edge collections")
+    assert [p.name for p in other.iterdir()] == ["todo.txt"]
+    shard = next((tmp_path / "q" / "studio-alfa").glob("shard-*"))  # a bare shard, given as the folder
+    assert_error(run_cli(capsys, "eval", "studio-alfa", "--backend", f"qdrant:{shard}"),
+                 f"qdrant:{shard} is a bare Qdrant Edge shard, not a folder ranklens pushed to")
+
+
+def test_a_folder_from_another_ranklens_version_is_one_line(capsys, pushed: str, tmp_path) -> None:
+    marker = tmp_path / "q" / "ranklens-edge.json"
+    marker.write_text('{"ranklens_edge": 99}', encoding="utf-8")
+    assert_error(run_cli(capsys, "eval", "studio-alfa", "--backend", pushed),
+                 f"{pushed} was written by another version of ranklens (Edge layout 99, this one reads 1)")
+    marker.write_text('{"ranklens_edge": 1}', encoding="utf-8")
+    current = tmp_path / "q" / "studio-alfa" / "current.json"
+    data = json.loads(current.read_text(encoding="utf-8"))
+    data["metadata"]["ranklens"] = 0  # a fingerprint of another format
+    current.write_text(json.dumps(data), encoding="utf-8")
+    assert_error(run_cli(capsys, "eval", "studio-alfa", "--backend", pushed),
+                 "it was not pushed by this version of ranklens (format 0)")

@@ -1,4 +1,4 @@
-"""The TUI over a Qdrant collection (qdrant-client's local mode, for real): opened from the command line's
+"""The TUI over a Qdrant collection (an Edge shard of a qdrant:PATH folder, for real): opened from the command line's
 backend or the palette, searched and measured as ranklens' own BM25 lucene, let go, and refused.
 
 The oracle is the local BM25 lucene of the same setup, scores up to float32.
@@ -8,10 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pytest.importorskip("qdrant_client", reason="the qdrant extra is not installed (pip install 'ranklens[qdrant]'; "
+pytest.importorskip("qdrant_edge", reason="the qdrant extra is not installed (pip install 'ranklens[qdrant]'; "
                     "make test-qdrant runs these tests)")
 
-from ranklens.engine.backends.qdrant import QdrantBackend, push  # noqa: E402
+from ranklens.engine.backends.qdrant import push  # noqa: E402
+from ranklens.engine.backends.registry import open_target  # noqa: E402
 from ranklens.engine.experiments.scorers import compare_scorers  # noqa: E402
 from ranklens.engine.loaders import load_corpus  # noqa: E402
 from ranklens.engine.retriever import Workbench, setup_for  # noqa: E402
@@ -58,7 +59,7 @@ async def open_from_palette(pilot, target: str, collection: str | None = None) -
 
 
 async def test_the_command_lines_collection_ranks_search_and_metrics_as_local_bm25(alfa, folder) -> None:
-    app = make_app("studio-alfa", {}, cursor_blink=False, backend=QdrantBackend.open(folder, "studio-alfa"))
+    app = make_app("studio-alfa", {}, cursor_blink=False, backend=open_target(folder, "studio-alfa"))
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
         assert app.backend is not None
@@ -83,7 +84,7 @@ async def test_the_command_lines_collection_ranks_search_and_metrics_as_local_bm
         status = app.query_one(MetricsPane).query_one(WorkStatus).query_one("#work-message").render()
         assert result.notes[0] in str(status)
     # the app let go of the folder on the way out: another client opens it
-    QdrantBackend.open(folder, "studio-alfa").close()
+    open_target(folder, "studio-alfa").close()
 
 
 async def test_the_palette_opens_a_collection_and_goes_back_to_the_local_index(alfa, folder) -> None:
@@ -117,7 +118,8 @@ async def test_the_palette_opens_a_collection_and_goes_back_to_the_local_index(a
                                    "qdrant:{tmp}/nowhere makes one)"),
     ("{folder}", "other", "{folder}: no collection 'other' (it has studio-alfa); ranklens push CORPUS --to ... "
                           "makes one"),
-    ("db:somewhere", None, "'db:somewhere' is not a Qdrant location: give qdrant:PATH (a local folder) or "
+    ("db:somewhere", None, "'db:somewhere' is not a Qdrant location: give qdrant:PATH (a local folder of Qdrant "
+                           "Edge shards) or "
                            "http(s)://HOST:PORT (a server)"),
 ])
 async def test_a_refused_collection_is_a_notification_and_the_app_ranks_locally(alfa, folder, tmp_path, where,
@@ -135,19 +137,19 @@ async def test_a_refused_collection_is_a_notification_and_the_app_ranks_locally(
 
 async def test_a_collection_of_other_settings_is_refused_at_start_and_the_corpus_ranked_locally(alfa, folder):
     app = make_app("studio-alfa", {"scorer": "bm25", "k1": 1.5}, cursor_blink=False,
-                   backend=QdrantBackend.open(folder, "studio-alfa"))
+                   backend=open_target(folder, "studio-alfa"))
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
         assert app.backend is None
         assert ("ranked locally: collection 'studio-alfa' was pushed with other settings: k1=1.2 there, 1.5 here"
                 in notifications(app))
         assert "k1=1.5" in setup_line(app)
-    QdrantBackend.open(folder, "studio-alfa").close()  # closed when refused
+    open_target(folder, "studio-alfa").close()  # closed when refused
 
 
 @pytest.mark.parametrize("argv, said", [
     (["--backend", "db:somewhere"], "ranklens: 'db:somewhere' is not a Qdrant location: give qdrant:PATH (a local "
-                                    "folder) or http(s)://HOST:PORT (a server)"),
+                                    "folder of Qdrant Edge shards) or http(s)://HOST:PORT (a server)"),
     (["--backend", "{folder}", "--collection", "other"],
      "ranklens: {folder}: no collection 'other' (it has studio-alfa); ranklens push CORPUS --to ... makes one"),
     (["--collection", "studio-alfa"], "ranklens: --collection needs --backend"),
@@ -174,7 +176,7 @@ def test_the_text_header_names_the_collection_ranking(capsys, folder, command) -
 
 async def test_another_corpus_opened_is_ranked_locally_and_the_collection_let_go(folder) -> None:
     app = make_app("studio-alfa", {"scorer": "bm25"}, cursor_blink=False,
-                   backend=QdrantBackend.open(folder, "studio-alfa"))
+                   backend=open_target(folder, "studio-alfa"))
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
         assert app.backend is not None
@@ -183,13 +185,13 @@ async def test_another_corpus_opened_is_ranked_locally_and_the_collection_let_go
         await settle(pilot)
         assert app.backend is None and "through" not in setup_line(app)
         assert not any(c.name == "Use the local index" for c in app.palette_commands())
-        QdrantBackend.open(folder, "studio-alfa").close()  # let go while the app runs on
+        open_target(folder, "studio-alfa").close()  # let go while the app runs on
 
 
 async def test_s_under_a_collection_steps_the_scorer_asked_and_says_what_the_collection_ranks_by(folder) -> None:
     # The scorer steps from the one asked for (not from BM25, which the collection runs whatever is asked):
     # else s went bm25 -> lsa, silently ranked BM25, then answered 'stays bm25' for ever.
-    app = make_app("studio-alfa", {}, cursor_blink=False, backend=QdrantBackend.open(folder, "studio-alfa"))
+    app = make_app("studio-alfa", {}, cursor_blink=False, backend=open_target(folder, "studio-alfa"))
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
         await settle(pilot)

@@ -8,12 +8,13 @@ new backend is one module (or package) in ``engine/backends/`` with an open
 and a push function, plus one ``register`` line below.
 
 Importing this module is cheap: a backend's module is imported when it is
-first opened or pushed to, and its extra (qdrant-client) only then; without
-the extra that is one line naming the pip command.
+first opened or pushed to, and its extra (qdrant-edge-py, qdrant-client) only
+then; without the extra that is one line naming the pip command.
 """
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import reduce
@@ -32,7 +33,7 @@ class BackendSpec:
     label: str  # how messages and the TUI name it: "Qdrant"
     schemes: tuple[str, ...]  # what its targets start with, followed by at least one character
     metavar: str  # its targets in help: "qdrant:PATH|URL"
-    locations: str  # its targets in words: "qdrant:PATH (a local folder) or http(s)://HOST:PORT (a server)"
+    locations: str  # its targets in words: "qdrant:PATH (a local folder ...) or http(s)://HOST:PORT (a server)"
     # "module:function" (``module:Class.method`` too), imported when first used: ``open(target, collection)``
     # returns a ``Backend`` (collection None: the corpus' name, read when a retriever is first checked);
     # ``push`` follows ``base.Push``
@@ -45,7 +46,7 @@ class BackendSpec:
     pushes_dense: bool = False  # a push may add each chunk's dense vector (``push --dense``)
     credentials: str = ""  # where a secret comes from, for help: "the API key is read from $QDRANT_API_KEY"
     extra: str | None = None  # the optional dependencies it needs: pip install 'ranklens[EXTRA]'
-    requires: str | None = None  # the module that extra installs, imported to check for it
+    requires: tuple[str, ...] = ()  # the modules that extra installs, looked for (not imported) to check for it
 
     def accepts(self, target: str) -> bool:
         """Whether ``target`` names one of this backend's collections (its scheme and something after it)."""
@@ -53,13 +54,10 @@ class BackendSpec:
 
     def require(self) -> None:
         """Raise RanklensError, naming the pip command, unless the extra this backend needs is installed."""
-        if self.requires is None:
-            return
-        try:
-            importlib.import_module(self.requires)
-        except ImportError:
+        # found, not imported: qdrant_client alone takes seconds to import, and the Edge path never needs it
+        if not all(_installed(module) for module in self.requires):
             raise RanklensError(f"the {self.label} backend needs the {self.extra} extra: "
-                                f"pip install 'ranklens[{self.extra}]'") from None
+                                f"pip install 'ranklens[{self.extra}]'")
 
     def opener(self) -> Callable[[str, str | None], Backend]:
         return _resolve(self.open)
@@ -73,6 +71,13 @@ class BackendSpec:
         if self.push is None:
             raise RanklensError(f"the {self.label} backend cannot be pushed to")
         return _resolve(self.push)
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a parent package missing, or a module set to None in sys.modules
+        return False
 
 
 def _resolve(path: str) -> Any:
@@ -112,11 +117,11 @@ def open_target(target: str, collection: str | None = None) -> Backend:
 
 register(BackendSpec(
     "qdrant", "Qdrant", ("qdrant:", "http://", "https://"), "qdrant:PATH|URL",
-    "qdrant:PATH (a local folder) or http(s)://HOST:PORT (a server)",
-    open="ranklens.engine.backends.qdrant.ranking:QdrantBackend.open",
-    push="ranklens.engine.backends.qdrant.push:push",
+    "qdrant:PATH (a local folder of Qdrant Edge shards) or http(s)://HOST:PORT (a server)",
+    open="ranklens.engine.backends.qdrant:open_collection",
+    push="ranklens.engine.backends.qdrant:push",
     ranks=("bm25", "dense", "fusion"),
     ranks_what="a collection ranks by BM25 lucene, its dense vectors or their fusion",
     pushes=("bm25",), pushes_what="a collection holds BM25 lucene vectors (and dense ones with --dense)",
     pushes_dense=True, credentials="the API key is read from $QDRANT_API_KEY",
-    extra="qdrant", requires="qdrant_client"))
+    extra="qdrant", requires=("qdrant_edge", "qdrant_client")))

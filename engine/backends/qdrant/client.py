@@ -1,18 +1,20 @@
-"""A pushed Qdrant collection ranked as a ``Backend``: BM25 (sparse), dense vectors, or their fusion by RRF.
+"""A collection reached through qdrant-client ranked as a ``Backend``: BM25 (sparse), dense vectors, or their RRF.
 
-Qdrant scores a sparse query of term counts as ``Σ idf(t)·value(t)·count(t)``
-over the pushed chunk side of BM25 lucene (see the package docstring); dense
-vectors by cosine, searched exactly; a fusion as Qdrant's RRF of the two.
+The client speaks to a server or cluster (``http(s)://HOST:PORT``); the tests
+also run it over the client's local mode, its in-process stand-in for a server
+(a folder: ``QdrantBackend.open("qdrant:PATH")`` here, while ``qdrant:PATH`` on
+the command line is an Edge shard, ``edge.py``). Qdrant scores a sparse query
+of term counts as ``Σ idf(t)·value(t)·count(t)`` over the pushed chunk side of
+BM25 lucene (see the package docstring); dense vectors by cosine, searched
+exactly; a fusion as Qdrant's RRF of the two.
 """
 from __future__ import annotations
 
 import os
 from typing import TYPE_CHECKING, Any, cast
 
-import numpy as np
-
-from ranklens.engine.backends.fingerprint import differences, fingerprint
-from ranklens.engine.backends.qdrant.connection import (DENSE, FUSION, SPARSE, TIMEOUT_S, Target, client_module,
+from ranklens.engine.backends.qdrant.collection import PushedCollection
+from ranklens.engine.backends.qdrant.connection import (DENSE, SPARSE, TIMEOUT_S, Target, client_module,
                                                         connect, insecure_key, speaking)
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.scoring.fusion import RRF_DEPTH
@@ -20,27 +22,21 @@ from ranklens.engine.scoring.fusion import RRF_DEPTH
 if TYPE_CHECKING:
     from qdrant_client import QdrantClient
 
-    from ranklens.engine.corpus import Corpus
-    from ranklens.engine.retriever import Retriever
     from ranklens.engine.scoring.base import Scorer
     from ranklens.engine.scoring.dense import DenseScorer
-    from ranklens.engine.setup import Setup
     from ranklens.engine.termindex import QueryTerms
 
 
-class QdrantBackend:
-    """A pushed collection, opened for queries (point id = chunk position).
+class QdrantBackend(PushedCollection):
+    """A pushed collection through qdrant-client, opened for queries (point id = chunk position).
 
     Connected when opened (an unreachable server fails there, within the
-    timeout); the collection defaults to the name of the corpus of the first
-    retriever checked against it, as ``push`` names it.
+    timeout).
     """
 
     def __init__(self, target: Target, client: QdrantClient, collection: str | None = None) -> None:
-        self.target, self.client = target, client
-        self.collection = collection or ""
-        self.stored: dict[str, Any] | None = None
-        self._checked: set[str] = set()
+        super().__init__(target, collection)
+        self.client = client
 
     @classmethod
     def open(cls, target: str, collection: str | None = None, timeout: int = TIMEOUT_S) -> QdrantBackend:
@@ -77,41 +73,8 @@ class QdrantBackend:
         return stored
 
     @property
-    def label(self) -> str:
-        return f"{self.target.text} collection {self.collection}"
-
-    @property
     def notes(self) -> list[str]:
         return insecure_key(self.target)
-
-    def ranking(self, setup: Setup, corpus: Corpus) -> Setup:
-        stored = self.stored if self.stored is not None else self._load(corpus.name)
-        if setup.scorer == FUSION and (set(setup.fuse) != {SPARSE, DENSE} or setup.fusion_method != "rrf"):
-            raise RanklensError(f"collection {self.collection!r} fuses bm25 and dense by rrf only "
-                                f"(not {setup.fusion_method} of {'+'.join(setup.fuse)})")
-        if setup.scorer in (DENSE, FUSION) and DENSE not in stored:
-            raise RanklensError(f"collection {self.collection!r} holds no dense vectors "
-                                "(ranklens push --dense puts them there)")
-        if setup.scorer in (DENSE, FUSION) and stored[DENSE]["model"] != setup.model:  # before the model loads
-            raise RanklensError(f"collection {self.collection!r} was pushed with other settings: "
-                                f"model={stored[DENSE]['model']!r} there, {setup.model!r} here")
-        return setup if setup.scorer in (SPARSE, DENSE, FUSION) else setup.replace(scorer=SPARSE)
-
-    def fingerprint(self) -> dict[str, Any]:
-        return self.stored if self.stored is not None else {}
-
-    def check(self, retriever: Retriever) -> None:
-        """Refuse a setup other than the one the collection was pushed with, naming the difference."""
-        stored = self.stored if self.stored is not None else self._load(retriever.corpus.name)
-        wanted = fingerprint(retriever)
-        key = wanted["chunk_ids"] + wanted["vocabulary"] + str(wanted["settings"])
-        if key in self._checked:
-            return
-        problems = differences(stored, wanted)
-        if problems:
-            raise RanklensError(f"collection {self.collection!r} was pushed with other settings: "
-                                + "; ".join(problems))
-        self._checked.add(key)
 
     def _query(self, query: QueryTerms, k: int, scorer: Scorer, only: int | None = None) -> Any:
         from qdrant_client import models
@@ -150,28 +113,6 @@ class QdrantBackend:
 
         return models.SearchParams(exact=True) if scorer.name == DENSE and self.target.url else None
 
-    def search(self, query: QueryTerms, k: int, scorer: Scorer) -> tuple[np.ndarray, np.ndarray]:
-        points = self._query(query, k, scorer)
-        ids = np.fromiter((int(p.id) for p in points), dtype=np.int64, count=len(points))
-        scores = np.fromiter((p.score for p in points), dtype=np.float64, count=len(points))
-        return ids, scores
-
-    def score_of(self, query: QueryTerms, chunk: int, scorer: Scorer) -> float:
-        if scorer.name == SPARSE and not query.ids.size:
-            return 0.0
-        if scorer.name == FUSION:
-            # a filter would reach the prefetches and rank the chunk first in each: read it from the fused list
-            ids, scores = self.search(query, 2 * RRF_DEPTH, scorer)
-            found = np.flatnonzero(ids == chunk)
-            return float(scores[found[0]]) if found.size else 0.0
-        points = self._query(query, 1, scorer, only=chunk)
-        return float(points[0].score) if points else 0.0
-
     def close(self) -> None:
         self.client.close()
 
-    def __enter__(self) -> QdrantBackend:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()

@@ -1,4 +1,7 @@
-"""A corpus pushed into a Qdrant collection: BM25 lucene's chunk side as sparse vectors, dense ones optionally.
+"""A corpus pushed through qdrant-client: BM25 lucene's chunk side as sparse vectors, dense ones optionally.
+
+(``edge_push.py`` pushes into an Edge shard, ``qdrant:PATH``; this module into a
+server, and in the tests into the client's local mode, its stand-in for one.)
 
 The upload goes into a new collection; then the alias NAME is pointed at it,
 so a push that fails or is cancelled leaves the previous collection answering.
@@ -13,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ranklens.engine.backends.base import PushReport
-from ranklens.engine.backends.fingerprint import fingerprint
 from ranklens.engine.backends.qdrant.connection import DENSE, SPARSE, TIMEOUT_S, Target, alias_target, connect, speaking
+from ranklens.engine.backends.qdrant.vectors import push_metadata, pushable, sparse_batches
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.progress import Progress, no_progress
 
@@ -28,22 +31,6 @@ BATCH = 256  # points per upload request
 RETRIES = 3  # attempts per batch before the push gives up (upserts by id: a retried batch writes nothing twice)
 
 
-def bm25_values(retriever: Retriever) -> Any:
-    """The chunks x terms matrix (CSR) of BM25 lucene's chunk side: tf / (tf + k1·norm), float32 as Qdrant keeps it."""
-    from ranklens.engine.scoring.bm25 import BM25Scorer, bm25_tfc, length_norm
-
-    index, scorer = retriever.index, retriever.scorer
-    if not isinstance(scorer, BM25Scorer) or scorer.variant != "lucene":
-        raise RanklensError(f"Qdrant's IDF modifier computes BM25 lucene's idf; {retriever.setup.describe()} "
-                            "cannot be pushed (use --scorer bm25 --bm25-variant lucene)")
-    counts = index.counts.tocsr()
-    norm = length_norm(index.doc_len.astype(np.float64), scorer.avgdl, scorer.b)
-    rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
-    values = counts.astype(np.float64)
-    values.data = bm25_tfc("lucene", values.data, norm[rows], scorer.k1, 0.0)
-    return values.astype(np.float32)
-
-
 def push(retriever: Retriever, target: str, collection: str | None = None, replace: bool = False,
          progress: Progress = no_progress, batch: int = BATCH, timeout: int = TIMEOUT_S,
          dense: DenseScorer | None = None) -> PushReport:
@@ -53,7 +40,7 @@ def push(retriever: Retriever, target: str, collection: str | None = None, repla
     started = time.perf_counter()
     collection = collection or retriever.corpus.name
     where = Target.parse(target)
-    values = bm25_values(retriever)
+    pushable(retriever)
     client = connect(where, timeout)
     from qdrant_client import models
     try:
@@ -65,12 +52,9 @@ def push(retriever: Retriever, target: str, collection: str | None = None, repla
             if previous is not None and not replace:
                 raise RanklensError(f"{where.text}: collection {collection!r} exists (--replace replaces it)")
             physical = f"{collection}-{uuid.uuid4().hex[:12]}"
-            metadata = fingerprint(retriever)
-            vectors_config = {}
-            if dense is not None:
-                dims = int(dense.vectors.shape[1])
-                metadata[DENSE] = {"model": retriever.setup.model, "dims": dims}
-                vectors_config[DENSE] = models.VectorParams(size=dims, distance=models.Distance.COSINE)
+            metadata, dims = push_metadata(retriever, dense)
+            vectors_config = {} if dims is None else {
+                DENSE: models.VectorParams(size=dims, distance=models.Distance.COSINE)}
             client.create_collection(
                 physical, vectors_config=vectors_config,
                 sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
@@ -79,7 +63,7 @@ def push(retriever: Retriever, target: str, collection: str | None = None, repla
             with warnings.catch_warnings():
                 # local mode's advice to use a server above 20,000 points: docs/qdrant.md says it once
                 warnings.filterwarnings("ignore", message="Local mode is not recommended", category=UserWarning)
-                _upload(client, where, physical, retriever, values, None if dense is None else dense.vectors,
+                _upload(client, where, physical, retriever, None if dense is None else dense.vectors,
                         progress, batch)
             with speaking(where):
                 operations: list[Any] = []
@@ -102,23 +86,20 @@ def push(retriever: Retriever, target: str, collection: str | None = None, repla
                       time.perf_counter() - started)
 
 
-def _upload(client: QdrantClient, where: Target, physical: str, retriever: Retriever, values: Any,
+def _upload(client: QdrantClient, where: Target, physical: str, retriever: Retriever,
             dense: np.ndarray | None, progress: Progress, batch: int) -> None:
     from qdrant_client import models
 
-    chunks, total = retriever.chunks, len(retriever.chunks)
-    indptr, indices, data = values.indptr, values.indices, values.data
-    progress(0, total, "pushing")
-    for start in range(0, total, batch):
+    chunks = retriever.chunks
+    # progress may raise Cancelled between batches: push() then deletes the new collection
+    for start, vectors in sparse_batches(retriever, batch, progress):
         points = [
             models.PointStruct(
                 id=i,
-                # every chunk gets a vector, an empty one too: Qdrant's N counts them, as ranklens' does
-                vector={SPARSE: models.SparseVector(indices=indices[indptr[i]:indptr[i + 1]].tolist(),
-                                                    values=data[indptr[i]:indptr[i + 1]].tolist()),
+                vector={SPARSE: models.SparseVector(indices=indices, values=values),
                         **({} if dense is None else {DENSE: np.asarray(dense[i], dtype=np.float32).tolist()})},
                 payload={"chunk_id": chunks[i].id, "doc_id": chunks[i].doc_id, "text": chunks[i].text})
-            for i in range(start, min(start + batch, total))
+            for i, (indices, values) in enumerate(vectors, start)
         ]
         for attempt in range(1, RETRIES + 1):
             try:
@@ -129,4 +110,3 @@ def _upload(client: QdrantClient, where: Target, physical: str, retriever: Retri
                 if attempt == RETRIES:
                     raise
                 time.sleep(0.5 * attempt)
-        progress(min(start + batch, total), total, "pushing")  # may raise Cancelled: the new collection goes

@@ -1,0 +1,119 @@
+"""What a pushed collection does the same wherever it lives: its checks, its scorers, its points as rankings.
+
+``PushedCollection`` is the ``Backend`` of ``engine/backends/base.py`` minus the
+two things that differ between an Edge shard (``edge.py``) and a collection
+reached through qdrant-client (``client.py``): reading the collection's
+ranklens metadata (``_load``) and asking the engine for points (``_query``).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from ranklens.engine.backends.fingerprint import differences, fingerprint
+from ranklens.engine.backends.qdrant.connection import DENSE, FUSION, SPARSE, Target
+from ranklens.engine.errors import RanklensError
+from ranklens.engine.scoring.fusion import RRF_DEPTH
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ranklens.engine.corpus import Corpus
+    from ranklens.engine.retriever import Retriever
+    from ranklens.engine.scoring.base import Scorer
+    from ranklens.engine.setup import Setup
+    from ranklens.engine.termindex import QueryTerms
+
+
+class Point(Protocol):
+    """A scored point as either API returns it (id = chunk position)."""
+
+    @property
+    def id(self) -> Any: ...
+
+    @property
+    def score(self) -> float: ...
+
+
+class PushedCollection:
+    """A collection ``ranklens push`` made, opened for queries; the collection defaults to the name of the
+    corpus of the first retriever checked against it, as ``push`` names it."""
+
+    def __init__(self, target: Target, collection: str | None = None) -> None:
+        self.target = target
+        self.collection = collection or ""
+        self.stored: dict[str, Any] | None = None
+        self._checked: set[str] = set()
+
+    def _load(self, collection: str) -> dict[str, Any]:
+        """The collection's ranklens metadata, read once (setting ``collection`` and ``stored``); one line when
+        it is missing or not ranklens'."""
+        raise NotImplementedError
+
+    def _query(self, query: QueryTerms, k: int, scorer: Scorer, only: int | None = None) -> Sequence[Point]:
+        """The engine's top ``k`` points for the query ranked as ``scorer``, or only chunk ``only``'s."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    @property
+    def label(self) -> str:
+        return f"{self.target.text} collection {self.collection}"
+
+    @property
+    def notes(self) -> list[str]:
+        return []
+
+    def ranking(self, setup: Setup, corpus: Corpus) -> Setup:
+        stored = self.stored if self.stored is not None else self._load(corpus.name)
+        if setup.scorer == FUSION and (set(setup.fuse) != {SPARSE, DENSE} or setup.fusion_method != "rrf"):
+            raise RanklensError(f"collection {self.collection!r} fuses bm25 and dense by rrf only "
+                                f"(not {setup.fusion_method} of {'+'.join(setup.fuse)})")
+        if setup.scorer in (DENSE, FUSION) and DENSE not in stored:
+            raise RanklensError(f"collection {self.collection!r} holds no dense vectors "
+                                "(ranklens push --dense puts them there)")
+        if setup.scorer in (DENSE, FUSION) and stored[DENSE]["model"] != setup.model:  # before the model loads
+            raise RanklensError(f"collection {self.collection!r} was pushed with other settings: "
+                                f"model={stored[DENSE]['model']!r} there, {setup.model!r} here")
+        return setup if setup.scorer in (SPARSE, DENSE, FUSION) else setup.replace(scorer=SPARSE)
+
+    def fingerprint(self) -> dict[str, Any]:
+        return self.stored if self.stored is not None else {}
+
+    def check(self, retriever: Retriever) -> None:
+        """Refuse a setup other than the one the collection was pushed with, naming the difference."""
+        stored = self.stored if self.stored is not None else self._load(retriever.corpus.name)
+        wanted = fingerprint(retriever)
+        key = wanted["chunk_ids"] + wanted["vocabulary"] + str(wanted["settings"])
+        if key in self._checked:
+            return
+        problems = differences(stored, wanted)
+        if problems:
+            raise RanklensError(f"collection {self.collection!r} was pushed with other settings: "
+                                + "; ".join(problems))
+        self._checked.add(key)
+
+    def search(self, query: QueryTerms, k: int, scorer: Scorer) -> tuple[np.ndarray, np.ndarray]:
+        points = self._query(query, k, scorer)
+        ids = np.fromiter((int(p.id) for p in points), dtype=np.int64, count=len(points))
+        scores = np.fromiter((p.score for p in points), dtype=np.float64, count=len(points))
+        return ids, scores
+
+    def score_of(self, query: QueryTerms, chunk: int, scorer: Scorer) -> float:
+        if scorer.name == SPARSE and not query.ids.size:
+            return 0.0
+        if scorer.name == FUSION:
+            # a filter would reach the prefetches and rank the chunk first in each: read it from the fused list
+            ids, scores = self.search(query, 2 * RRF_DEPTH, scorer)
+            found = np.flatnonzero(ids == chunk)
+            return float(scores[found[0]]) if found.size else 0.0
+        points = self._query(query, 1, scorer, only=chunk)
+        return float(points[0].score) if points else 0.0
+
+    def __enter__(self) -> PushedCollection:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
