@@ -122,7 +122,7 @@ class ApproximateScorer:
     def query_scores(self, query: QueryTerms) -> QueryScores:
         """The candidates' exact cosines, every other chunk -inf: the touched form of ``scores``."""
         vectors = self.exact.vectors
-        q = np.asarray(self.exact.encode([query.text]), dtype=np.float32)[0]
+        q = np.asarray(self.exact.encode([query.text]))[0]  # in the scorer's own dtype: its exact scores
         found = self.index.search(q[None, :], min(self.candidates, len(vectors)), self.knob)
         ids = np.sort(found.ids[0][found.ids[0] >= 0])
         values = (np.asarray(vectors[ids]) @ q).astype(np.float64)
