@@ -140,7 +140,7 @@ def option_of(setting: str) -> str:
 
 def setup_overrides(args: argparse.Namespace) -> dict[str, Any]:
     """The setup options given on the command line, by setting name."""
-    owned = getattr(args, _OWNED, frozenset())
+    owned: frozenset[str] = getattr(args, _OWNED, frozenset())
     values = {name: None if name in owned else getattr(args, name, None) for name in setup_settings()}
     if values["overlap"] is not None and values["size"] is None:
         raise UsageError("ranklens: --overlap needs --size")

@@ -54,10 +54,13 @@ def setup_for(corpus: Corpus, *overrides: dict, source: str = "settings") -> Set
     layers = (corpus.settings, *overrides)
     sized = any(layer.get("size") is not None for layer in layers)
     base: dict = {} if corpus.chunks or sized else {"size": DEFAULT_SIZE, "overlap": DEFAULT_OVERLAP}
-    model = default_model(corpus.settings.get("language"))
+    language = corpus.settings.get("language")
+    model = default_model(language if isinstance(language, str) else None)
     if model is not None:
         base["model"] = model
-    return Setup.from_mapping(base, *layers, source=source)
+    setup = Setup.from_mapping(base, *layers, source=source)
+    check_approximate(setup, source)
+    return setup
 
 
 @dataclass(frozen=True)
@@ -143,13 +146,12 @@ class Workbench:
             started = time.perf_counter()
             if self.backend is not None:
                 setup = self.backend.ranking(setup, self.corpus)  # the collection's scorer; its local twin explains
-            check_approximate(setup)  # before anything is built
             chunk_key = self._chunk_key(setup)
             chunks = self._chunking(chunk_key, setup, progress)
             term_key = (chunk_key, setup.index_title, Analyzer.from_setup(setup).key)
             index = self._term_index(term_key, setup, chunks, progress)
             scorer = self._scorer(term_key, setup, index, setup.scorer, progress)
-            if setup.ann is not None:
+            if setup.ann is not None and spec(setup.scorer).vectors:  # a lexical part of an experiment ranks exactly
                 scorer = self._approximate(term_key, setup, scorer, progress)
             if scorer.effective_settings():
                 setup = setup.replace(**scorer.effective_settings())  # describe what ran (clamped LSA dims)
@@ -200,8 +202,8 @@ class Workbench:
         del self._term_indexes[key]
         for scorer_key in [k for k in self._scorers if k[0] == key]:
             del self._scorers[scorer_key]
-        for index_key in [k for k in self._indexes if k[0] == key]:
-            del self._indexes[index_key]
+        for built in [k for k in self._indexes if k[0] == key]:
+            del self._indexes[built]
 
     def _approximate(self, term_key: tuple, setup: Setup, scorer: Scorer, progress: Progress) -> Scorer:
         """``scorer`` ranking through the setup's approximate index, built once per vector set and build setting."""

@@ -39,12 +39,13 @@ if TYPE_CHECKING:
 KEPT_K = 10  # eval's "share of exact's top 10 kept"
 
 
-def check_approximate(setup: Setup) -> None:
-    """An approximate index ranks vectors: refuse a scorer without them before anything is built."""
+def check_approximate(setup: Setup, source: str | None = None) -> None:
+    """An approximate index ranks vectors: a setup asking for one with a scorer that has none is refused
+    where it is made (``setup_for``). Setups derived from it (an experiment's lexical scorer) rank exactly."""
     if setup.ann is not None and not spec(setup.scorer).vectors:
         with_vectors = ", ".join(name for name in _vector_scorers())
         raise SettingError("ann", f"ann {setup.ann!r} ranks a scorer's vectors ({with_vectors}); "
-                                  f"{setup.scorer} has none")
+                                  f"{setup.scorer} has none", source)
 
 
 def _vector_scorers() -> tuple[str, ...]:
