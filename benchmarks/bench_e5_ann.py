@@ -106,9 +106,10 @@ def ann(n: int, dims: int, efs: list[int], queries: int) -> str:
     build_s = time.perf_counter() - started
     lines = [f"### Exact vs --ann hnsw: {n:,} clustered synthetic vectors x {dims} dims, {queries} queries "
              f"(vectors made in {made_s:.0f} s; load {os.getloadavg()[0]:.1f} after the build)", "",
-             "| search | setting | recall@10 | p50 ms | queries/s | memory MB | build s |", "|---|---|---|---|---|---|---|",
-             f"| exact | every vector | 1.000 | {exact_p50:.1f} | {1000 / exact_p50:,.0f} | {vectors.nbytes / 1e6:,.0f} "
-             f"| 0 |"]
+             "| search | setting | recall@10 | p50 ms | queries/s | memory MB | build s |",
+             "|---|---|---|---|---|---|---|",
+             f"| exact | every vector | 1.000 | {exact_p50:.1f} | {1000 / exact_p50:,.0f} | "
+             f"{vectors.nbytes / 1e6:,.0f} | 0 |"]
     reached = None
     for ef in efs:
         found, times = [], []
