@@ -27,6 +27,7 @@ from ranklens.engine.settings import (
 __all__ = ["BM25_VARIANTS", "CHUNKERS", "FUSION_METHODS", "LANGUAGES", "Setup", "setup_settings"]
 
 ANN_INDEXES = ("hnsw", "ivf")  # the approximate indexes a scorer with vectors may rank through
+ANN_SETTINGS = ("ann", "ef_search", "hnsw_m", "probes", "cells")  # how a scorer's vectors are searched, not made
 # What ranklens.toml may hold besides settings.
 _NOT_SETTINGS = ("description", "name")
 
@@ -150,9 +151,10 @@ class Setup:
             parts.append(f"chunks {self.chunker} {self.size}/{self.overlap}")
         if self.rerank:
             parts.append(f"rerank {Path(self.rerank).name} top {self.rerank_top}")
-        if self.ann == "hnsw":
+        ann = self.ann if spec(self.scorer).vectors else None  # a lexical scorer ranks exactly
+        if ann == "hnsw":
             parts.append(f"through hnsw M={self.hnsw_m} ef_search={self.ef_search}")
-        elif self.ann == "ivf":
+        elif ann == "ivf":
             cells = "" if self.cells is None else f" cells={self.cells}"
             probes = "" if self.probes is None else f" probes={self.probes}"
             parts.append(f"through ivf{cells}{probes}")
