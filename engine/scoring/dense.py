@@ -63,7 +63,7 @@ class DenseScorer:
 
     @property
     def label(self) -> str:
-        return self.model.name
+        return self.model.title
 
     def effective_settings(self) -> dict[str, Any]:
         return {}
@@ -104,7 +104,7 @@ class DenseScorer:
         prefixes = (f"; prefixes {self.model.query_prefix!r} / {self.model.passage_prefix!r}"
                     if self.model.query_prefix or self.model.passage_prefix else "")
         return Explanation(
-            scorer=f"dense {self.model.name}",
+            scorer=f"dense {self.model.title}",
             score=float(d @ q),
             formula=f"cosine of the query's and the chunk's {self.model.dims}-dimensional vectors "
                     f"({self.model.kind} model{prefixes}); no per-term breakdown",
@@ -112,12 +112,13 @@ class DenseScorer:
 
 
 def build(inputs: ScorerInputs) -> DenseScorer:
+    from ranklens.engine.model_names import bundled_label
     from ranklens.engine.models import load_encoder
 
     model_name = inputs.setup.model
     if not model_name:
         raise RanklensError("the dense scorer needs a model: a local folder, a cached model name or wordllama")
     # loading takes seconds (wordllama: 2 s) and reports nothing itself: say what the wait is for
-    inputs.progress(0, 1, f"loading model {model_name}")
+    inputs.progress(0, 1, f"loading model {bundled_label(model_name) or model_name}")
     model = load_encoder(model_name)
     return DenseScorer.fit(model, inputs.texts(), inputs.cache_dir, inputs.progress)

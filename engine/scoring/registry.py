@@ -60,6 +60,8 @@ class ScorerSpec:
     compared: bool = True
     # scores the query's raw text (a neural encoder), so a query with no term known to the corpus still ranks
     reads_text: bool = False
+    # ranks by chunk vectors (an ``Encoder``): may rank through an approximate index (engine/index/ranking.py)
+    vectors: bool = False
 
     def describe(self, setup: Setup) -> str:
         head = self.summary(setup) if self.summary else self.label
@@ -112,7 +114,9 @@ def _fusion_details(setup: Setup) -> str:
 
 
 def _model_label(setup: Setup) -> str:
-    return Path(setup.model.rstrip("/\\")).name or setup.model
+    from ranklens.engine.model_names import bundled_label
+
+    return bundled_label(setup.model) or Path(setup.model.rstrip("/\\")).name or setup.model
 
 
 register(ScorerSpec(
@@ -122,7 +126,7 @@ register(ScorerSpec(
     "bm25", "BM25", "ranklens.engine.scoring.bm25:build", settings=("bm25_variant", "k1", "b", "delta"),
     summary=lambda s: f"BM25 {s.bm25_variant}", details=_bm25_details))
 register(ScorerSpec(
-    "lsa", "LSA", "ranklens.engine.scoring.lsa:build", settings=("dims",), ranks_all=True,
+    "lsa", "LSA", "ranklens.engine.scoring.lsa:build", settings=("dims",), ranks_all=True, vectors=True,
     summary=lambda s: f"LSA {s.dims} dims"))
 register(ScorerSpec(
     "fusion", "fusion", "ranklens.engine.scoring.fusion:build",
@@ -131,5 +135,5 @@ register(ScorerSpec(
     summary=lambda s: f"fusion {'+'.join(s.fuse)}", details=_fusion_details))
 register(ScorerSpec(
     "dense", "dense", "ranklens.engine.scoring.dense:build", settings=("model",), ranks_all=True, compared=False,
-    reads_text=True,
+    reads_text=True, vectors=True,
     summary=lambda s: f"dense {_model_label(s)}"))

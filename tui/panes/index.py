@@ -25,7 +25,7 @@ from textual.widgets import Input, Static
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.progress import Progress
 from ranklens.tui.charts import Curve, curve_plot, legend
-from ranklens.tui.context import Context
+from ranklens.tui.context import ChangeSetup, Context
 from ranklens.tui.metric_text import plural
 from ranklens.tui.widgets.chart import Chart
 from ranklens.tui.widgets.input import TextBox
@@ -126,6 +126,8 @@ class IndexPane(WorkPane):
         Binding("x", "source", "vectors", tooltip="Corpus/synthetic vectors", id="index.source"),
         Binding("t", "axis", "time/visited", tooltip="Plot recall against ms/query or vectors visited",
                 id="index.axis"),
+        Binding("u", "use", "use in Search", tooltip="Rank Search (and every tab) through the highlighted row's "
+                "index and knob", id="index.use"),
     ]
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
@@ -164,8 +166,11 @@ class IndexPane(WorkPane):
         if self.source == "synthetic":
             return None
         from ranklens.engine.experiments.indexes import vector_setup
+        from ranklens.engine.setup import ANN_SETTINGS, setup_settings
 
-        return (context.workbench, dataclasses.replace(vector_setup(context.setup), k=1))
+        # nor the approximate index the setup ranks through (`u` sets it from this table, which stays)
+        exact = {name: setup_settings()[name].default for name in ANN_SETTINGS}
+        return (context.workbench, dataclasses.replace(vector_setup(context.setup), k=1, **exact))
 
     def refresh_content(self, context: Context) -> None:
         # A sweep is seconds of CPU: a changed corpus clears the old table, `r` measures anew.
@@ -217,6 +222,36 @@ class IndexPane(WorkPane):
         assert context is not None  # has_corpus
         self.start_work("sweep", lambda progress: run_sweeps(context, source, kinds, settings, progress),
                         self._swept, label=f"{', '.join(kinds)} on the {source} vectors")
+
+    def action_use(self) -> None:
+        """The highlighted row's index, build setting and knob become the setup's ``--ann``: the corpus'
+        vectors are then ranked through that index everywhere (exact's row: every chunk again)."""
+        changes = self._use_changes()
+        if isinstance(changes, str):
+            self.notify(changes, severity="warning")
+            return
+        kind = changes.get("ann")
+        self.post_message(ChangeSetup(changes, f"search ranks through {kind}" if kind else "search ranks exactly"))
+
+    def _use_changes(self) -> dict | str:
+        """The setting changes of the highlighted row, or why there are none."""
+        from ranklens.engine.experiments.indexes import vector_setup
+
+        if self.source != "corpus" or not self.result or self.context is None:
+            return "u uses an index on the corpus' vectors: r measures them first (x: corpus)"
+        rows = [(sweep, row) for sweep in self.result for row in sweep.rows]
+        cursor = self.query_one("#ivf-table", KeyTable).cursor_row
+        if not 0 <= cursor < len(rows):
+            return "highlight a row of the table first"
+        sweep, row = rows[cursor]
+        changes: dict = {"scorer": vector_setup(self.context.setup).scorer}
+        if sweep.kind == "hnsw":
+            changes.update(ann="hnsw", hnsw_m=sweep.param_value, ef_search=row.value)
+        elif sweep.kind == "ivf":
+            changes.update(ann="ivf", cells=sweep.param_value, probes=row.value)
+        else:
+            changes["ann"] = None
+        return changes
 
     def _box(self, box: str) -> str:
         return self.query_one(box, TextBox).value
