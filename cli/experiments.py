@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ranklens.cli.metric_columns import better_rule, metric_cells, metric_headers, say_metric_notes
-from ranklens.cli.options import Parser, add_setup_options, int_at_least, int_list, names
+from ranklens.cli.options import Parser, add_setup_options, add_workspace_options, int_at_least, int_list, names
 from ranklens.cli.output import TerminalProgress, print_json, say, tell, terminal_text
 from ranklens.cli.setup_args import workbench
 from ranklens.engine.errors import RanklensError
@@ -63,6 +63,7 @@ def add_compare_scorers(sub: Any) -> None:
     compare = sub.add_parser("compare-scorers", help="every scorer's metrics on the corpus' questions, side by side")
     compare.add_argument("corpus")
     compare.add_argument("--json", action="store_true")
+    add_workspace_options(compare)
     add_setup_options(compare)
 
 
@@ -76,6 +77,7 @@ def add_sweep(sub: Any) -> None:
     chunks.add_argument("--overlaps", type=int_list("--overlaps", 0), metavar="M,M",
                         help="overlaps tried with every size (default 0 and a quarter of the size)")
     chunks.add_argument("--json", action="store_true")
+    add_workspace_options(chunks)
     add_setup_options(chunks)
 
 
@@ -100,7 +102,7 @@ def _vectors(args: argparse.Namespace, overrides: dict[str, Any]) -> VectorSet:
 
     if args.synthetic:
         return synthetic_vectors()
-    bench, setup = workbench(args, overrides)
+    bench, setup, _ = workbench(args, overrides)
     with TerminalProgress() as progress:
         # a scorer that ranks every chunk by a cosine has vectors (LSA, dense): its own are swept, else LSA's
         return corpus_vectors(bench, setup, progress)
@@ -167,7 +169,7 @@ def run_ann(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 def run_compare_scorers(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     from ranklens.engine.experiments.scorers import compare_scorers
 
-    bench, setup = workbench(args, overrides)
+    bench, setup, judged = workbench(args, overrides)
     with TerminalProgress() as progress:
         table = compare_scorers(bench, setup, progress=progress)
     if not table.scorers:
@@ -175,9 +177,9 @@ def run_compare_scorers(args: argparse.Namespace, overrides: dict[str, Any]) -> 
     for note in dict.fromkeys(note for r in table.scorers for note in r.notes):
         tell("note", note)
     if args.json:
-        return print_json(table.to_dict())
+        return print_json({**table.to_dict(), "judgments": judged.to_dict()})
     n = table.question_count
-    say(f"# {table.corpus} · {n} questions with an answer · ▸ the setup's scorer: {setup.describe()}")
+    say(f"# {table.corpus} · {judged.describe()} · ▸ the setup's scorer: {setup.describe()}")
     width = max(len(r.label) for r in table.scorers) + 2
     say(f"{'scorer':<{width}} {metric_headers()}")
     for r in table.scorers:
@@ -202,15 +204,15 @@ def run_compare_scorers(args: argparse.Namespace, overrides: dict[str, Any]) -> 
 def run_sweep_chunks(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     from ranklens.engine.experiments.chunking import SWEEP_SIZES, chunk_sweep, sweep_windows
 
-    bench, setup = workbench(args, overrides)
+    bench, setup, judged = workbench(args, overrides)
     with _flags(_SWEEP_FLAGS):
         windows = sweep_windows(args.sizes or SWEEP_SIZES, args.overlaps, setup.chunker)
     with TerminalProgress() as progress:
         sweep = chunk_sweep(bench, setup, windows, progress)
     if args.json:
-        return print_json(sweep.to_dict())
+        return print_json({**sweep.to_dict(), "judgments": judged.to_dict()})
     n = sweep.questions
-    say(f"# {sweep.corpus} · {n} questions with an answer · {sweep.scorer} · chunks by {windows[0].chunker}")
+    say(f"# {sweep.corpus} · {judged.describe()} · {sweep.scorer} · chunks by {windows[0].chunker}")
     say(f"  {'size':>5} {'overlap':>7} {'chunks':>7} {'whole':>7} {metric_headers()}")
     for i, cell in enumerate(sweep.cells):
         mark = "★ " if i == sweep.winner else "  "

@@ -22,6 +22,7 @@ from ranklens.engine.cache import IndexCache, index_key
 from ranklens.engine.chunking import chunk_documents
 from ranklens.engine.corpus import Chunk, Corpus, Question
 from ranklens.engine.errors import RanklensError
+from ranklens.engine.grades import GRADE_KEY
 from ranklens.engine.judgments import ChunkJudge
 from ranklens.engine.metric_table import depth
 from ranklens.engine.metrics import Evaluation, QuestionScores, ThresholdReport, evaluate, threshold_analysis
@@ -47,7 +48,8 @@ def setup_for(corpus: Corpus, *overrides: dict, source: str = "settings") -> Set
     Raw documents (no passages of their own) are chunked 100/20 unless a layer says
     otherwise; the setup names that chunking, so what it shows and steps from is what runs.
     """
-    layers = (corpus.settings, *overrides)
+    own = {key: value for key, value in corpus.settings.items() if key != GRADE_KEY}  # the corpus', not the setup's
+    layers = (own, *overrides)
     sized = any(layer.get("size") is not None for layer in layers)
     base = {} if corpus.chunks or sized else {"size": DEFAULT_SIZE, "overlap": DEFAULT_OVERLAP}
     return Setup.from_mapping(base, *layers, source=source)
