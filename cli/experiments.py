@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 # The command line's names for the index settings, said where a message names one.
 _INDEX_FLAGS = {"cells": "--cells", "n_probe": "--probes"}
 _HNSW_FLAGS = {"M": "--hnsw-m", "ef_construction": "--ef-construction", "ef_search": "--ef-search"}
+# IVF's comparisons count its centroids, as the seed's table does: said under every table that shows them.
+_CENTROIDS = "{who} compared includes the {cells} centroids (the seed's count): share may pass 100%"
 # The command line's names for the chunk sweep's settings.
 _SWEEP_FLAGS = {"size": "--sizes", "overlap": "--overlaps"}
 
@@ -124,10 +126,11 @@ def run_ivf(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
         return print_json(sweep.to_dict())
     say(f"# {sweep.source}: {sweep.vectors:,} vectors x {sweep.dims} dims, "
         f"{sweep.queries} queries, {sweep.param_value} cells")
-    say(f"{'cells visited':>14} {'vectors compared (mean)':>28} {'share':>7} {'recall@10':>10} {'ms/query':>9}")
+    say(f"{'cells visited':>14} {'compared + centroids':>28} {'share':>7} {'recall@10':>10} {'ms/query':>9}")
     for row in sweep.rows:
         say(f"{row.value:>14} {row.compared_mean:>28.0f} {row.share:>7.1%} {row.recall:>10.3f} "
             f"{row.ms_per_query:>9.3f}")
+    say(_CENTROIDS.format(who="vectors", cells=sweep.param_value))
     return 0
 
 
@@ -163,6 +166,9 @@ def run_ann(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
             setting = f"{row.knob} {row.value}" if row.knob else built_as
             say(f"{sweep.kind:<8} {setting:>16} {row.compared_mean:>16.0f} {row.share:>7.1%} {row.recall:>10.3f} "
                 f"{row.ms_per_query:>9.3f} {sweep.stats.build_s:>8.2f} {sweep.stats.bytes / 1e6:>7.1f}")
+    for sweep in sweeps:
+        if sweep.kind == "ivf":
+            say(_CENTROIDS.format(who="ivf:", cells=sweep.param_value))
     return 0
 
 
@@ -213,11 +219,16 @@ def run_sweep_chunks(args: argparse.Namespace, overrides: dict[str, Any]) -> int
         return print_json({**sweep.to_dict(), "judgments": judged.to_dict()})
     n = sweep.questions
     say(f"# {sweep.corpus} · {judged.describe()} · {sweep.scorer} · chunks by {windows[0].chunker}")
-    say(f"  {'size':>5} {'overlap':>7} {'chunks':>7} {'whole':>7} {metric_headers()}")
+    # whole: out of the questions with an answer span; judged per document alone, there is nothing to count
+    whole_header = f"{'whole':>7} " if sweep.spans else ""
+    say(f"  {'size':>5} {'overlap':>7} {'chunks':>7} {whole_header}{metric_headers()}")
     for i, cell in enumerate(sweep.cells):
         mark = "★ " if i == sweep.winner else "  "
-        say(f"{mark}{cell.window.size:>5} {cell.window.overlap:>7} {cell.chunks:>7} {f'{cell.whole}/{n}':>7} "
+        whole = f"{f'{cell.whole}/{sweep.spans}':>7} " if sweep.spans else ""
+        say(f"{mark}{cell.window.size:>5} {cell.window.overlap:>7} {cell.chunks:>7} {whole}"
             f"{metric_cells(cell.evaluation.metrics, n)}")
-    say(f"★ best by {better_rule()} · whole: questions whose answer some chunk holds whole")
+    say(f"★ best by {better_rule()}" + (" · whole: questions whose answer span some chunk holds whole"
+                                        if sweep.spans else
+                                        " · judged per document, no answer spans: no chunk can cut an answer"))
     say_metric_notes()
     return 0
