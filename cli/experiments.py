@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 _INDEX_FLAGS = {"cells": "--cells", "n_probe": "--probes"}
 _HNSW_FLAGS = {"M": "--hnsw-m", "ef_construction": "--ef-construction", "ef_search": "--ef-search"}
 # IVF's comparisons count its centroids, as the seed's table does: said under every table that shows them.
-_CENTROIDS = "{who} compared includes the {cells} centroids (the seed's count): share may pass 100%"
+_CENTROIDS = "{who}compared includes {cells} centroids, as the seed counts: share may pass 100%"
 # The command line's names for the chunk sweep's settings.
 _SWEEP_FLAGS = {"size": "--sizes", "overlap": "--overlaps"}
 
@@ -130,7 +130,7 @@ def run_ivf(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     for row in sweep.rows:
         say(f"{row.value:>14} {row.compared_mean:>28.0f} {row.share:>7.1%} {row.recall:>10.3f} "
             f"{row.ms_per_query:>9.3f}")
-    say(_CENTROIDS.format(who="vectors", cells=sweep.param_value))
+    say(_CENTROIDS.format(who="", cells=sweep.param_value))
     return 0
 
 
@@ -168,7 +168,7 @@ def run_ann(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
                 f"{row.ms_per_query:>9.3f} {sweep.stats.build_s:>8.2f} {sweep.stats.bytes / 1e6:>7.1f}")
     for sweep in sweeps:
         if sweep.kind == "ivf":
-            say(_CENTROIDS.format(who="ivf:", cells=sweep.param_value))
+            say(_CENTROIDS.format(who="ivf: ", cells=sweep.param_value))
     return 0
 
 

@@ -135,13 +135,14 @@ def add_setup_options(parser: argparse.ArgumentParser, with_k: bool = True) -> N
 
 
 def add_workspace_options(parser: argparse.ArgumentParser, measures: bool = True) -> None:
-    """``--workspace DIR``, and for a command that measures ``--no-workspace`` (the corpus' judgments alone)."""
-    group = parser.add_mutually_exclusive_group() if measures else parser
-    group.add_argument("--workspace", metavar="DIR",
-                       help="the workspace folder (default: the corpus' folder under $XDG_DATA_HOME/ranklens)")
+    """``--workspace DIR``, and for a command that measures ``--no-workspace`` (the corpus' judgments alone;
+    the workspace still holds the runs)."""
+    parser.add_argument("--workspace", metavar="DIR",
+                        help="the workspace folder (default: the corpus' folder under $XDG_DATA_HOME/ranklens)")
     if measures:
-        group.add_argument("--no-workspace", action="store_true",
-                           help="measure with the corpus' own judgments alone, without the workspace's")
+        parser.add_argument("--no-workspace", action="store_true",
+                            help="measure with the corpus' own judgments alone, not the workspace's (its runs "
+                                 "still count)")
 
 
 def option_of(setting: str) -> str:

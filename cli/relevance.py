@@ -53,7 +53,8 @@ def add_compare(sub: Any) -> None:
     compare = sub.add_parser("compare", help="two runs (saved, TREC files or inline setups): measures, paired "
                                              "tests, the questions that moved")
     compare.add_argument("corpus")
-    compare.add_argument("a", help="a saved run's name, a TREC run file, or a setup such as \"bm25 --k1 0.9\"")
+    compare.add_argument("a", help="a saved run's name, a TREC run file (-: standard input), or a setup such as "
+                                   "\"bm25 --k1 0.9\"")
     compare.add_argument("b", help="the same, compared against A (Δ = B - A)")
     compare.add_argument("--metrics", metavar="NAMES",
                          help="ir_measures-style names (default \"nDCG@10 MRR@10 P@5 R@100 MAP\")")
@@ -253,11 +254,13 @@ def _side(spec: str, corpus: Corpus, workspace: Workspace, workbench: Workbench)
     """A saved run's name, a TREC run file, or an inline setup, in that order of precedence."""
     from ranklens.engine.compare import saved_side, setup_side
     from ranklens.engine.errors import RanklensError
-    from ranklens.engine.trec import read_run
+    from ranklens.engine.trec import STANDARD_STREAM, read_run
     from ranklens.engine.workspace import SavedRun, read_sidecar
 
     if workspace.has_run(spec):
         saved = workspace.load_run(spec)
+    elif spec == STANDARD_STREAM:  # a run piped in: no sidecar
+        saved = SavedRun("<stdin>", read_run(spec), {}, Path("<stdin>"))
     elif Path(spec).is_file():
         saved = SavedRun(spec, read_run(spec), read_sidecar(_sidecar_path(Path(spec))) or {}, Path(spec))
     else:
@@ -281,6 +284,8 @@ def run_compare(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     from ranklens.engine.compare import compare_runs
     from ranklens.engine.measures import DEFAULT_MEASURES, parse_measures
 
+    if args.a == args.b == "-":
+        raise UsageError("ranklens compare: A and B cannot both read standard input")
     measures = parse_measures(args.metrics if args.metrics is not None else DEFAULT_MEASURES)
     judged, workspace, workbench = _load(args)
     corpus = judged.corpus
