@@ -150,7 +150,8 @@ def test_a_sweep_needs_questions_it_can_judge_after_rechunking(tmp_path: Path) -
 
 
 def _by_document(tmp_path: Path, answer: str | None = None) -> Path:
-    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu", "nu", "xi", "omicron", "pi", "rho", "sigma"]
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda",
+             "mu", "nu", "xi", "omicron", "pi", "rho", "sigma"]
     records = [{"_id": f"d{i}", "text": " ".join(words[i:] + words[:i]) * 3} for i in range(3)]
     queries = [{"_id": "q1", "text": "alpha beta"}, {"_id": "q2", "text": "gamma delta",
                                                       **({"answer": answer} if answer else {})}]
