@@ -205,8 +205,7 @@ def _eval_weight_sweep(args: argparse.Namespace, retriever: Retriever, judged: J
         return print_json({"corpus": retriever.corpus.name, "scorer": retriever.setup.describe(),
                            "setup": retriever.setup.to_dict(), "weight_sweep": sweep.to_dict(),
                            "judgments": judged.to_dict()})
-    say(f"{_header(retriever)} · fusion sweep: weight, method and normalisation")
-    say(judged.describe())
+    say(f"{_header(retriever)} · {judged.describe()} · fusion sweep: weight, method and normalisation")
     for line in grid_lines(sweep) + verdict_lines(sweep):
         say(line)
     return 0
