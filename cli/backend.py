@@ -101,7 +101,7 @@ def run_push(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
         raise UsageError(f"ranklens: --dense: {backend.pushes_what}, no dense ones")
     backend.require()
     push = backend.pusher()
-    bench, setup = workbench(args, {**overrides, "scorer": backend.pushes[0]})
+    bench, setup, _ = workbench(args, {**overrides, "scorer": backend.pushes[0]})
     with TerminalProgress() as progress:
         retriever = bench.retriever(setup, progress)
         dense = bench.retriever(setup.replace(scorer="dense"), progress) if args.dense else None

@@ -11,12 +11,14 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from ranklens.cli.metric_columns import metric_cells, metric_headers, say_metric_notes
-from ranklens.cli.options import COMMAND_LINE, add_setup_options, int_at_least
+from ranklens.cli.options import COMMAND_LINE, add_setup_options, add_workspace_options, int_at_least
 from ranklens.cli.output import TerminalProgress, print_explanation, print_json, say, tell, terminal_text
+from ranklens.cli.setup_args import judged_retriever
 from ranklens.cli.setup_args import retriever as setup_retriever
 from ranklens.engine.errors import RanklensError
 
 if TYPE_CHECKING:
+    from ranklens.engine.judged import Judged
     from ranklens.engine.retriever import Retriever
 
 
@@ -43,6 +45,7 @@ def add_eval(sub: Any) -> None:
                                "k-fold cross-validated value")
     evaluate.add_argument("--folds", type=int_at_least("--folds", 2), default=5,
                           help="folds of the weight sweep's cross-validation (default 5)")
+    add_workspace_options(evaluate)
     add_setup_options(evaluate)
 
 
@@ -50,6 +53,7 @@ def add_threshold(sub: Any) -> None:
     threshold = sub.add_parser("threshold", help="can a score threshold tell answerable questions apart?")
     threshold.add_argument("corpus")
     threshold.add_argument("--json", action="store_true")
+    add_workspace_options(threshold)
     add_setup_options(threshold)
 
 
@@ -166,20 +170,20 @@ def _search_reranked(args: argparse.Namespace, retriever: Retriever, query: str)
     return 0
 
 
-def _eval_reranked(args: argparse.Namespace, retriever: Retriever) -> int:
+def _eval_reranked(args: argparse.Namespace, retriever: Retriever, judged: Judged) -> int:
     from ranklens.engine.rerank import evaluate_reranked
 
     with TerminalProgress() as progress:
         report = evaluate_reranked(retriever, progress=progress)
     if args.json:
-        return print_json({**report.to_dict(), "setup": retriever.setup.to_dict()})
+        return print_json({**report.to_dict(), "setup": retriever.setup.to_dict(), "judgments": judged.to_dict()})
     first, reranked = report.first.evaluation, report.reranked
-    n = len(first.per_question)
     say(_header(retriever))  # the setup names the reranker and its top
-    say(f"{n} questions with an answer; rank in the first stage → after reranking")
+    say(f"{judged.describe()}; rank in the first stage → after reranking")
     for a, b in zip(first.per_question, reranked.per_question):
         say(f"rank {'-' if a.rank is None else a.rank:>3} → {'-' if b.rank is None else b.rank:<3}  "
             f"{terminal_text(a.text)}")
+    n = len(first.per_question)
     say()
     say(f"{'':<12} {metric_headers()}")
     for label, m in (("first stage", first.metrics), ("reranked", reranked.metrics)):
@@ -192,36 +196,37 @@ def _eval_reranked(args: argparse.Namespace, retriever: Retriever) -> int:
     return 0
 
 
-def _eval_weight_sweep(args: argparse.Namespace, retriever: Retriever) -> int:
+def _eval_weight_sweep(args: argparse.Namespace, retriever: Retriever, judged: Judged) -> int:
     from ranklens.engine.experiments.weights import fusion_sweep, grid_lines, verdict_lines
 
     with TerminalProgress() as progress:
         sweep = fusion_sweep(retriever, folds=args.folds, progress=progress)
     if args.json:
         return print_json({"corpus": retriever.corpus.name, "scorer": retriever.setup.describe(),
-                           "setup": retriever.setup.to_dict(), "weight_sweep": sweep.to_dict()})
-    say(f"{_header(retriever)} · fusion sweep: weight, method and normalisation")
+                           "setup": retriever.setup.to_dict(), "weight_sweep": sweep.to_dict(),
+                           "judgments": judged.to_dict()})
+    say(f"{_header(retriever)} · {judged.describe()} · fusion sweep: weight, method and normalisation")
     for line in grid_lines(sweep) + verdict_lines(sweep):
         say(line)
     return 0
 
 
 def run_eval(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    retriever = setup_retriever(args, overrides)
+    retriever, judged = judged_retriever(args, overrides)
     _note_k(retriever, overrides)
     if getattr(args, "weight_sweep", False):
-        return _eval_weight_sweep(args, retriever)
+        return _eval_weight_sweep(args, retriever, judged)
     if retriever.setup.rerank:
-        return _eval_reranked(args, retriever)
+        return _eval_reranked(args, retriever, judged)
     if retriever.setup.ann is not None:
-        return _eval_approximate(args, retriever)
+        return _eval_approximate(args, retriever, judged)
     report = retriever.evaluate()
     if args.json:
-        return print_json({**report.to_dict(), "setup": retriever.setup.to_dict()})
+        return print_json({**report.to_dict(), "setup": retriever.setup.to_dict(), "judgments": judged.to_dict()})
     evaluation = report.evaluation
     n = len(evaluation.per_question)
     say(_header(retriever))
-    say(f"{n} questions with an answer; {len(retriever.corpus.unanswerable)} without (see `ranklens threshold`)")
+    say(f"{judged.describe()}; {len(retriever.corpus.unanswerable)} without an answer (see `ranklens threshold`)")
     for row in evaluation.per_question:
         rank = "-" if row.rank is None else str(row.rank)
         say(f"rank {rank:>3}  {terminal_text(row.text)}")
@@ -235,7 +240,7 @@ def run_eval(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     return 0
 
 
-def _eval_approximate(args: argparse.Namespace, retriever: Retriever) -> int:
+def _eval_approximate(args: argparse.Namespace, retriever: Retriever, judged: Judged) -> int:
     """Eval through the approximate index, beside exact search over the same vectors."""
     from ranklens.engine.index.ranking import exact_twin, kept_share
 
@@ -247,10 +252,10 @@ def _eval_approximate(args: argparse.Namespace, retriever: Retriever) -> int:
     if args.json:
         return print_json({**report.to_dict(), "setup": retriever.setup.to_dict(),
                            "exact": {"metrics": exact_report.metrics, "timing": exact_report.timing},
-                           **kept.to_dict()})
+                           **kept.to_dict(), "judgments": judged.to_dict()})
     n = len(report.evaluation.per_question)
     say(_header(retriever))
-    say(f"{n} questions with an answer; rank through the index → exactly")
+    say(f"{judged.describe()}; rank through the index → exactly")
     for a, b in zip(report.evaluation.per_question, exact_report.evaluation.per_question):
         say(f"rank {'-' if a.rank is None else a.rank:>3} → {'-' if b.rank is None else b.rank:<3}  "
             f"{terminal_text(a.text)}")
@@ -267,13 +272,14 @@ def _eval_approximate(args: argparse.Namespace, retriever: Retriever) -> int:
 
 
 def run_threshold(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    retriever = setup_retriever(args, overrides)
+    retriever, judged = judged_retriever(args, overrides)
     report = retriever.threshold()
     if args.json:
-        return print_json(report.to_dict())
+        return print_json({**report.to_dict(), "judgments": judged.to_dict()})
     d = retriever.setup.decimals
     summary = report.answerable_summary
     say(_header(retriever))
+    say(f"{judged.describe()}; {len(report.unanswerable)} without an answer")
     say("top-1 score, questions with an answer in the corpus:")
     say(f"  minimum {summary['min']:.{d}f}, median {summary['median']:.{d}f}, maximum {summary['max']:.{d}f}")
     say("top-1 score, questions WITHOUT an answer in the corpus:")

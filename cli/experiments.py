@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ranklens.cli.metric_columns import better_rule, metric_cells, metric_headers, say_metric_notes
-from ranklens.cli.options import Parser, add_setup_options, int_at_least, int_list, names
+from ranklens.cli.options import Parser, add_setup_options, add_workspace_options, int_at_least, int_list, names
 from ranklens.cli.output import TerminalProgress, print_json, say, tell, terminal_text
 from ranklens.cli.setup_args import workbench
 from ranklens.engine.errors import RanklensError
@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 # The command line's names for the index settings, said where a message names one.
 _INDEX_FLAGS = {"cells": "--cells", "n_probe": "--probes"}
 _HNSW_FLAGS = {"M": "--hnsw-m", "ef_construction": "--ef-construction", "ef_search": "--ef-search"}
+# IVF's comparisons count its centroids, as the seed's table does: said under every table that shows them.
+_CENTROIDS = "{who}compared includes {cells} centroids, as the seed counts: share may pass 100%"
 # The command line's names for the chunk sweep's settings.
 _SWEEP_FLAGS = {"size": "--sizes", "overlap": "--overlaps"}
 
@@ -63,6 +65,7 @@ def add_compare_scorers(sub: Any) -> None:
     compare = sub.add_parser("compare-scorers", help="every scorer's metrics on the corpus' questions, side by side")
     compare.add_argument("corpus")
     compare.add_argument("--json", action="store_true")
+    add_workspace_options(compare)
     add_setup_options(compare)
 
 
@@ -76,6 +79,7 @@ def add_sweep(sub: Any) -> None:
     chunks.add_argument("--overlaps", type=int_list("--overlaps", 0), metavar="M,M",
                         help="overlaps tried with every size (default 0 and a quarter of the size)")
     chunks.add_argument("--json", action="store_true")
+    add_workspace_options(chunks)
     add_setup_options(chunks)
 
 
@@ -100,7 +104,7 @@ def _vectors(args: argparse.Namespace, overrides: dict[str, Any]) -> VectorSet:
 
     if args.synthetic:
         return synthetic_vectors()
-    bench, setup = workbench(args, overrides)
+    bench, setup, _ = workbench(args, overrides)
     with TerminalProgress() as progress:
         # a scorer that ranks every chunk by a cosine has vectors (LSA, dense): its own are swept, else LSA's
         return corpus_vectors(bench, setup, progress)
@@ -122,10 +126,11 @@ def run_ivf(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
         return print_json(sweep.to_dict())
     say(f"# {sweep.source}: {sweep.vectors:,} vectors x {sweep.dims} dims, "
         f"{sweep.queries} queries, {sweep.param_value} cells")
-    say(f"{'cells visited':>14} {'vectors compared (mean)':>28} {'share':>7} {'recall@10':>10} {'ms/query':>9}")
+    say(f"{'cells visited':>14} {'compared + centroids':>28} {'share':>7} {'recall@10':>10} {'ms/query':>9}")
     for row in sweep.rows:
         say(f"{row.value:>14} {row.compared_mean:>28.0f} {row.share:>7.1%} {row.recall:>10.3f} "
             f"{row.ms_per_query:>9.3f}")
+    say(_CENTROIDS.format(who="", cells=sweep.param_value))
     return 0
 
 
@@ -161,13 +166,16 @@ def run_ann(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
             setting = f"{row.knob} {row.value}" if row.knob else built_as
             say(f"{sweep.kind:<8} {setting:>16} {row.compared_mean:>16.0f} {row.share:>7.1%} {row.recall:>10.3f} "
                 f"{row.ms_per_query:>9.3f} {sweep.stats.build_s:>8.2f} {sweep.stats.bytes / 1e6:>7.1f}")
+    for sweep in sweeps:
+        if sweep.kind == "ivf":
+            say(_CENTROIDS.format(who="ivf: ", cells=sweep.param_value))
     return 0
 
 
 def run_compare_scorers(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     from ranklens.engine.experiments.scorers import compare_scorers
 
-    bench, setup = workbench(args, overrides)
+    bench, setup, judged = workbench(args, overrides)
     with TerminalProgress() as progress:
         table = compare_scorers(bench, setup, progress=progress)
     if not table.scorers:
@@ -175,9 +183,9 @@ def run_compare_scorers(args: argparse.Namespace, overrides: dict[str, Any]) -> 
     for note in dict.fromkeys(note for r in table.scorers for note in r.notes):
         tell("note", note)
     if args.json:
-        return print_json(table.to_dict())
+        return print_json({**table.to_dict(), "judgments": judged.to_dict()})
     n = table.question_count
-    say(f"# {table.corpus} · {n} questions with an answer · ▸ the setup's scorer: {setup.describe()}")
+    say(f"# {table.corpus} · {judged.describe()} · ▸ the setup's scorer: {setup.describe()}")
     width = max(len(r.label) for r in table.scorers) + 2
     say(f"{'scorer':<{width}} {metric_headers()}")
     for r in table.scorers:
@@ -202,20 +210,25 @@ def run_compare_scorers(args: argparse.Namespace, overrides: dict[str, Any]) -> 
 def run_sweep_chunks(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     from ranklens.engine.experiments.chunking import SWEEP_SIZES, chunk_sweep, sweep_windows
 
-    bench, setup = workbench(args, overrides)
+    bench, setup, judged = workbench(args, overrides)
     with _flags(_SWEEP_FLAGS):
         windows = sweep_windows(args.sizes or SWEEP_SIZES, args.overlaps, setup.chunker)
     with TerminalProgress() as progress:
         sweep = chunk_sweep(bench, setup, windows, progress)
     if args.json:
-        return print_json(sweep.to_dict())
+        return print_json({**sweep.to_dict(), "judgments": judged.to_dict()})
     n = sweep.questions
-    say(f"# {sweep.corpus} · {n} questions with an answer · {sweep.scorer} · chunks by {windows[0].chunker}")
-    say(f"  {'size':>5} {'overlap':>7} {'chunks':>7} {'whole':>7} {metric_headers()}")
+    say(f"# {sweep.corpus} · {judged.describe()} · {sweep.scorer} · chunks by {windows[0].chunker}")
+    # whole: out of the questions with an answer span; judged per document alone, there is nothing to count
+    whole_header = f"{'whole':>7} " if sweep.spans else ""
+    say(f"  {'size':>5} {'overlap':>7} {'chunks':>7} {whole_header}{metric_headers()}")
     for i, cell in enumerate(sweep.cells):
         mark = "★ " if i == sweep.winner else "  "
-        say(f"{mark}{cell.window.size:>5} {cell.window.overlap:>7} {cell.chunks:>7} {f'{cell.whole}/{n}':>7} "
+        whole = f"{f'{cell.whole}/{sweep.spans}':>7} " if sweep.spans else ""
+        say(f"{mark}{cell.window.size:>5} {cell.window.overlap:>7} {cell.chunks:>7} {whole}"
             f"{metric_cells(cell.evaluation.metrics, n)}")
-    say(f"★ best by {better_rule()} · whole: questions whose answer some chunk holds whole")
+    say(f"★ best by {better_rule()}" + (" · whole: questions whose answer span some chunk holds whole"
+                                        if sweep.spans else
+                                        " · judged per document, no answer spans: no chunk can cut an answer"))
     say_metric_notes()
     return 0

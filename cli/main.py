@@ -53,6 +53,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         overrides = setup_overrides(args)
         backend = open_backend(args, overrides)  # an unreachable server or unknown collection: said before the TUI
+        if not _terminal():
+            if backend is not None:
+                backend.close()
+            raise UsageError(f"ranklens: the TUI needs a terminal on standard input and output; scripts use a "
+                             f"subcommand: {', '.join(COMMANDS)} (ranklens COMMAND --help)")
         from ranklens.tui.app import run_app
 
         run_app(args.corpus, overrides, backend)
@@ -69,6 +74,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(error, RanklensError):
             return _fail(f"ranklens: {_where(error)}")
         raise
+
+
+def _terminal() -> bool:
+    """Whether a person can see and type into the TUI: a script, a pipe or cron would get escape codes in
+    its output and an app waiting for keys that never come."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
 
 
 def _check_corpus_or_command(name: str) -> None:

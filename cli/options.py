@@ -32,7 +32,17 @@ class Parser(argparse.ArgumentParser):
 
     # argparse prints usage and exits on its own; we want one line and status 2 from main()
     def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{self.prog}: {message}")
+        raise UsageError(f"{self.prog}: {_once(message)}")
+
+
+def _once(message: str) -> str:
+    """argparse's ``argument --x: MESSAGE`` without the prefix when MESSAGE names the option itself
+    (the value types here name their flag, so it would read ``argument --x: --x: ...``)."""
+    prefix, colon, rest = message.partition(": ")
+    names = prefix.removeprefix("argument ").split("/") if prefix.startswith("argument ") else []
+    if colon and any(rest.startswith(f"{name} ") or rest.startswith(f"{name}:") for name in names):
+        return rest
+    return message
 
 
 def int_at_least(name: str, low: int) -> Callable[[str], int]:
@@ -130,6 +140,17 @@ def add_setup_options(parser: argparse.ArgumentParser, with_k: bool = True) -> N
     parser.set_defaults(**{_OWNED: frozenset(owned)})
     group.add_argument("--sentences", dest="chunker", action="store_const", const="sentences",
                        help="chunk by whole sentences (--overlap in sentences); short for --chunker sentences")
+
+
+def add_workspace_options(parser: argparse.ArgumentParser, measures: bool = True) -> None:
+    """``--workspace DIR``, and for a command that measures ``--no-workspace`` (the corpus' judgments alone;
+    the workspace still holds the runs)."""
+    parser.add_argument("--workspace", metavar="DIR",
+                        help="the workspace folder (default: the corpus' folder under $XDG_DATA_HOME/ranklens)")
+    if measures:
+        parser.add_argument("--no-workspace", action="store_true",
+                            help="measure with the corpus' own judgments alone, not the workspace's (its runs "
+                                 "still count)")
 
 
 def option_of(setting: str) -> str:

@@ -13,13 +13,15 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ranklens.cli.options import COMMAND_LINE, Parser, UsageError, add_setup_options, int_at_least, setup_overrides
+from ranklens.cli.options import (COMMAND_LINE, Parser, UsageError, add_setup_options, add_workspace_options,
+                                  int_at_least, setup_overrides)
 from ranklens.cli.output import TerminalProgress, print_explanation, print_json, say, tell, terminal_text
-from ranklens.cli.setup_args import retriever as setup_retriever
+from ranklens.cli.setup_args import judged_retriever, load
 
 if TYPE_CHECKING:
     from ranklens.engine.compare import Comparison, RunSide
     from ranklens.engine.corpus import Corpus
+    from ranklens.engine.judged import Judged
     from ranklens.engine.retriever import Workbench
     from ranklens.engine.setup import Setup
     from ranklens.engine.workspace import Workspace
@@ -32,8 +34,10 @@ def add_run(sub: Any) -> None:
     run.add_argument("corpus")
     target = run.add_mutually_exclusive_group(required=True)
     target.add_argument("--save", metavar="NAME", help="save as runs/NAME.run (+ NAME.json) in the workspace")
-    target.add_argument("--output", metavar="FILE", help="write the run to FILE and its sidecar beside it")
-    _workspace_option(run)
+    target.add_argument("--output", metavar="FILE", help="write the run to FILE and its sidecar beside it "
+                                                        "(-: the run alone, to standard output)")
+    run.add_argument("--replace", action="store_true", help="with --save: replace a saved run of that name")
+    add_workspace_options(run)
     run.add_argument("--json", action="store_true")
     add_setup_options(run)
 
@@ -41,7 +45,7 @@ def add_run(sub: Any) -> None:
 def add_runs(sub: Any) -> None:
     runs = sub.add_parser("runs", help="the workspace's saved runs, their setups and headline measures")
     runs.add_argument("corpus")
-    _workspace_option(runs)
+    add_workspace_options(runs)
     runs.add_argument("--json", action="store_true")
 
 
@@ -49,7 +53,8 @@ def add_compare(sub: Any) -> None:
     compare = sub.add_parser("compare", help="two runs (saved, TREC files or inline setups): measures, paired "
                                              "tests, the questions that moved")
     compare.add_argument("corpus")
-    compare.add_argument("a", help="a saved run's name, a TREC run file, or a setup such as \"bm25 --k1 0.9\"")
+    compare.add_argument("a", help="a saved run's name, a TREC run file (-: standard input), or a setup such as "
+                                   "\"bm25 --k1 0.9\"")
     compare.add_argument("b", help="the same, compared against A (Δ = B - A)")
     compare.add_argument("--metrics", metavar="NAMES",
                          help="ir_measures-style names (default \"nDCG@10 MRR@10 P@5 R@100 MAP\")")
@@ -57,7 +62,7 @@ def add_compare(sub: Any) -> None:
                          help="random sign flips of the randomization test (default 10000)")
     compare.add_argument("--seed", type=int_at_least("--seed", 0), default=42,
                          help="seed of the randomization test and the bootstrap (default 42)")
-    _workspace_option(compare)
+    add_workspace_options(compare)
     compare.add_argument("--json", action="store_true")
 
 
@@ -67,6 +72,7 @@ def add_why(sub: Any) -> None:
     why.add_argument("query")
     why.add_argument("chunk_id", metavar="CHUNK_ID")
     why.add_argument("--json", action="store_true")
+    add_workspace_options(why)
     add_setup_options(why)
 
 
@@ -83,32 +89,23 @@ def add_judgments(sub: Any) -> None:
     judgments.add_argument("--judge", nargs=3, metavar=("QUESTION", "ID", "GRADE"),
                            help="grade a chunk or document for a question (0 not relevant … 3 perfect)")
     judgments.add_argument("--undo", action="store_true", help="take back the latest judgment")
-    _workspace_option(judgments)
+    add_workspace_options(judgments, measures=False)
     judgments.add_argument("--json", action="store_true")
-
-
-def _workspace_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--workspace", metavar="DIR",
-                        help="the workspace folder (default: the corpus' folder under $XDG_DATA_HOME/ranklens)")
 
 
 # -- shared -----------------------------------------------------------------------------------
 
 
-def _load(args: argparse.Namespace) -> tuple[Corpus, Workspace, Workbench]:
-    """The corpus with its workspace applied (warnings told), its workspace and a workbench on it."""
+def _load(args: argparse.Namespace) -> tuple[Judged, Workspace, Workbench]:
+    """The corpus with the judgments that count (warnings told), its workspace (where runs are saved, also
+    under ``--no-workspace``) and a workbench on it."""
     from ranklens.engine.cache import IndexCache
-    from ranklens.engine.loaders import load_corpus
     from ranklens.engine.retriever import Workbench
     from ranklens.engine.workspace import Workspace
 
-    with TerminalProgress() as progress:
-        corpus = load_corpus(args.corpus, progress)
-    workspace = Workspace.for_corpus(corpus, getattr(args, "workspace", None))
-    corpus, warnings = workspace.apply(corpus)
-    for warning in [*corpus.warnings, *warnings]:
-        tell("warning", warning)
-    return corpus, workspace, Workbench(corpus, IndexCache())
+    judged = load(args)
+    workspace = judged.workspace or Workspace.for_corpus(judged.corpus, getattr(args, "workspace", None))
+    return judged, workspace, Workbench(judged.corpus, IndexCache())
 
 
 def _run_setup(corpus: Corpus, overrides: dict[str, Any], source: str = COMMAND_LINE) -> Setup:
@@ -130,22 +127,36 @@ def run_run(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     import json
 
     from ranklens.engine.compare import setup_run
-    from ranklens.engine.trec import atomic_write, write_run
+    from ranklens.engine.trec import STANDARD_STREAM, atomic_write, write_run
 
-    corpus, workspace, workbench = _load(args)
+    judged, workspace, workbench = _load(args)
+    corpus = judged.corpus
     setup = _run_setup(corpus, overrides)
     if not corpus.questions:
         raise UsageError(f"ranklens: {corpus.name} has no questions to run (add some to the workspace: "
                          "ranklens judgments --import-queries FILE)")
-    name = args.save or Path(args.output).stem
+    to_stdout = args.output == STANDARD_STREAM
+    if args.replace and not args.save:
+        raise UsageError("ranklens run: --replace: only with --save NAME (it replaces a saved run)")
+    if to_stdout and args.json:
+        raise UsageError("ranklens run: --json: --output - writes the run to standard output already")
+    if args.save:
+        workspace.run_path(args.save)  # a bad name, or a run saved under it, is said before the run is made
+        if not args.replace and workspace.has_run(args.save):
+            raise UsageError(_taken(workspace, args.save))
+    name = args.save or ("run" if to_stdout else Path(args.output).stem)
     with TerminalProgress() as progress:
         run, meta, _ = setup_run(workbench, setup, name, progress)
+    meta["judgments"] = judged.to_dict()
     retriever = workbench.retriever(setup)
     for note in retriever.notes:
         tell("note", note)
     headline = meta["metrics"]
+    if to_stdout:
+        write_run(STANDARD_STREAM, run, name)  # the run alone: what a pipe reads
+        return 0
     if args.save:
-        path = workspace.save_run(args.save, run, meta).path
+        path = _save(workspace, args.save, run, meta, args.replace)
     else:
         path = Path(args.output)
         write_run(path, run, name)
@@ -153,30 +164,55 @@ def run_run(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     if args.json:
         return print_json({**meta, "path": str(path), "sidecar": str(_sidecar_path(path))})
     measures = "  ".join(f"{k} {v:.3f}" for k, v in headline.items()) or "no judged questions"
-    say(f"# {corpus.name} · {retriever.setup.describe()}")
+    say(f"# {corpus.name} · {retriever.setup.describe()} · {judged.describe()}")
     say(f"run {name}: {len(run.rankings)} questions, up to {setup.k} chunks each · {measures}")
     say(f"written to {path} (setup in {_sidecar_path(path).name})")
     return 0
+
+
+def _taken(workspace: Workspace, name: str) -> str:
+    return (f"ranklens run: --save: a run named {name!r} is saved already in {workspace.runs_dir}; "
+            "add --replace to replace it")
+
+
+def _save(workspace: Workspace, name: str, run: Any, meta: dict[str, Any], replace: bool) -> Path:
+    from ranklens.engine.workspace import RunExists
+
+    try:
+        return workspace.save_run(name, run, meta, replace=replace).path
+    except RunExists:  # saved by someone else while this one ran
+        raise UsageError(_taken(workspace, name)) from None
 
 
 # -- runs -------------------------------------------------------------------------------------
 
 
 def run_runs(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
+    from ranklens.engine.compare import saved_measures
+    from ranklens.engine.errors import RanklensError
     from ranklens.engine.runs import corpus_identity
 
-    corpus, workspace, _ = _load(args)
+    judged, workspace, workbench = _load(args)
+    corpus = judged.corpus
     fingerprint = corpus_identity(corpus)["fingerprint"]
     rows = []
     for name in workspace.run_names():
-        meta = workspace.load_run(name).meta
+        saved = workspace.load_run(name)
+        meta = saved.meta
+        same = (meta.get("corpus") or {}).get("fingerprint") == fingerprint
+        metrics = meta.get("metrics", {})
+        if same:  # measured against the judgments that count now, as eval and compare measure
+            try:
+                metrics = saved_measures(saved, workbench)
+            except RanklensError as error:
+                tell("warning", f"run {name!r}: its saved measures shown ({error})")
         rows.append({"name": name, "created": meta.get("created"), "k": meta.get("k"),
                      "describe": meta.get("describe"), "setup": meta.get("setup"),
-                     "questions": meta.get("questions"), "metrics": meta.get("metrics", {}),
-                     "same_corpus": (meta.get("corpus") or {}).get("fingerprint") == fingerprint})
+                     "questions": meta.get("questions"), "metrics": metrics,
+                     "saved_metrics": meta.get("metrics", {}), "same_corpus": same})
     if args.json:
-        return print_json({"workspace": str(workspace.root), "runs": rows})
-    say(f"# {corpus.name} · workspace {workspace.root}")
+        return print_json({"workspace": str(workspace.root), "judgments": judged.to_dict(), "runs": rows})
+    say(f"# {corpus.name} · {judged.describe()} · workspace {workspace.root}")
     if not rows:
         say("no saved runs (ranklens run CORPUS --save NAME saves one)")
         return 0
@@ -186,7 +222,7 @@ def run_runs(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     say(f"{'run':<{width}}  {'created':<25} " + " ".join(f"{n:>8}" for n in names) + "  setup")
     for row in rows:
         values = " ".join(f"{row['metrics'][n]:>8.3f}" if n in row["metrics"] else f"{'':>8}" for n in names)
-        other = "" if row["same_corpus"] else "  (made on another version of the corpus)"
+        other = "" if row["same_corpus"] else "  (made on another version of the corpus: its saved measures)"
         say(f"{row['name']:<{width}}  {row['created'] or '':<25} {values}  {row['describe'] or ''}{other}")
     return 0
 
@@ -218,11 +254,13 @@ def _side(spec: str, corpus: Corpus, workspace: Workspace, workbench: Workbench)
     """A saved run's name, a TREC run file, or an inline setup, in that order of precedence."""
     from ranklens.engine.compare import saved_side, setup_side
     from ranklens.engine.errors import RanklensError
-    from ranklens.engine.trec import read_run
+    from ranklens.engine.trec import STANDARD_STREAM, read_run
     from ranklens.engine.workspace import SavedRun, read_sidecar
 
     if workspace.has_run(spec):
         saved = workspace.load_run(spec)
+    elif spec == STANDARD_STREAM:  # a run piped in: no sidecar
+        saved = SavedRun("<stdin>", read_run(spec), {}, Path("<stdin>"))
     elif Path(spec).is_file():
         saved = SavedRun(spec, read_run(spec), read_sidecar(_sidecar_path(Path(spec))) or {}, Path(spec))
     else:
@@ -246,29 +284,28 @@ def run_compare(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     from ranklens.engine.compare import compare_runs
     from ranklens.engine.measures import DEFAULT_MEASURES, parse_measures
 
+    if args.a == args.b == "-":
+        raise UsageError("ranklens compare: A and B cannot both read standard input")
     measures = parse_measures(args.metrics if args.metrics is not None else DEFAULT_MEASURES)
-    corpus, workspace, workbench = _load(args)
+    judged, workspace, workbench = _load(args)
+    corpus = judged.corpus
     a = _side(args.a, corpus, workspace, workbench)
     b = _side(args.b, corpus, workspace, workbench)
     comparison = compare_runs(a, b, corpus.questions, measures, args.permutations, args.seed)
     for note in comparison.notes:
         tell("note", note)
     if args.json:
-        return print_json(comparison.to_dict())
-    _print_comparison(corpus, comparison)
+        return print_json({**comparison.to_dict(), "judgments": judged.to_dict()})
+    _print_comparison(judged, comparison)
     return 0
 
 
-def _p(value: float) -> str:
-    if value != value:
-        return "—"
-    return f"{value:.4f}" if value >= 0.0001 else f"{value:.1e}"
+def _print_comparison(judged: Judged, comparison: Comparison) -> None:
+    from ranklens.engine.significance import format_p as _p
 
-
-def _print_comparison(corpus: Corpus, comparison: Comparison) -> None:
     a, b = comparison.a, comparison.b
-    say(f"# {corpus.name} · {len(comparison.questions)} judged questions · randomization: "
-         f"{comparison.permutations:,} sign flips, seed {comparison.seed}")
+    say(f"# {judged.corpus.name} · {len(comparison.questions)} judged questions ({judged.describe()}) · "
+        f"randomization: {comparison.permutations:,} sign flips, seed {comparison.seed}")
     say(f"A  {terminal_text(a.label)}" + (f"  ({a.describe})" if a.describe and a.describe != a.label else ""))
     say(f"B  {terminal_text(b.label)}" + (f"  ({b.describe})" if b.describe and b.describe != b.label else ""))
     width = max(8, *(len(row.name) for row in comparison.rows))
@@ -302,11 +339,12 @@ def run_why(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     from ranklens.engine.loaders import valid_unicode
     from ranklens.engine.why import why
 
-    retriever = setup_retriever(args, overrides)
+    retriever, judged = judged_retriever(args, overrides)
     report = why(retriever, valid_unicode(args.query), valid_unicode(args.chunk_id))
     if args.json:
-        return print_json(report.to_dict())
-    say(f"# {retriever.corpus.name} · {len(retriever.chunks)} chunks · {retriever.setup.describe()}")
+        return print_json({**report.to_dict(), "judgments": judged.to_dict()})
+    say(f"# {retriever.corpus.name} · {len(retriever.chunks)} chunks · {retriever.setup.describe()} · "
+        f"{judged.describe()}")
     for line in report.summary(len(retriever.chunks), retriever.setup.decimals):
         say(terminal_text(line))
     say("")
@@ -322,19 +360,49 @@ def run_why(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 
 def _grade(text: str) -> int:
     try:
-        grade = int(text)
+        return int(text)
     except ValueError:
         raise UsageError(f"ranklens judgments: --judge: grade {text!r} is not a whole number") from None
-    if grade < 0:
-        raise UsageError(f"ranklens judgments: --judge: grade must be 0 or more (got {grade})")
-    return grade
+
+
+def _check_streams(args: argparse.Namespace) -> None:
+    """``-`` is standard input for one import and standard output for one export, the only output then."""
+    from ranklens.engine.trec import STANDARD_STREAM as STREAM
+
+    if args.import_qrels == STREAM and args.import_queries == STREAM:
+        raise UsageError("ranklens judgments: --import-queries and --import-qrels cannot both read standard input")
+    if args.export_qrels == STREAM and args.export_queries == STREAM:
+        raise UsageError("ranklens judgments: --export-queries and --export-qrels cannot both write standard "
+                         "output")
+    if args.json and STREAM in (args.export_qrels, args.export_queries):
+        raise UsageError("ranklens judgments: --json: an export to - writes standard output already")
+
+
+def _judge(args: argparse.Namespace, corpus: Corpus, workspace: Workspace, question_ids: set[str]) -> dict[str, Any]:
+    from ranklens.engine.errors import RanklensError
+    from ranklens.engine.grades import GradeError, check_grade
+
+    qid, ident, grade_text = args.judge
+    try:
+        grade = check_grade(_grade(grade_text), workspace.max_grade)
+    except GradeError as error:
+        raise UsageError(f"ranklens judgments: --judge: {error}") from None
+    if qid not in question_ids:
+        raise RanklensError(f"no question {qid!r} in {corpus.name} or its workspace")
+    known = {d.id for d in corpus.documents} | {c.id for c in corpus.chunks}
+    if ident not in known and ident.rpartition("#")[0] not in known:
+        raise RanklensError(f"no chunk or document {ident!r} in {corpus.name}")
+    judgment = workspace.judge(qid, ident, grade)
+    return {"question": qid, "id": ident, "grade": grade, "previous": judgment.previous}
 
 
 def run_judgments(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    from ranklens.engine.errors import RanklensError
+    from ranklens.engine.trec import STANDARD_STREAM
     from ranklens.engine.workspace_files import export_qrels, export_questions, import_qrels, import_questions
 
-    corpus, workspace, _ = _load(args)
+    _check_streams(args)
+    judged, workspace, _ = _load(args)
+    corpus = judged.corpus
     done: dict[str, Any] = {}
     question_ids = {q.id for q in corpus.questions}
     if args.import_queries:
@@ -346,15 +414,7 @@ def run_judgments(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
         for warning in warnings:
             tell("warning", warning)
     if args.judge:
-        qid, ident, grade_text = args.judge
-        grade = _grade(grade_text)
-        if qid not in question_ids:
-            raise RanklensError(f"no question {qid!r} in {corpus.name} or its workspace")
-        known = {d.id for d in corpus.documents} | {c.id for c in corpus.chunks}
-        if ident not in known and ident.rpartition("#")[0] not in known:
-            raise RanklensError(f"no chunk or document {ident!r} in {corpus.name}")
-        judgment = workspace.judge(qid, ident, grade)
-        done["judged"] = {"question": qid, "id": ident, "grade": grade, "previous": judgment.previous}
+        done["judged"] = _judge(args, corpus, workspace, question_ids)
     if args.undo:
         reversal = workspace.undo()
         done["undone"] = None if reversal is None else {"question": reversal.question, "id": reversal.id,
@@ -371,16 +431,48 @@ def run_judgments(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     judgments = workspace.judgments()
     summary = {"workspace": str(workspace.root), "questions": len(corpus.questions), "own_questions": len(own),
                "judged_questions": len(judgments), "judgments": sum(len(g) for g in judgments.values()),
-               "log_entries": len(workspace.log()), "runs": len(workspace.run_names()), **done}
+               "log_entries": len(workspace.log()), "runs": len(workspace.run_names()),
+               "max_grade": workspace.max_grade, **done}
     if args.json:
         return print_json(summary)
-    say(f"# {corpus.name} · workspace {workspace.root}")
-    say(f"{summary['questions']} questions ({summary['own_questions']} of the workspace), "
-         f"{summary['judgments']} judgments of {summary['judged_questions']} questions in the workspace, "
-         f"{summary['runs']} saved runs")
-    for key, value in done.items():
-        say(f"{key.replace('_', ' ')}: {value}")
+    lines = [f"# {corpus.name} · workspace {workspace.root}",
+             f"{summary['questions']} questions ({summary['own_questions']} of the workspace), "
+             f"{summary['judgments']} judgments of {summary['judged_questions']} questions in the workspace, "
+             f"{summary['runs']} saved runs · grades 0-{workspace.max_grade}",
+             *_done_lines(done, args)]
+    exported = STANDARD_STREAM in (args.export_qrels, args.export_queries)
+    for line in lines:  # with an export on standard output, the export alone goes there
+        if exported:
+            tell("note", line)
+        else:
+            say(line)
     return 0
+
+
+def _done_lines(done: dict[str, Any], args: argparse.Namespace) -> list[str]:
+    """What the options did, one sentence each."""
+    lines = []
+    if "imported_questions" in done:
+        lines.append(f"imported {_count(done['imported_questions'], 'question')} from {args.import_queries}")
+    if "imported_judgments" in done:
+        lines.append(f"imported {_count(done['imported_judgments'], 'judgment')} from {args.import_qrels}")
+    if "judged" in done:
+        judged = done["judged"]
+        was = "unjudged" if judged["previous"] is None else f"grade {judged['previous']}"
+        lines.append(f"judged {judged['id']} for {judged['question']}: grade {judged['grade']} (was {was})")
+    if "undone" in done and done["undone"] is not None:
+        undone = done["undone"]
+        now = "unjudged again" if undone["grade"] is None else f"back to grade {undone['grade']}"
+        lines.append(f"undone: {undone['id']} for {undone['question']} is {now}")
+    if "exported_qrels" in done:
+        lines.append(f"exported {_count(done['exported_qrels'], 'judgment')} to {args.export_qrels}")
+    if "exported_questions" in done:
+        lines.append(f"exported {_count(done['exported_questions'], 'question')} to {args.export_queries}")
+    return lines
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _reload(args: argparse.Namespace) -> Corpus:

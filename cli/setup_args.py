@@ -13,35 +13,67 @@ from ranklens.cli.options import COMMAND_LINE
 from ranklens.cli.output import TerminalProgress, tell
 
 if TYPE_CHECKING:
+    from ranklens.engine.corpus import Corpus
+    from ranklens.engine.judged import Judged
     from ranklens.engine.retriever import Retriever, Workbench
     from ranklens.engine.setup import Setup
 
 
-def workbench(args: argparse.Namespace, overrides: dict[str, Any], cache_min_chunks: int | None = None
-              ) -> tuple[Workbench, Setup]:
-    """The corpus loaded (its warnings told) and the setup asked for, before anything is indexed.
+def judged(args: argparse.Namespace, corpus: Corpus) -> Judged:
+    """The corpus with the judgments that count (engine/judged.py's rule): the workspace's too, unless
+    ``--no-workspace``; a command without ``--workspace`` measures nothing and reads none. Warnings told."""
+    from ranklens.engine.judged import Judged, judged_corpus
+    from ranklens.engine.workspace import Workspace
 
-    ``cache_min_chunks``: the smallest corpus whose term index is kept on disk (None: the engine's default).
-    """
-    from ranklens.engine.cache import IndexCache
+    if not hasattr(args, "workspace"):
+        return Judged(corpus, None)
+    workspace = None if getattr(args, "no_workspace", False) else Workspace.for_corpus(corpus, args.workspace)
+    result = judged_corpus(corpus, workspace)
+    for warning in result.warnings:
+        tell("warning", warning)
+    return result
+
+
+def load(args: argparse.Namespace) -> Judged:
+    """The corpus loaded (its warnings told), with the judgments that count."""
     from ranklens.engine.loaders import load_corpus
-    from ranklens.engine.retriever import CACHE_MIN_CHUNKS, Workbench, setup_for
 
     with TerminalProgress() as progress:
         corpus = load_corpus(args.corpus, progress)
     for warning in corpus.warnings:
         tell("warning", warning)
+    return judged(args, corpus)
+
+
+def workbench(args: argparse.Namespace, overrides: dict[str, Any], cache_min_chunks: int | None = None
+              ) -> tuple[Workbench, Setup, Judged]:
+    """The corpus loaded with its judgments, and the setup asked for, before anything is indexed.
+
+    ``cache_min_chunks``: the smallest corpus whose term index is kept on disk (None: the engine's default).
+    """
+    from ranklens.engine.cache import IndexCache
+    from ranklens.engine.retriever import CACHE_MIN_CHUNKS, Workbench, setup_for
+
+    result = load(args)
+    corpus = result.corpus
     bench = Workbench(corpus, IndexCache(), CACHE_MIN_CHUNKS if cache_min_chunks is None else cache_min_chunks)
-    return bench, setup_for(corpus, overrides, source=COMMAND_LINE)
+    return bench, setup_for(corpus, overrides, source=COMMAND_LINE), result
 
 
-def retriever(args: argparse.Namespace, overrides: dict[str, Any], cache_min_chunks: int | None = None
-              ) -> Retriever:
-    """The setup's retriever on the corpus, indexed, its notes and the cache's problems told."""
-    bench, setup = workbench(args, overrides, cache_min_chunks)
+def judged_retriever(args: argparse.Namespace, overrides: dict[str, Any], cache_min_chunks: int | None = None
+                     ) -> tuple[Retriever, Judged]:
+    """The setup's retriever on the corpus, indexed, its notes and the cache's problems told; and the
+    judgments it measures with."""
+    bench, setup, result = workbench(args, overrides, cache_min_chunks)
     with TerminalProgress() as progress:
         built = bench.retriever(setup, progress)
     problems = bench.cache.problems if bench.cache else []
     for note in [*built.notes, *problems]:
         tell("note", note)
-    return built
+    return built, result
+
+
+def retriever(args: argparse.Namespace, overrides: dict[str, Any], cache_min_chunks: int | None = None
+              ) -> Retriever:
+    """The setup's retriever on the corpus, indexed (see ``judged_retriever``)."""
+    return judged_retriever(args, overrides, cache_min_chunks)[0]

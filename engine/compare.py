@@ -257,6 +257,16 @@ def saved_side(saved: SavedRun, workbench: Workbench) -> RunSide:
                    stored if isinstance(stored, dict) else None, tuple(notes))
 
 
+def saved_measures(saved: SavedRun, workbench: Workbench) -> dict[str, float]:
+    """A saved run's headline measures (those its sidecar keeps from when it was saved) against the
+    workbench's judgments now, resolved under its own chunking; empty when nothing is judged relevant."""
+    from ranklens.engine.measures import DEFAULT_MEASURES, measure_run
+
+    side = saved_side(saved, workbench)
+    measured = measure_run(side.run.ids(), side.qrels, DEFAULT_MEASURES)
+    return measured.means if measured.questions else {}
+
+
 # -- two rankings of one question ------------------------------------------------------------
 
 

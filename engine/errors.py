@@ -11,3 +11,14 @@ class RanklensError(Exception):
 
 class Cancelled(Exception):
     """Long work stopped because its caller asked it to."""
+
+
+def json_problem(error: ValueError) -> str:
+    """A ``json.JSONDecodeError`` in a message's words: what is wrong and its column.
+
+    Some of the decoder's messages end with "at" ("Invalid control character at"), meant
+    to be followed by a position; the column is added once.
+    """
+    message = str(getattr(error, "msg", error)).removesuffix(" at")
+    column = getattr(error, "colno", None)
+    return f"{message} at column {column}" if column is not None else message

@@ -23,6 +23,7 @@ from ranklens.engine.chunking import chunk_documents
 from ranklens.engine.corpus import Chunk, Corpus, Question
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.index.ranking import check_approximate
+from ranklens.engine.grades import GRADE_KEY
 from ranklens.engine.judgments import ChunkJudge
 from ranklens.engine.metric_table import depth
 from ranklens.engine.metrics import Evaluation, QuestionScores, ThresholdReport, evaluate, threshold_analysis
@@ -52,7 +53,8 @@ def setup_for(corpus: Corpus, *overrides: dict, source: str = "settings") -> Set
     The dense model is the lesson's e5-small for a corpus in a language the lesson covers,
     when the neural extra has it (``model_names.default_model``).
     """
-    layers = (corpus.settings, *overrides)
+    own = {key: value for key, value in corpus.settings.items() if key != GRADE_KEY}  # the corpus', not the setup's
+    layers = (own, *overrides)
     sized = any(layer.get("size") is not None for layer in layers)
     base: dict = {} if corpus.chunks or sized else {"size": DEFAULT_SIZE, "overlap": DEFAULT_OVERLAP}
     language = corpus.settings.get("language")

@@ -30,6 +30,7 @@ import math
 import os
 import re
 import shutil
+import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -83,20 +84,44 @@ class Qrels:
     warnings: list[str] = field(default_factory=list)
 
 
-def _lines(path: Path) -> list[str]:
+STANDARD_STREAM = "-"  # as a file name: standard input to the readers here, standard output to the writers
+
+
+def shown_path(path: str | os.PathLike[str]) -> Path:
+    """How messages name ``path``: ``<stdin>`` for ``-``."""
+    return Path("<stdin>") if str(path) == STANDARD_STREAM else Path(path)
+
+
+def read_text(path: str | os.PathLike[str]) -> str:
+    """A text file's content (``-``: standard input), invalid UTF-8 replaced; unreadable is a ``RanklensError``."""
     try:
-        data = path.read_bytes()
+        data = sys.stdin.buffer.read() if str(path) == STANDARD_STREAM else Path(path).read_bytes()
     except OSError as error:
         raise RanklensError(f"cannot read {path}: {error.strerror or error}") from None
-    return data.decode("utf-8", errors="replace").splitlines()
+    return data.decode("utf-8", errors="replace")
+
+
+def write_text(path: str | os.PathLike[str], text: str) -> None:
+    """``text`` as the file ``path``, atomically (``atomic_write``), or on standard output for ``-``."""
+    if str(path) == STANDARD_STREAM:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        atomic_write(Path(path), text)
+
+
+def _lines(path: str | os.PathLike[str]) -> list[str]:
+    return read_text(path).splitlines()
 
 
 def read_run(path: str | os.PathLike[str]) -> Run:
-    """A TREC run file, ordered by score, then rank column, then line (see the module docstring)."""
-    path = Path(path)
+    """A TREC run file (``-``: standard input), ordered by score, then rank column, then line (see the module
+    docstring)."""
+    lines = _lines(path)
+    path = shown_path(path)
     rows: dict[str, list[tuple[float, int, int, str]]] = {}
     tags: dict[str, int] = {}
-    for lineno, line in enumerate(_lines(path), 1):
+    for lineno, line in enumerate(lines, 1):
         fields = line.split()
         if not fields or fields[0].startswith("#"):
             continue
@@ -145,7 +170,7 @@ def read_run(path: str | os.PathLike[str]) -> Run:
 
 def write_run(path: str | os.PathLike[str], run: Run | Mapping[str, Sequence[tuple[str, float]]],
               tag: str | None = None) -> None:
-    """Write ``run`` as a TREC run file, questions in the given order, ranks from 1.
+    """Write ``run`` as a TREC run file (``-``: standard output), questions in the given order, ranks from 1.
 
     The write is atomic (a temporary file renamed over ``path``): a reader sees the
     old file or the new one, never half of one.
@@ -154,7 +179,7 @@ def write_run(path: str | os.PathLike[str], run: Run | Mapping[str, Sequence[tup
     name = encode_id(tag or (run.tag if isinstance(run, Run) else "ranklens"))
     lines = [f"{encode_id(qid)} Q0 {encode_id(doc)} {rank} {score!r} {name}\n"
              for qid, ranking in rankings.items() for rank, (doc, score) in enumerate(ranking, 1)]
-    atomic_write(Path(path), "".join(lines))
+    write_text(path, "".join(lines))
 
 
 def _trec_row(line: str, lineno: int, path: Path) -> tuple[str, str, int] | None:
@@ -198,13 +223,14 @@ def read_qrels(path: str | os.PathLike[str], layout: QrelsLayout = TREC_QRELS,
 
     A (question, id) pair judged on several rows keeps its highest grade, whatever the row order;
     the repeated rows are counted, whether kept or not. ``keep(qid, id, grade)`` False leaves a row
-    out of the judgments (the loader keeps relevant rows naming known ids).
+    out of the judgments (the loader keeps relevant rows naming known ids). ``-`` reads standard input.
     """
-    path = Path(path)
+    lines = _lines(path)
+    path = shown_path(path)
     judgments: dict[str, dict[str, int]] = {}
     seen: set[tuple[str, str]] = set()
     repeats = 0
-    for lineno, line in enumerate(_lines(path), 1):
+    for lineno, line in enumerate(lines, 1):
         row = layout.row(line, lineno, path)
         if row is None:
             continue
@@ -221,9 +247,9 @@ def read_qrels(path: str | os.PathLike[str], layout: QrelsLayout = TREC_QRELS,
 
 
 def write_qrels(path: str | os.PathLike[str], qrels: Qrels | Mapping[str, Mapping[str, int]]) -> None:
-    """Write judgments as a TREC qrels file (``qid 0 docid grade``), atomically."""
+    """Write judgments as a TREC qrels file (``qid 0 docid grade``), atomically (``-``: standard output)."""
     judgments = qrels.judgments if isinstance(qrels, Qrels) else qrels
-    atomic_write(Path(path), qrels_text(judgments))
+    write_text(path, qrels_text(judgments))
 
 
 def qrels_text(judgments: Mapping[str, Mapping[str, int]]) -> str:

@@ -21,6 +21,7 @@ import numpy as np
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.metrics import gold_rank
 from ranklens.engine.scoring.explain import Explanation
+from ranklens.engine.workspace import known_question
 
 if TYPE_CHECKING:
     from ranklens.engine.corpus import Chunk
@@ -62,6 +63,11 @@ class WhyReport:
     weaker: list[Weaker]
     lost: list[Lost]
     note: str = ""  # why search shows nothing for the query, when it shows nothing
+    tied: int = 0  # other chunks with exactly the chunk's score (ranked among them in the corpus' order)
+    tied_above: int = 0  # of those, the ones ranked above the chunk
+    question: str | None = None  # the id of the known question the query asks (matched as typed text is)
+    grade: int | None = None  # the chunk's grade for that question under the judgments that count (None: not
+    # judged relevant)
 
     @property
     def in_top_k(self) -> bool:
@@ -75,6 +81,13 @@ class WhyReport:
         shown = "shown" if self.in_top_k else "not shown"
         lines = [f"{self.chunk.id} ranks {self.rank} of {chunks} with score {self.score:.{decimals}f} "
                  f"(k = {self.k}: {shown}); the top result is {self.top.id} with {self.top_score:.{decimals}f}"]
+        if self.tied:
+            first = self.rank - self.tied_above
+            lines.append(f"tied with {self.tied:,} other chunk{'' if self.tied == 1 else 's'} at that score "
+                         f"(ranks {first}-{first + self.tied}): its rank among them is the corpus' order")
+        if self.question is not None:
+            judged = "not judged relevant" if self.grade is None else f"judged relevant, grade {self.grade}"
+            lines.append(f"known question {self.question}: the chunk is {judged}")
         if self.note:
             lines.append(f"search shows nothing for this query: {self.note}")
         if self.missing:
@@ -93,7 +106,9 @@ class WhyReport:
         return {
             "query": self.query,
             "k": self.k,
+            "question": self.question,
             "chunk": {"id": self.chunk.id, "rank": self.rank, "score": self.score, "in_top_k": self.in_top_k,
+                      "tied": self.tied, "grade": self.grade,
                       "text": self.chunk.text, "explain": self.explanation.to_dict()},
             "top": {"id": self.top.id, "rank": 1, "score": self.top_score, "text": self.top.text,
                     "explain": self.top_explanation.to_dict()},
@@ -116,6 +131,10 @@ def why(retriever: Retriever, query: str, chunk_id: str) -> WhyReport:
     scores = np.asarray(retriever.scores(terms), dtype=np.float64)
     rank = gold_rank(scores, np.array([position]))
     assert rank is not None
+    tied = int(np.count_nonzero(scores == scores[position])) - 1
+    above = rank - 1 - int(np.count_nonzero(scores > scores[position]))
+    asked = known_question(query, retriever.corpus.questions)
+    grade = retriever.relevant(asked).get(position) if asked is not None else None
     found = retriever.search(query, 1)
     top = found.hits[0].index if found.hits else int(np.argmax(scores))
     explanation = retriever.explain(query, position)
@@ -133,7 +152,8 @@ def why(retriever: Retriever, query: str, chunk_id: str) -> WhyReport:
               if t.term in top_parts and t.tf > 0 and t.contribution < top_parts[t.term]]
     return WhyReport(query, retriever.chunks[position], rank, float(scores[position]), explanation,
                      retriever.chunks[top], float(scores[top]), top_explanation, retriever.setup.k,
-                     missing, missing_in_top, weaker, lost_words(retriever, query), found.note)
+                     missing, missing_in_top, weaker, lost_words(retriever, query), found.note,
+                     tied=tied, tied_above=above, question=None if asked is None else asked.id, grade=grade)
 
 
 def lost_words(retriever: Retriever, query: str) -> list[Lost]:

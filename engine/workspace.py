@@ -31,18 +31,18 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+import unicodedata
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, UTC
 from pathlib import Path
 from typing import Any
 
-from ranklens.engine.corpus import Corpus, Question
-from ranklens.engine.errors import RanklensError
+from ranklens.engine.corpus import Corpus, Question, normalise_space
+from ranklens.engine.errors import RanklensError, json_problem
+from ranklens.engine.grades import DEFAULT_MAX_GRADE, check_grade, max_grade
 from ranklens.engine.trec import Run, atomic_write, qrels_text, read_run, write_run
-
-MAX_GRADE = 3  # the TUI's keys grade 0..3; imported qrels may hold higher grades
 _RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 _KEY_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -64,6 +64,28 @@ def corpus_key(corpus: Corpus) -> str:
     name = _KEY_SAFE.sub("_", corpus.name).strip("._") or "corpus"
     digest = hashlib.sha256(str(source or corpus.name).encode("utf-8", "surrogatepass")).hexdigest()[:10]
     return f"{name[:60]}-{digest}"
+
+
+def question_key(text: str) -> str:
+    """What a typed text is matched to a question by: case folded, white space collapsed, trailing
+    punctuation dropped (``"What is X ?"``, ``"what is x"`` and ``" What  is X."`` are one question)."""
+    key = normalise_space(text).casefold()
+    end = len(key)
+    while end and (key[end - 1].isspace() or unicodedata.category(key[end - 1]).startswith("P")):
+        end -= 1
+    return key[:end]
+
+
+def known_question(text: str, questions: Iterable[Question]) -> Question | None:
+    """The first of ``questions`` asking ``text`` (matched by ``question_key``), None when none does."""
+    key = question_key(text)
+    if not key:
+        return None
+    return next((q for q in questions if question_key(q.text) == key), None)
+
+
+class RunExists(RanklensError):
+    """A run is saved under the name already, and replacing it was not asked for."""
 
 
 @dataclass(frozen=True)
@@ -92,18 +114,19 @@ class SavedRun:
 class Workspace:
     """The files of one corpus' workspace; see the module docstring for the layout and the locking."""
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
+    def __init__(self, root: str | os.PathLike[str], max_grade: int = DEFAULT_MAX_GRADE) -> None:
         self.root = Path(root)
+        self.max_grade = max_grade  # judgments are refused above it (engine/grades.py)
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.root)!r})"
 
     @classmethod
     def for_corpus(cls, corpus: Corpus, folder: str | os.PathLike[str] | None = None) -> Workspace:
-        """``folder`` when given, else the corpus' folder under the user's data folder."""
-        if folder is not None:
-            return cls(folder)
-        return cls(data_home() / "ranklens" / "workspaces" / corpus_key(corpus))
+        """``folder`` when given, else the corpus' folder under the user's data folder; grading on the
+        corpus' scale."""
+        root = Path(folder) if folder is not None else data_home() / "ranklens" / "workspaces" / corpus_key(corpus)
+        return cls(root, max_grade(corpus))
 
     # -- files -------------------------------------------------------------------------------
 
@@ -181,7 +204,7 @@ class Workspace:
             try:
                 record = json.loads(line)
             except json.JSONDecodeError as error:
-                raise RanklensError(f"{path}:{lineno}: not valid JSON ({error.msg})") from None
+                raise RanklensError(f"{path}:{lineno}: not valid JSON ({json_problem(error)})") from None
             if not isinstance(record, dict):
                 raise RanklensError(f"{path}:{lineno}: expected a JSON object")
             yield lineno, record
@@ -227,14 +250,15 @@ class Workspace:
         return stored
 
     def question_for(self, text: str, corpus: Corpus) -> tuple[Question, bool]:
-        """The question asking ``text`` (the workspace's or the corpus', compared without surrounding
-        spaces), added to the workspace when none asks it; True when it was added."""
+        """The question asking ``text`` (the workspace's or the corpus', matched by ``question_key``: case,
+        white space and trailing punctuation aside), added to the workspace when none asks it; True when
+        it was added."""
         wanted = text.strip()
         if not wanted:
             raise RanklensError("an empty query cannot be a question: type one first")
-        for question in (*self.questions(), *corpus.questions):
-            if question.text.strip() == wanted:
-                return question, False
+        known = known_question(wanted, (*self.questions(), *corpus.questions))
+        if known is not None:
+            return known, False
         return self.add_questions([Question("", wanted)], taken=[q.id for q in corpus.questions])[0], True
 
     # -- judgments ---------------------------------------------------------------------------
@@ -260,7 +284,13 @@ class Workspace:
         return self.judge_many([(question, ident, grade)])[-1]
 
     def judge_many(self, rows: Sequence[tuple[str, str, int | None]]) -> list[Judgment]:
-        """Several judgments under one lock, in order (an import); the qrels file is rewritten once."""
+        """Several judgments under one lock, in order (an import); the qrels file is rewritten once.
+
+        A grade off the workspace's scale (0..``max_grade``) is refused (``GradeError``) before any is written.
+        """
+        for _, _, grade in rows:
+            if grade is not None:
+                check_grade(grade, self.max_grade)
         with self.locked():
             entries = self.log()
             state = _replay(entries)
@@ -345,10 +375,13 @@ class Workspace:
             raise RanklensError(f"run name {name!r}: use letters, digits, '.', '_' and '-' (at most 100)")
         return self.runs_dir / f"{name}.run"
 
-    def save_run(self, name: str, run: Run, meta: Mapping[str, Any]) -> SavedRun:
-        """Write ``runs/NAME.run`` and its sidecar ``runs/NAME.json`` (replacing a run of that name)."""
+    def save_run(self, name: str, run: Run, meta: Mapping[str, Any], *, replace: bool = False) -> SavedRun:
+        """Write ``runs/NAME.run`` and its sidecar ``runs/NAME.json``. A run saved under ``name`` already is
+        replaced only with ``replace``; otherwise ``RunExists`` is raised and the saved run stays whole."""
         path = self.run_path(name)
         with self.locked():
+            if not replace and (path.exists() or path.with_suffix(".json").exists()):
+                raise RunExists(f"a run named {name!r} is saved already in {self.runs_dir}")
             self.runs_dir.mkdir(exist_ok=True)
             write_run(path, run, name)
             # the sidecar last: a run is listed once both files are whole

@@ -4,21 +4,18 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 from ranklens.engine.corpus import Corpus, Question
-from ranklens.engine.errors import RanklensError
-from ranklens.engine.trec import atomic_write, read_qrels, write_qrels
+from ranklens.engine.errors import RanklensError, json_problem
+from ranklens.engine.grades import on_scale
+from ranklens.engine.trec import read_qrels, read_text, shown_path, write_qrels, write_text
 from ranklens.engine.workspace import Workspace
 
 
 def read_questions(path: str | os.PathLike[str]) -> list[Question]:
-    """Questions from a queries.jsonl ({"_id", "text", "answer"}) or a TSV of id<TAB>text."""
-    path = Path(path)
-    try:
-        lines = path.read_bytes().decode("utf-8", errors="replace").splitlines()
-    except OSError as error:
-        raise RanklensError(f"cannot read {path}: {error.strerror or error}") from None
+    """Questions from a queries.jsonl ({"_id", "text", "answer"}) or a TSV of id<TAB>text (``-``: standard input)."""
+    lines = read_text(path).splitlines()
+    path = shown_path(path)
     questions = []
     for lineno, line in enumerate(lines, 1):
         if not line.strip():
@@ -27,7 +24,7 @@ def read_questions(path: str | os.PathLike[str]) -> list[Question]:
             try:
                 record = json.loads(line)
             except json.JSONDecodeError as error:
-                raise RanklensError(f"{path}:{lineno}: not valid JSON ({error.msg})") from None
+                raise RanklensError(f"{path}:{lineno}: not valid JSON ({json_problem(error)})") from None
             qid, text, answer = record.get("_id"), record.get("text"), record.get("answer")
             if not isinstance(qid, (str, int)) or not isinstance(text, str):
                 raise RanklensError(f"{path}:{lineno}: a question needs \"_id\" and \"text\"")
@@ -46,22 +43,30 @@ def import_questions(workspace: Workspace, path: str | os.PathLike[str]) -> list
 
 
 def import_qrels(workspace: Workspace, path: str | os.PathLike[str], question_ids: set[str]) -> tuple[int, list[str]]:
-    """The file's judgments recorded in the workspace (one undoable log entry each); returns how many, and
-    warnings: the file's own, and a count of judgments of questions outside ``question_ids`` (kept)."""
+    """The file's judgments (``-``: standard input) recorded in the workspace (one undoable log entry each);
+    returns how many, and warnings: the file's own, a count of grades off the workspace's scale (refused),
+    and a count of judgments of questions outside ``question_ids`` (kept)."""
     qrels = read_qrels(path)
     warnings = list(qrels.warnings)
     rows = [(qid, ident, grade) for qid, grades in qrels.judgments.items() for ident, grade in grades.items()]
+    refused = sorted({grade for _, _, grade in rows if not on_scale(grade, workspace.max_grade)})
+    if refused:
+        count = sum(1 for _, _, grade in rows if grade in refused)
+        shown = ", ".join(map(str, refused[:5])) + (" …" if len(refused) > 5 else "")
+        warnings.append(f"{shown_path(path)}: {count} judgment(s) off the scale 0-{workspace.max_grade} refused "
+                        f"(grades {shown})")
+        rows = [row for row in rows if on_scale(row[2], workspace.max_grade)]
     unknown = sum(1 for qid, _, _ in rows if qid not in question_ids)
     if unknown:
-        warnings.append(f"{path}: {unknown} judgment(s) of questions neither the corpus nor the workspace has "
-                        "(kept: import their questions too)")
+        warnings.append(f"{shown_path(path)}: {unknown} judgment(s) of questions neither the corpus nor the "
+                        "workspace has (kept: import their questions too)")
     workspace.judge_many(rows)
     return len(rows), warnings
 
 
 def export_qrels(workspace: Workspace, applied: Corpus, path: str | os.PathLike[str]) -> int:
-    """Every judgment of ``applied`` (the corpus with the workspace applied) as a TREC qrels file, the
-    workspace's judgments of non-relevance included; returns how many."""
+    """Every judgment of ``applied`` (the corpus with the workspace applied) as a TREC qrels file (``-``:
+    standard output), the workspace's judgments of non-relevance included; returns how many."""
     judged = {q.id: dict(q.relevant) for q in applied.questions if q.relevant}
     for qid, grades in workspace.judgments().items():  # judgments of non-relevance are knowledge too
         for ident, grade in grades.items():
@@ -72,8 +77,9 @@ def export_qrels(workspace: Workspace, applied: Corpus, path: str | os.PathLike[
 
 
 def export_questions(applied: Corpus, path: str | os.PathLike[str]) -> int:
-    """Every question of ``applied`` as a queries.jsonl (``_id``, ``text``, ``answer``); returns how many."""
+    """Every question of ``applied`` as a queries.jsonl (``_id``, ``text``, ``answer``; ``-``: standard output);
+    returns how many."""
     lines = [json.dumps({"_id": q.id, "text": q.text, **({"answer": q.answer} if q.answer else {})},
                         ensure_ascii=False) + "\n" for q in applied.questions]
-    atomic_write(Path(path), "".join(lines))
+    write_text(path, "".join(lines))
     return len(lines)

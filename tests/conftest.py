@@ -14,5 +14,10 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     import os
 
     os.environ["RANKLENS_CACHE_DIR"] = str(tmp_path_factory.mktemp("ranklens-cache"))
-    # workspaces (judgments, saved runs) default to the XDG data folder: never the user's in tests
-    os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("ranklens-data"))
+
+
+@pytest.fixture(autouse=True)
+def _isolated_workspaces(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Workspaces (judgments, saved runs) default to the XDG data folder: never the user's in tests, and
+    # one per test, since every measure counts the default workspace's judgments.
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("ranklens-data")))

@@ -204,3 +204,26 @@ def test_why_says_when_search_shows_nothing(capsys, corpus: Path) -> None:
     assert run.json["note"] == "none of the query's terms occurs in the corpus"
     assert run.json["lost"] == [{"word": "xyzzy", "reason": "not in the vocabulary", "term": "xyzzy"}]
     assert run.json["chunk"]["in_top_k"] is False and run.json["chunk"]["score"] == 0
+
+
+def test_saving_over_a_run_needs_replace_and_keeps_the_old_run_whole(capsys, tmp_path: Path, corpus: Path) -> None:
+    from ranklens.engine.workspace import RunExists, Workspace
+
+    ws = tmp_path / "ws"
+    assert run_on(capsys, corpus, "run", str(corpus), "--save", "mine", "--workspace", str(ws)).status == 0
+    before = (ws / "runs" / "mine.run").read_bytes(), (ws / "runs" / "mine.json").read_bytes()
+    refused = run_on(capsys, corpus, "run", str(corpus), "--save", "mine", "--scorer", "tfidf", "--workspace", str(ws))
+    assert_error(refused, "a run named 'mine' is saved already", "--replace")
+    assert ((ws / "runs" / "mine.run").read_bytes(), (ws / "runs" / "mine.json").read_bytes()) == before
+    replaced = run_on(capsys, corpus, "run", str(corpus), "--save", "mine", "--scorer", "tfidf", "--replace",
+                      "--workspace", str(ws), "--json")
+    assert replaced.status == 0 and replaced.json["setup"]["scorer"] == "tfidf"
+    assert json.loads((ws / "runs" / "mine.json").read_text())["setup"]["scorer"] == "tfidf"
+    assert_error(run_on(capsys, corpus, "run", str(corpus), "--output", str(tmp_path / "x.run"), "--replace"),
+                 "--replace: only with --save")
+    # the engine refuses too, whatever front end asks
+    workspace = Workspace(ws)
+    saved = workspace.load_run("mine")
+    with pytest.raises(RunExists):
+        workspace.save_run("mine", saved.run, {})
+    assert workspace.load_run("mine").meta == saved.meta

@@ -149,6 +149,35 @@ def test_a_sweep_needs_questions_it_can_judge_after_rechunking(tmp_path: Path) -
         chunk_sweep(workbench, setup_for(workbench.corpus))
 
 
+def _by_document(tmp_path: Path, answer: str | None = None) -> Path:
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda",
+             "mu", "nu", "xi", "omicron", "pi", "rho", "sigma"]
+    records = [{"_id": f"d{i}", "text": " ".join(words[i:] + words[:i]) * 3} for i in range(3)]
+    queries = [{"_id": "q1", "text": "alpha beta"}, {"_id": "q2", "text": "gamma delta",
+                                                      **({"answer": answer} if answer else {})}]
+    return beir_folder(tmp_path / "c", records, queries, "q1\td0\t1\nq2\td1\t1\n")
+
+
+def test_a_corpus_judged_per_document_has_no_whole_column(capsys, tmp_path: Path) -> None:
+    folder = str(_by_document(tmp_path))
+    text = run_cli(capsys, "sweep", "chunks", folder, "--sizes", "10,20")
+    assert text.status == 0, text.err
+    header = text.out.splitlines()[1]
+    assert header.split()[:4] == ["size", "overlap", "chunks", "hit@1"], header
+    assert "whole" not in header and "judged per document, no answer spans" in text.out
+    data = run_cli(capsys, "sweep", "chunks", folder, "--sizes", "10,20", "--json").json
+    assert data["answer_spans"] == 0 and {cell["whole"] for cell in data["cells"]} == {0}
+
+
+def test_the_whole_column_counts_the_questions_with_an_answer_span(capsys, tmp_path: Path) -> None:
+    folder = str(_by_document(tmp_path, answer="gamma delta epsilon zeta eta theta iota kappa"))
+    data = run_cli(capsys, "sweep", "chunks", folder, "--sizes", "4,20", "--overlaps", "0", "--json").json
+    assert data["answer_spans"] == 1
+    assert [cell["whole"] for cell in data["cells"]] == [0, 1]  # 8 words cannot lie whole in 4-word windows
+    text = run_cli(capsys, "sweep", "chunks", folder, "--sizes", "4,20", "--overlaps", "0")
+    assert text.out.splitlines()[1].split()[3] == "whole" and "0/1" in text.out and "1/1" in text.out
+
+
 # -- the index sweep -----------------------------------------------------------------------------
 
 

@@ -164,3 +164,23 @@ def test_a_workbench_with_the_workspace_applied_shares_its_indexes(tmp_path: Pat
     assert workbench.corpus is corpus  # the first workbench keeps its questions
     with pytest.raises(ValueError, match="share this workbench's documents"):
         workbench.with_questions(load_corpus("battery"))
+
+
+CRANFIELD_1 = "what similarity laws must be obeyed when constructing aeroelastic models of heated high speed aircraft ."
+
+
+@pytest.mark.parametrize("typed", [CRANFIELD_1, CRANFIELD_1.removesuffix(" ."), CRANFIELD_1.removesuffix("."),
+                                   "  What similarity laws  must be obeyed when constructing aeroelastic models of "
+                                   "heated high speed aircraft?  "])
+def test_a_known_question_is_matched_case_spaces_and_end_punctuation_aside(tmp_path: Path, typed: str) -> None:
+    from ranklens.engine.workspace import known_question
+
+    corpus = load_corpus(beir_folder(tmp_path / "cran", [{"_id": "184", "text": "similarity laws for heated models"}],
+                                     [{"_id": "1", "text": CRANFIELD_1}], "1\t184\t2\n"))
+    workspace = Workspace(tmp_path / "ws")
+    found = known_question(typed, corpus.questions)
+    assert found is not None and found.id == "1"
+    assert workspace.question_for(typed, corpus) == (found, False)  # its judgments stay: nothing added
+    assert workspace.questions() == []
+    assert known_question("what similarity laws", corpus.questions) is None
+    assert known_question(" ?! ", corpus.questions) is None

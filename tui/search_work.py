@@ -98,6 +98,7 @@ class Documents:
 def find(context: Context, progress: Progress) -> Found:
     """Run the context's query; each row carries its snippet with the query's terms marked."""
     from ranklens.engine.why import lost_words
+    from ranklens.engine.workspace import known_question
 
     retriever = context.workbench.retriever(context.setup, progress)
     analyzer = analyzer_for(context.setup)
@@ -106,9 +107,8 @@ def find(context: Context, progress: Progress) -> Found:
     else:
         result = retriever.search(context.query)
         rows = [_row(retriever, analyzer, hit, result.terms) for hit in result.hits]
-    # A known question (one sent from Metrics, or typed as it is): its judged chunks get a ✓ and a grade.
-    text = context.query.strip()
-    question = next((q for q in retriever.corpus.questions if q.text.strip() == text), None) if text else None
+    # A known question (sent from Metrics, or typed: case, spaces, end punctuation aside): its judged chunks get a ✓.
+    question = known_question(context.query, retriever.corpus.questions)
     grades = dict(retriever.relevant(question)) if question is not None else {}
     relevant = frozenset(grades)
     if question is not None and context.workspace is not None:

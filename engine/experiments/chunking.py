@@ -4,7 +4,9 @@ Judgments of a corpus' own passages do not survive re-chunking, so the
 sweep measures the questions that carry an "answer" span (or are judged per
 document): a chunk counts as relevant when it holds the whole span. A
 window that cuts a question's span in every chunk leaves it without a
-relevant chunk; ``SweepCell.whole`` counts the questions that keep theirs.
+relevant chunk; ``SweepCell.whole`` counts the questions that keep theirs. A question judged
+per document without a span keeps its document's chunks whatever the window: ``whole`` does
+not count it, and a corpus without spans (``ChunkSweep.spans`` 0) has no such column.
 """
 from __future__ import annotations
 
@@ -71,7 +73,7 @@ class SweepCell:
     window: Window
     evaluation: Evaluation
     chunks: int  # how many chunks the corpus makes at this window
-    whole: int  # questions whose answer lies whole in some chunk (have a relevant chunk)
+    whole: int  # questions with an answer span that lies whole in some chunk (have a relevant chunk)
 
     def to_dict(self) -> dict[str, Any]:
         return {"size": self.window.size, "overlap": self.window.overlap, "chunker": self.window.chunker,
@@ -87,6 +89,7 @@ class ChunkSweep:
     questions: int  # questions measured in each cell
     winner: int | None  # index into ``cells`` of the best by ``ranking``; None without cells
     complete: bool = True
+    spans: int = 0  # questions measured that carry an answer span: what ``SweepCell.whole`` is out of
 
     @property
     def columns(self) -> int:
@@ -97,7 +100,7 @@ class ChunkSweep:
     def to_dict(self) -> dict[str, Any]:
         best = None if self.winner is None else self.cells[self.winner].window
         return {"corpus": self.corpus, "scorer": self.scorer, "questions": self.questions,
-                "complete": self.complete, "cells": [c.to_dict() for c in self.cells],
+                "answer_spans": self.spans, "complete": self.complete, "cells": [c.to_dict() for c in self.cells],
                 "best": None if best is None else {"size": best.size, "overlap": best.overlap}}
 
 
@@ -120,6 +123,7 @@ def chunk_sweep(workbench: Workbench, setup: Setup, windows: Sequence[Window] | 
         raise RanklensError(f"{corpus.name}: the sweep needs questions with an \"answer\" span (or judged per "
                             "document): judgments of the corpus' own passages do not survive re-chunking")
     windows = tuple(windows) if windows is not None else sweep_windows(chunker=setup.chunker)
+    spans = {q.id for q in judged_questions(workbench) if q.answer}
     cells: list[SweepCell] = []
     label = scorer_label(setup)
     complete = True
@@ -130,10 +134,11 @@ def chunk_sweep(workbench: Workbench, setup: Setup, windows: Sequence[Window] | 
             report(0, 1, "chunking")
             retriever = workbench.retriever(setup.replace(**window.changes()), report)
             evaluation = retriever.evaluate(report).evaluation
-            whole = sum(1 for q in evaluation.per_question if q.rank is not None)
+            whole = sum(1 for q in evaluation.per_question if q.rank is not None and q.id in spans)
             cells.append(SweepCell(window, evaluation, len(retriever.chunks), whole))
             label = scorer_label(retriever.setup)
     except Cancelled:
         complete = False
     winner = max(range(len(cells)), key=lambda i: ranking(cells[i].evaluation)) if cells else None
-    return ChunkSweep(corpus.name, label, windows, tuple(cells), len(corpus.answerable), winner, complete)
+    return ChunkSweep(corpus.name, label, windows, tuple(cells), len(corpus.answerable), winner, complete,
+                      len(spans))

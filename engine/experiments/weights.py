@@ -29,7 +29,7 @@ from ranklens.engine.metrics import QuestionScores
 from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.scoring.fusion import FusionScorer
 from ranklens.engine.settings import FUSION_METHODS, WEIGHTED_FUSIONS
-from ranklens.engine.significance import paired_t_test, randomization_test
+from ranklens.engine.significance import SMALLEST_P_SHOWN, format_p, paired_t_test, randomization_test
 
 if TYPE_CHECKING:
     from ranklens.engine.retriever import Retriever
@@ -209,6 +209,11 @@ def grid_lines(sweep: FusionSweep) -> list[str]:
     return lines
 
 
+def _p(value: float) -> str:
+    """``=0.334`` (three significant digits); below 0.0001 or without a test, ``format_p``'s `` < 0.0001``."""
+    return f"={value:.3g}" if value == value and value >= SMALLEST_P_SHOWN else f" {format_p(value)}"
+
+
 def verdict_lines(sweep: FusionSweep) -> list[str]:
     """What the sweep says tuning is worth: the in-sample best, then the cross-validated gain and its tests."""
     return [
@@ -216,6 +221,6 @@ def verdict_lines(sweep: FusionSweep) -> list[str]:
         "chosen on the questions it is measured on)",
         f"{len(sweep.folds)}-fold cross-validation, each choice made on the other folds; held-out nDCG@{NDCG_K}:",
         f"tuned fusion {sweep.cv_ndcg:.3f} · best single scorer {sweep.cv_single_ndcg:.3f} · gain {sweep.gain:+.3f}",
-        f"paired t-test p={sweep.p_ttest:.3g} · randomization test p={sweep.p_randomization:.3g}",
+        f"paired t-test p{_p(sweep.p_ttest)} · randomization test p{_p(sweep.p_randomization)}",
         "chosen per fold: " + ", ".join(f"{f.chosen.label} / {f.single}" for f in sweep.folds),
     ]

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from ranklens.engine.errors import RanklensError
+from ranklens.engine.errors import RanklensError, json_problem
 from ranklens.engine.loaders.reading import reading, valid_unicode
 from ranklens.engine.progress import Progress
 
@@ -58,7 +58,7 @@ def _parse_object(line: str, path: Path, lineno: int) -> dict[str, Any]:
     try:
         value = json.loads(line)
     except json.JSONDecodeError as error:
-        raise RanklensError(f"{path}:{lineno}: not valid JSON ({error.msg} at column {error.colno})") from None
+        raise RanklensError(f"{path}:{lineno}: not valid JSON ({json_problem(error)})") from None
     except ValueError as error:  # an integer of more than 4300 digits
         raise RanklensError(f"{path}:{lineno}: not usable JSON ({error})") from None
     except RecursionError:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ranklens.engine.errors import RanklensError
+from ranklens.engine.grades import GRADE_KEY, check_declared
 from ranklens.engine.loaders.reading import reading
 from ranklens.engine.setup import LANGUAGES, Setup
 
@@ -31,7 +32,9 @@ def read_settings(folder: Path) -> dict[str, Any]:
             raise RanklensError(f"{toml_path}: stopwords {stopwords!r} is neither none, a language "
                                 f"({', '.join(LANGUAGES)}) nor a file next to it")
         data["stopwords"] = str((folder / stopwords).resolve())
-    Setup.from_mapping(data, source=str(toml_path))
+    if GRADE_KEY in data:  # the grade scale is the corpus', not a setting of a setup
+        check_declared(data[GRADE_KEY], str(toml_path))
+    Setup.from_mapping({k: v for k, v in data.items() if k != GRADE_KEY}, source=str(toml_path))
     return data
 
 

@@ -84,9 +84,9 @@ def why_not(context: Context, comparison: Comparison, question: QuestionRow, pro
 
 
 def _p(value: float) -> str:
-    if value != value:
-        return "—"
-    return f"{value:.4f}" if value >= 0.0001 else f"{value:.0e}"
+    from ranklens.engine.significance import format_p  # with numpy: loaded by then, not at first paint
+
+    return format_p(value)
 
 
 def measures_table(comparison: Comparison) -> Group:

@@ -1,0 +1,67 @@
+"""The grade scale (engine/grades.py): 0-3 unless the corpus' ranklens.toml declares its maximum; a grade
+off it is refused when judging (one line, status 2) and counted and refused when importing qrels."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ranklens.engine.errors import RanklensError
+from ranklens.engine.grades import GradeError, check_grade, max_grade
+from ranklens.engine.loaders import load_corpus
+from ranklens.engine.workspace import Workspace
+from tests.support.cli import assert_error, run_cli, run_on
+from tests.support.files import beir_folder
+
+RECORDS = [{"_id": "c0", "text": "the cat sat on the mat"}, {"_id": "c1", "text": "a dog in the garden"}]
+QUERIES = [{"_id": "q1", "text": "cat on a mat"}]
+
+
+@pytest.mark.parametrize("grade", ["7", "100", "-1"])
+def test_a_grade_off_the_scale_is_one_line_and_status_2_and_nothing_is_judged(capsys, tmp_path: Path,
+                                                                              grade: str) -> None:
+    ws = tmp_path / "ws"
+    run = run_cli(capsys, "judgments", "studio-alfa", "--workspace", str(ws), "--judge", "q01", "copie-0", grade)
+    assert_error(run, "--judge", f"grade {grade} is off the scale 0-3")
+    assert Workspace(ws).judgments() == {}
+    assert run_cli(capsys, "judgments", "studio-alfa", "--workspace", str(ws), "--judge", "q01", "copie-0",
+                   "3").status == 0
+
+
+def test_a_corpus_declares_its_maximum_in_its_toml(capsys, tmp_path: Path) -> None:
+    corpus = beir_folder(tmp_path / "c", RECORDS, QUERIES, "q1\tc0\t1\n", toml="max_grade = 4\n")
+    ws = str(tmp_path / "ws")
+    assert max_grade(load_corpus(corpus)) == 4
+    judged = run_on(capsys, corpus, "judgments", str(corpus), "--workspace", ws, "--judge", "q1", "c1", "4", "--json")
+    assert judged.status == 0 and judged.json["judged"]["grade"] == 4 and judged.json["max_grade"] == 4
+    assert_error(run_on(capsys, corpus, "judgments", str(corpus), "--workspace", ws, "--judge", "q1", "c1", "5"),
+                 "grade 5 is off the scale 0-4")
+    # the key is the corpus', not a setting: setups and the settings checks do not see it
+    assert run_on(capsys, corpus, "eval", str(corpus), "--workspace", ws).status == 0
+
+
+@pytest.mark.parametrize("toml", ["max_grade = 0\n", "max_grade = \"three\"\n", "max_grade = 2.5\n"])
+def test_a_bad_declared_maximum_names_the_toml(capsys, tmp_path: Path, toml: str) -> None:
+    corpus = beir_folder(tmp_path / "c", RECORDS, QUERIES, "q1\tc0\t1\n", toml=toml)
+    assert_error(run_cli(capsys, "eval", str(corpus)), "ranklens.toml: max_grade must be a whole number of at least 1")
+
+
+def test_an_import_counts_and_refuses_grades_off_the_scale(capsys, tmp_path: Path) -> None:
+    qrels = tmp_path / "mine.qrels"
+    qrels.write_text("q01 0 copie-0 2\nq01 0 copie-1 7\nq02 0 copie-2 100\nq03 0 copie-0 -1\n", encoding="utf-8")
+    ws = tmp_path / "ws"
+    run = run_cli(capsys, "judgments", "studio-alfa", "--workspace", str(ws), "--import-qrels", str(qrels), "--json")
+    assert run.status == 0, run.err
+    assert run.json["imported_judgments"] == 1
+    assert "3 judgment(s) off the scale 0-3 refused (grades -1, 7, 100)" in run.err
+    assert Workspace(ws).judgments() == {"q01": {"copie-0": 2}}
+
+
+def test_the_engine_refuses_what_no_front_end_may_write(tmp_path: Path) -> None:
+    assert check_grade(3, 3) == 3
+    with pytest.raises(GradeError, match="grade 4 is off the scale 0-3"):
+        check_grade(4, 3)
+    workspace = Workspace.for_corpus(load_corpus("studio-alfa"), tmp_path / "ws")
+    with pytest.raises(RanklensError, match="off the scale"):
+        workspace.judge_many([("q01", "copie-0", 1), ("q01", "copie-1", 9)])
+    assert workspace.judgments() == {}  # all or nothing
