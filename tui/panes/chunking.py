@@ -20,7 +20,7 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import DataTable, Input, Static
 
-from ranklens.engine.corpus import Corpus, Document
+from ranklens.engine.corpus import Corpus, Document, normalise_space
 from ranklens.engine.experiments.chunking import (  # noqa: F401 - sweep_overlaps: the grid's columns, read by tests
     SWEEP_SIZES, ChunkSweep, Window, sweep_overlaps, sweep_windows,
 )
@@ -65,12 +65,22 @@ def make_preview(corpus: Corpus, doc: Document, window: Window, passages: int | 
     cut = sentence_windows if window.chunker == "sentences" else word_windows
     spans = cut(text, window.size, window.overlap)
     verdict = find_verdict(text, spans, sentence)
-    ids = {doc.id, *(c.id for c in own)}
-    answers = tuple(dict.fromkeys(q.answer for q in corpus.answerable
-                                  if q.answer and any(i in ids for i in q.relevant)))
     return Preview(window, doc.title or doc.id, passages if own else None, len(own), len(text.split()),
                    len(spans), chunk_map(text, spans, verdict.found_at if verdict else None, MAX_PREVIEW_CHARS),
-                   verdict, answers, len(text) > MAX_PREVIEW_CHARS)
+                   verdict, answer_spans(corpus, {doc.id, *(c.id for c in own)}, text), len(text) > MAX_PREVIEW_CHARS)
+
+
+def answer_spans(corpus: Corpus, ids: set[str], text: str) -> tuple[str, ...]:
+    """The answer spans of the questions judged on a document (``ids``: its own and its chunks') that
+    ``text``, the document as shown, holds.
+
+    A question judged on this document may have its span in another one (a user's judgment of a
+    second chunk, a collection judged per document): offering that span would only say "not in
+    this text", so a span is offered where it can be found."""
+    shown = normalise_space(text)
+    return tuple(dict.fromkeys(q.answer for q in corpus.answerable
+                               if q.answer and any(i in ids for i in q.relevant)
+                               and normalise_space(q.answer) in shown))
 
 
 def sweep_key(context: Context) -> Hashable:
@@ -262,7 +272,9 @@ class ChunkingPane(WorkPane):
     def action_next_answer(self) -> None:
         answers = self.preview.answers if self.preview else ()
         if not answers:
-            self.notify("no question's answer span is judged on this document", severity="information")
+            shown = "the passages shown (p shows more)" if self.preview and self.preview.passages else "this document"
+            self.notify(f"no answer span of a question judged on this document is in {shown}",
+                        severity="information")
             return
         box = self.query_one("#chunk-find", FindBox)
         box.value = answers[(answers.index(box.value) + 1) % len(answers)] if box.value in answers else answers[0]
