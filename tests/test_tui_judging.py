@@ -146,6 +146,32 @@ async def test_save_run_writes_the_run_and_its_sidecar() -> None:
         assert any(n.startswith("run mine saved: 19 questions") for n in notifications(app))
 
 
+async def test_saving_over_a_saved_run_asks_and_keeps_it_on_no_or_escape() -> None:
+    from ranklens.tui.widgets.confirm import Confirm
+
+    async with running(size=(80, 24)) as pilot:
+        app = pilot.app
+        await save_run_as(pilot, "mine")  # TF-IDF, the corpus' own scorer
+        workspace = app.context.workspace
+        sidecar = workspace.runs_dir / "mine.json"
+        before = (workspace.runs_dir / "mine.run").read_bytes(), sidecar.read_bytes()
+        await pilot.press("s")  # BM25 now
+        await settle(pilot)
+        for answer_key in ("n", "escape"):
+            await save_run_as(pilot, "mine")
+            assert isinstance(app.screen, Confirm)
+            assert "A run named mine is saved already. Replace it?" in screen_text(app)
+            await pilot.press(answer_key)
+            await settle(pilot)
+            assert ((workspace.runs_dir / "mine.run").read_bytes(), sidecar.read_bytes()) == before
+            assert "run mine kept as it was" in notifications(app)
+        await save_run_as(pilot, "mine")
+        await pilot.press("y")
+        await settle(pilot)
+        assert json.loads(sidecar.read_text())["setup"]["scorer"] == "bm25"
+        assert any(n.startswith("run mine replaced: 19 questions") for n in notifications(app))
+
+
 async def test_a_bad_run_name_is_a_notification() -> None:
     app = make_app("studio-alfa", cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
