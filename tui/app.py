@@ -221,6 +221,17 @@ class RanklensApp(App[None]):
         for pane in self.panes:
             pane.context_changed(context)
 
+    def corpus_replaced(self) -> None:
+        """Another corpus replaced the open one: each tab lets go of what it held for the old one, and the
+        focus leaves a tab's box whose text went with it (the query box keeps the query, and the focus)."""
+        for pane in self.panes:
+            pane.corpus_opened()
+        focused = self.focused
+        if (isinstance(focused, Input) and not isinstance(focused, QueryBox)
+                and any(isinstance(ancestor, WorkPane) for ancestor in focused.ancestors)):
+            self.set_focus(None)
+            self.tab_panes.focus_in(str(self.query_one("#tabs", TabbedContent).active))
+
     def set_query(self, text: str) -> None:
         if self.session.set_query(text):
             self.publish()

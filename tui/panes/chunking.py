@@ -40,6 +40,7 @@ from ranklens.tui.widgets.work_status import WorkStatus
 
 MAX_PREVIEW_CHARS = 20_000  # a longer document is measured whole but drawn only this far
 MAX_DOCUMENTS = 2_000  # rows of the document list; the rest are reachable from the Search tab
+HINT = "r sweeps chunk sizes and overlaps against the questions' answers"
 
 
 @dataclass(frozen=True)
@@ -167,7 +168,7 @@ class ChunkingPane(WorkPane):
         view.border_subtitle = legend()
         self.query_one("#chunk-find", FindBox).border_title = "find (f) · n: an answer span"
         self.query_one("#chunk-sweep", SweepTable).border_title = "sweep · Enter uses a setting"
-        self.query_one(WorkStatus).show("r sweeps chunk sizes and overlaps against the questions' answers")
+        self.query_one(WorkStatus).show(HINT)
 
     # -- following the app ---------------------------------------------------------------------
 
@@ -195,6 +196,14 @@ class ChunkingPane(WorkPane):
         table.clear()
         for n, doc in enumerate(self._documents):
             table.add_row(safe_text(one_line(doc.title or doc.id, 18)), key=str(n))
+
+    def corpus_opened(self) -> None:
+        box = self.query_one("#chunk-find", FindBox)
+        box.value = ""
+        box.border_subtitle = None
+        box.remove_class("-whole", "-cut")
+        if self._find_timer is not None:
+            self._find_timer.stop()
 
     # -- the preview ---------------------------------------------------------------------------
 
@@ -310,6 +319,8 @@ class ChunkingPane(WorkPane):
         self.set_class(sweep is not None, "-swept")
         table = self.query_one("#chunk-sweep", SweepTable)
         table.clear(columns=True)
+        if sweep is None:  # the winner named on the status line was another chunking's, or corpus'
+            self.query_one(WorkStatus).show(HINT)
         if sweep is None or sweep.winner is None:
             return
         overlaps = sweep.columns

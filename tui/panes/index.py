@@ -173,6 +173,11 @@ class IndexPane(WorkPane):
             self._show_result(None)
         self._show_source()
 
+    def corpus_opened(self) -> None:
+        if self.source == "corpus":  # the boxes hold what the last sweep of the old corpus' vectors ran with
+            for box in self.query(TextBox):
+                box.value = ""
+
     def action_source(self) -> None:
         self.workers.cancel_node(self)
         self.source = SOURCES[(SOURCES.index(self.source) + 1) % len(SOURCES)]

@@ -106,6 +106,9 @@ class SearchPane(WorkPane):
     def no_corpus(self, message: str) -> None:
         self.query_one(ResultDetail).show_note(message)
 
+    def corpus_opened(self) -> None:
+        self.judged_only = False  # a filter of the old corpus' judgments; the query stays, as typed
+
     # -- following the app ----------------------------------------------------------------------
 
     def context_key(self, context: Context) -> Hashable:
