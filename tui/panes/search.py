@@ -24,6 +24,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import DataTable, Input
 
+from ranklens.engine.scoring.registry import spec
 from ranklens.tui.context import ChangeWorkspace, Context, ShowQuery
 from ranklens.tui.panes.base import WorkPane
 from ranklens.tui.safe import one_line
@@ -41,8 +42,19 @@ GRADES = {0: "not relevant", 1: "relevant", 2: "highly relevant", 3: "perfect"}
 HINT = "Type a question and the best chunks appear as you type (Enter searches at once)."
 
 
+def ranks_alike(shown: Context, context: Context) -> bool:
+    """Whether results computed for ``shown`` are ``context``'s for their query: the same setup over the same
+    chunks, ranked by the same engine (a judgment, which changes neither, leaves them standing)."""
+    return (shown.setup == context.setup and shown.workbench.backend is context.workbench.backend
+            and shown.corpus.chunks is context.corpus.chunks)
+
+
 class SearchPane(WorkPane):
-    DEFAULT_CSS = "SearchPane { padding: 0; }"  # its boxes are framed to the edge
+    # Its boxes are framed to the edge. Results of another setup, until the new ones arrive: dimmed.
+    DEFAULT_CSS = """
+    SearchPane { padding: 0; }
+    SearchPane.-recomputing #results, SearchPane.-recomputing #detail { text-opacity: 55%; }
+    """
     WAITS_FOR_INDEX = True
     # The app's keys that matter most here, shown in this tab's footer (the help lists them under Everywhere).
     BINDINGS = [
@@ -124,9 +136,22 @@ class SearchPane(WorkPane):
             self.start_work("documents", partial(list_documents, context), self._show_documents,
                             failed=lambda message: None)
         if context.query.strip():
+            self._mark_recomputing(context)
             self.start_work("search", partial(find, context), self._show_rows, failed=self._search_failed)
         else:
             self._show_rows(Found(context, [], HINT))
+
+    def _mark_recomputing(self, context: Context) -> None:
+        """Results on screen that another setup (or corpus, or engine) computed stay until the new ones
+        arrive, dimmed, the title naming the scorer they come from: the setup line names the new one."""
+        shown = self._shown
+        if shown is None or not self._rows or ranks_alike(shown, context):
+            return
+        self.add_class("-recomputing")
+        old, new = spec(shown.setup.scorer).short(shown.setup), spec(context.setup.scorer).short(context.setup)
+        # a chunking or analysis change keeps the scorer's name: the title says "recomputing" all the same
+        self.query_one(ResultsTable).border_title = (f"results of {old} · recomputing for {new}…" if old != new
+                                                     else "results of the previous setup · recomputing…")
 
     def _search_failed(self, message: str) -> None:
         if self.context is None:
@@ -166,6 +191,7 @@ class SearchPane(WorkPane):
 
     def _show_rows(self, found: Found) -> None:
         context = found.context
+        self.remove_class("-recomputing")
         # The same query and setup again (the workspace changed: a judgment): the cursor stays on its row
         # and the detail on its explanation.
         same = self._shown is not None and (self._shown.query, self._shown.setup) == (context.query, context.setup)
