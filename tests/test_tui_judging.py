@@ -231,4 +231,35 @@ async def test_judged_only_is_said_in_the_results_title_at_80_columns() -> None:
         assert "results · judged 1/5 · JUDGE MODE · judged only ─" in screen_text(app)
         await pilot.press("o")
         await settle(pilot)
-        assert "results · judged 1/5 · JUDGE MODE: 0-3 grade" in screen_text(app)
+        assert "results · judged 1/5 · JUDGE MODE (alt+digit: tabs)" in screen_text(app)
+
+
+async def test_in_judge_mode_digits_grade_and_alt_digits_switch_tabs_as_the_screen_says() -> None:
+    # 2 graded the row where a user meant to reach Metrics, and the 80-column footer, cut at "y why",
+    # never said that alt+digit switched tabs meanwhile.
+    async with running(size=(80, 24)) as pilot:
+        app = pilot.app
+        pane = await search(pilot, UNANSWERED)
+        await pilot.press("escape")
+        tabs_line, footer = screen_text(app).splitlines()[0], screen_text(app).splitlines()[-1]
+        assert "1 Search" in tabs_line and " 1-6 tabs " in footer
+        await pilot.press("J")
+        await settle(pilot)
+        lines = screen_text(app).splitlines()
+        assert "1 Search" not in lines[0] and "Metrics" in lines[0]  # the digits no longer name the tabs
+        assert "JUDGE MODE (alt+digit: tabs)" in screen_text(app)
+        footer = lines[-1].replace("▏", " ") + " "
+        for key in ("J judge", "0-3 grade", "u undo", "o judged only", "alt+1-6 tabs", "? help", "^p Palette"):
+            assert f" {key} " in footer, footer  # each whole, none cut by the edge
+
+        await pilot.press("2")  # grades, as the footer says
+        await settle(pilot)
+        assert app.query_one("#tabs").active == "search" and grade_cells(pane)[0] == "2"
+        await pilot.press("alt+2")  # switches tabs, as the footer says
+        await settle(pilot)
+        assert app.query_one("#tabs").active == "metrics"
+        assert "1 Search" in screen_text(app).splitlines()[0]  # on Metrics the digits are the tabs' again
+        await pilot.press("1", "J", "2")  # back, judge mode off: 2 is Metrics again
+        await settle(pilot)
+        assert app.query_one("#tabs").active == "metrics"
+        assert app.context.workspace.judgments() == {"u1": {pane._rows[0].hit.chunk.id: 2}}

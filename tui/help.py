@@ -21,8 +21,9 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-dialog", classes="dialog"):
-            yield Static("Keys  (j/k or arrows scroll; Escape closes). While typing, alt+digit (or Escape "
-                         "then the digit) switches tabs.", classes="dialog-title", markup=False)
+            yield Static("Keys  (j/k or arrows scroll; Escape closes). While typing, and in judge mode (J) where "
+                         "digits grade, alt+digit (or Escape then the digit) switches tabs.", classes="dialog-title",
+                         markup=False)
             yield KeyTable(id="help-keys", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:

@@ -8,7 +8,8 @@ tui/search_work.py; the documents tree and the results table are widgets.
 
 Judging: J turns judge mode on; then 0-3 grade the selected result for the query (saved as a
 question of the corpus' workspace if it is not one yet), u takes the latest judgment back and o
-shows the judged results only. The app writes the workspace and publishes a context with it
+shows the judged results only; meanwhile the digits grade, so alt+digit switches tabs (the tab bar,
+the footer and the results' title say so). The app writes the workspace and publishes a context with it
 applied, so the grades column, the Metrics tab and saved runs count the judgment at once."""
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Input
 
 from ranklens.engine.scoring.registry import spec
-from ranklens.tui.context import ChangeWorkspace, Context, ShowQuery
+from ranklens.tui.context import ChangeWorkspace, Context, ShowQuery, TabKeysChanged
 from ranklens.tui.panes.base import WorkPane
 from ranklens.tui.safe import one_line
 from ranklens.tui.search_work import (
@@ -58,10 +59,10 @@ class SearchPane(WorkPane):
     WAITS_FOR_INDEX = True
     # The app's keys that matter most here, shown in this tab's footer (the help lists them under Everywhere).
     BINDINGS = [
-        Binding("slash", "app.focus_query", "query", id="search.query"),
-        Binding("s", "app.setting('scorer')", "scorer", id="search.scorer"),
-        Binding("J", "judge_mode", "judge", tooltip="Judge mode on/off: 0-3 grade the selected result",
-                id="search.judge"),
+        # Judge mode's keys first: in judge mode the footer shows them before the others, which at 80 columns
+        # it leaves out (each key whole or not at all: tui/widgets/footer.py).
+        Binding("J", "judge_mode", "judge", tooltip="Judge mode on/off: 0-3 grade the selected result, and "
+                                                    "alt+digit switches tabs meanwhile", id="search.judge"),
         # In judge mode only (check_action): otherwise 1-3 switch tabs, as everywhere.
         *(Binding(str(grade), f"grade({grade})", "grade", key_display="0-3", show=grade == 0,
                   tooltip=f"Judge mode: grade the selected result {grade} ({name})", id=f"search.grade.{grade}")
@@ -70,6 +71,8 @@ class SearchPane(WorkPane):
                 id="search.undo_judgment"),
         Binding("o", "judged_only", "judged only", tooltip="Judge mode: show the judged results only / all",
                 id="search.judged_only"),
+        Binding("slash", "app.focus_query", "query", id="search.query"),
+        Binding("s", "app.setting('scorer')", "scorer", id="search.scorer"),
         Binding("n", "save_question", "question", tooltip="Save the query as a question of the workspace",
                 show=False, id="search.save_question"),
         Binding("y", "why", "why?", tooltip="Why not? The selected result (a known question's relevant chunk "
@@ -249,8 +252,12 @@ class SearchPane(WorkPane):
             return False  # the key falls through to the app: 1-3 switch tabs
         return super().check_action(action, parameters)
 
+    def takes_tab_keys(self) -> bool:
+        return self.judging  # 1-3 grade (TakesTabKeys): alt+digit switches tabs meanwhile
+
     def action_judge_mode(self) -> None:
         self.judging = not self.judging
+        self.post_message(TabKeysChanged())
         results = self.query_one(ResultsTable)
         if not self.judging:
             self.judged_only = False
