@@ -126,8 +126,8 @@ def rankings_view(comparison: Comparison, question: QuestionRow) -> RenderableTy
                                RANKS_SHOWN)
     table = Table(box=None, padding=(0, 1, 0, 0), show_edge=False, header_style="bold", expand=True)
     for name in ("A", "", "B", ""):
-        if name:
-            table.add_column(name, overflow="ellipsis", no_wrap=True, ratio=1)
+        if name:  # an id longer than its half wraps: cut, two ids could read alike
+            table.add_column(name, overflow="fold", ratio=1)
         else:  # the move (↑12, new, dropped), as wide as the longest shown: the ids need the room
             table.add_column(name, no_wrap=True)
     for i in range(max(len(left), len(right))):
@@ -162,7 +162,7 @@ class ComparePane(WorkPane):
     ComparePane #compare-measures { height: auto; }
     ComparePane #compare-body { height: 1fr; }
     ComparePane #compare-questions { width: 1fr; }
-    ComparePane #compare-detail { width: 1fr; }
+    ComparePane #compare-detail { width: 2fr; }
     """
     BINDINGS = [
         Binding("r", "rerun", "re-run", tooltip="Compare A and B again", id="compare.rerun"),
