@@ -17,7 +17,14 @@ if TYPE_CHECKING:  # numpy and scipy load with the engine; the first paint must 
     from ranklens.engine.workspace import Workspace
 
 __all__ = ["ChangeSetup", "ChangeWorkspace", "Context", "ListsRuns", "ShowQuery", "TabKeysChanged", "TakesTabKeys",
-           "UseQuery"]
+           "UseQuery", "ranks_alike"]
+
+
+def ranks_alike(shown: Context, context: Context) -> bool:
+    """Whether results computed for ``shown`` are ``context``'s for their query: the same setup over the same
+    chunks, ranked by the same engine (a judgment, which changes neither, leaves them standing)."""
+    return (shown.setup == context.setup and shown.workbench.backend is context.workbench.backend
+            and shown.corpus.chunks is context.corpus.chunks)
 
 
 class UseQuery(Message):

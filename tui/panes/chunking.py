@@ -32,6 +32,7 @@ from ranklens.tui.context import ChangeSetup, Context
 from ranklens.tui.heap import keep_built
 from ranklens.tui.metric_text import hits
 from ranklens.tui.safe import clean, one_line, safe_text
+from ranklens.tui.widgets.fitted_line import FittedLine
 from ranklens.tui.widgets.input import TextBox
 from ranklens.tui.widgets.lists import KeyScroll, KeyTable
 from ranklens.tui.panes.base import WorkPane
@@ -112,7 +113,7 @@ class SweepTable(KeyTable):
 
 class ChunkingPane(WorkPane):
     DEFAULT_CSS = """
-    ChunkingPane #chunk-facts { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
+    ChunkingPane #chunk-facts { height: 1; text-wrap: nowrap; }
     ChunkingPane #chunk-main { height: 1fr; min-height: 6; }
     ChunkingPane #chunk-documents { width: 22; height: 1fr; }
     ChunkingPane #chunk-view { width: 1fr; height: 1fr; padding: 0 1; border-subtitle-color: $text; }
@@ -152,7 +153,7 @@ class ChunkingPane(WorkPane):
 
     def compose(self) -> ComposeResult:
         yield WorkStatus()
-        yield Static(id="chunk-facts", markup=False)
+        yield FittedLine(id="chunk-facts")
         with Horizontal(id="chunk-main"):
             yield KeyTable(id="chunk-documents", cursor_type="row", show_header=False, classes="-framed")
             with KeyScroll(id="chunk-view", classes="-framed"):
@@ -297,7 +298,7 @@ class ChunkingPane(WorkPane):
             (f"{preview.chunks} chunk{'' if preview.chunks == 1 else 's'}", "bold"),
             f" · drawn up to {MAX_PREVIEW_CHARS:,} characters" if preview.truncated else "",
         )
-        self.query_one("#chunk-facts", Static).update(facts)
+        self.query_one("#chunk-facts", FittedLine).say(facts)
         self.query_one("#chunk-text", Static).update(preview.view)
         verdict = preview.verdict
         box = self.query_one("#chunk-find", FindBox)

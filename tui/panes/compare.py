@@ -141,11 +141,11 @@ def rankings_view(comparison: Comparison, question: QuestionRow) -> RenderableTy
             cells.append(_move(placed))
         table.add_row(*cells)
     name = comparison.primary.name
-    # One line each, cut to the pane: at 80 columns the rankings below are what must fit.
+    # The question on one line, cut to the pane: at 80 columns the rankings below are what must fit. The
+    # numbers wrap at a word rather than lose their end ("first rele…").
     heading = Text(one_line(f"{question.id}: {question.text}", 200), style="bold", no_wrap=True, overflow="ellipsis")
     ranks = Text(f"{name} {question.a[name]:.3f} → {question.b[name]:.3f} · first relevant "
-                 f"{_rank(question.rank_a)} → {_rank(question.rank_b)} · y: why?", style="dim", no_wrap=True,
-                 overflow="ellipsis")
+                 f"{_rank(question.rank_a)} → {_rank(question.rank_b)} · y: why?", style="dim")
     return Group(heading, ranks, table)
 
 

@@ -26,7 +26,7 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Input
 
 from ranklens.engine.scoring.registry import spec
-from ranklens.tui.context import ChangeWorkspace, Context, ShowQuery, TabKeysChanged
+from ranklens.tui.context import ChangeWorkspace, Context, ShowQuery, TabKeysChanged, ranks_alike
 from ranklens.tui.panes.base import WorkPane
 from ranklens.tui.safe import one_line
 from ranklens.tui.search_work import (
@@ -41,13 +41,6 @@ from ranklens.tui.widgets.results_table import ResultsTable
 DEBOUNCE_S = 0.15  # typing pauses this long before a search starts
 GRADES = {0: "not relevant", 1: "relevant", 2: "highly relevant", 3: "perfect"}
 HINT = "Type a question and the best chunks appear as you type (Enter searches at once)."
-
-
-def ranks_alike(shown: Context, context: Context) -> bool:
-    """Whether results computed for ``shown`` are ``context``'s for their query: the same setup over the same
-    chunks, ranked by the same engine (a judgment, which changes neither, leaves them standing)."""
-    return (shown.setup == context.setup and shown.workbench.backend is context.workbench.backend
-            and shown.corpus.chunks is context.corpus.chunks)
 
 
 class SearchPane(WorkPane):
