@@ -117,6 +117,7 @@ class WorkspaceActions:
         if context is None or context.workspace is None:
             self.app.notify("no corpus is open yet", severity="warning")
             return
+        workspace = context.workspace
 
         def save(name: str, replace: bool) -> None:
             self.app.run_worker(partial(self._save_run, context, name, replace), thread=True, exclusive=True,
@@ -124,9 +125,9 @@ class WorkspaceActions:
 
         def chosen(name: str | None) -> None:
             if name:
-                self._unless_taken(context.workspace, name, save)
+                self._unless_taken(workspace, name, save)
 
-        where = context.workspace.runs_dir
+        where = workspace.runs_dir
         self.app.push_screen(PathPrompt("Save a run of every question under the current setup, named",
                                         context.setup.scorer,
                                         hint=f"Enter saves it in {where}, Escape cancels"), chosen)
