@@ -12,6 +12,11 @@ class FittedLine(Static):
         super().__init__(id=id, markup=False)
         self._line = Content()
 
+    @property
+    def text(self) -> str:
+        """The whole line, as said (the screen may show it cut)."""
+        return self._line.plain
+
     def say(self, line: Content) -> None:
         """Show ``line`` (made safe by the caller), fitted to the width now and at every resize."""
         self._line = line
