@@ -163,7 +163,7 @@ def test_steps_start_from_what_runs(alfa: Workbench, tmp_path: Path) -> None:
     asked = session.context.setup
     assert not session.index_built(asked.replace(k=3), None, 18, asked.replace(dims=18))  # another setup's
     assert session.index_built(asked, None, 18, asked.replace(dims=18))  # the corpus allows 18 dimensions
-    assert describe(session.running) == "LSA 18 dims · stop=none · stem=none · top 5"
+    assert describe(session.running) == "LSA 18 dims · top 5 · stop=none · stem=none"
     session.step("dims_down")
     assert session.context.setup.dims == 16  # from the 18 that run, not from the 100 asked for
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 
 import pytest
@@ -11,7 +12,7 @@ from ranklens.engine.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 from tests.support.panes import PaneHarness, screen_text, settle, until
 from ranklens.tui.app import make_app
-from ranklens.tui.context import ChangeSetup
+from ranklens.tui.context import ChangeSetup, Context
 from ranklens.tui.metric_text import ranking
 from ranklens.tui.panes.chunking import SWEEP_SIZES, ChunkingPane, sweep_overlaps
 from ranklens.tui.widgets.lists import KeyTable
@@ -195,3 +196,25 @@ async def test_typing_in_the_find_box_previews_once_when_typing_pauses(monkeypat
         await settle(pilot)
         assert made == [ANSWER]  # one chunking of the document, for the whole sentence
         assert pane.preview.verdict.whole
+
+
+async def test_n_offers_only_answer_spans_found_in_the_shown_document() -> None:
+    # q08's span lies in lavoro_agile; a user's judgment also marks fatture-0 relevant for it, so
+    # n on fatture offered "fino a due giorni a settimana" and the find box said "✘ not in this text".
+    app = PaneHarness(ChunkingPane, overrides={"size": 20, "overlap": 8})
+    corpus = app.workbench.corpus
+    judged = tuple(dataclasses.replace(q, relevant={**q.relevant, "fatture-0": 1}) if q.id == "q08" else q
+                   for q in corpus.questions)
+    app.workbench = app.workbench.with_questions(dataclasses.replace(corpus, questions=judged))
+    app.context = Context(app.workbench, app.context.setup)
+    spans = {q.id: q.answer for q in corpus.questions}
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_fatture(app, pilot, find="")
+        found = []
+        for _ in range(3):
+            await pilot.press("n")
+            await settle(pilot)
+            found.append(app.query_one("#chunk-find").value)
+            assert "not in this text" not in verdict(app)
+        # fatture's own spans, q07 then q13, and round again
+        assert found == [spans["q07"], spans["q13"], spans["q07"]]

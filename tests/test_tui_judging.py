@@ -146,6 +146,32 @@ async def test_save_run_writes_the_run_and_its_sidecar() -> None:
         assert any(n.startswith("run mine saved: 19 questions") for n in notifications(app))
 
 
+async def test_saving_over_a_saved_run_asks_and_keeps_it_on_no_or_escape() -> None:
+    from ranklens.tui.widgets.confirm import Confirm
+
+    async with running(size=(80, 24)) as pilot:
+        app = pilot.app
+        await save_run_as(pilot, "mine")  # TF-IDF, the corpus' own scorer
+        workspace = app.context.workspace
+        sidecar = workspace.runs_dir / "mine.json"
+        before = (workspace.runs_dir / "mine.run").read_bytes(), sidecar.read_bytes()
+        await pilot.press("s")  # BM25 now
+        await settle(pilot)
+        for answer_key in ("n", "escape"):
+            await save_run_as(pilot, "mine")
+            assert isinstance(app.screen, Confirm)
+            assert "A run named mine is saved already. Replace it?" in screen_text(app)
+            await pilot.press(answer_key)
+            await settle(pilot)
+            assert ((workspace.runs_dir / "mine.run").read_bytes(), sidecar.read_bytes()) == before
+            assert "run mine kept as it was" in notifications(app)
+        await save_run_as(pilot, "mine")
+        await pilot.press("y")
+        await settle(pilot)
+        assert json.loads(sidecar.read_text())["setup"]["scorer"] == "bm25"
+        assert any(n.startswith("run mine replaced: 19 questions") for n in notifications(app))
+
+
 async def test_a_bad_run_name_is_a_notification() -> None:
     app = make_app("studio-alfa", cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -205,4 +231,35 @@ async def test_judged_only_is_said_in_the_results_title_at_80_columns() -> None:
         assert "results · judged 1/5 · JUDGE MODE · judged only ─" in screen_text(app)
         await pilot.press("o")
         await settle(pilot)
-        assert "results · judged 1/5 · JUDGE MODE: 0-3 grade" in screen_text(app)
+        assert "results · judged 1/5 · JUDGE MODE (alt+digit: tabs)" in screen_text(app)
+
+
+async def test_in_judge_mode_digits_grade_and_alt_digits_switch_tabs_as_the_screen_says() -> None:
+    # 2 graded the row where a user meant to reach Metrics, and the 80-column footer, cut at "y why",
+    # never said that alt+digit switched tabs meanwhile.
+    async with running(size=(80, 24)) as pilot:
+        app = pilot.app
+        pane = await search(pilot, UNANSWERED)
+        await pilot.press("escape")
+        tabs_line, footer = screen_text(app).splitlines()[0], screen_text(app).splitlines()[-1]
+        assert "1 Search" in tabs_line and " 1-6 tabs " in footer
+        await pilot.press("J")
+        await settle(pilot)
+        lines = screen_text(app).splitlines()
+        assert "1 Search" not in lines[0] and "Metrics" in lines[0]  # the digits no longer name the tabs
+        assert "JUDGE MODE (alt+digit: tabs)" in screen_text(app)
+        footer = lines[-1].replace("▏", " ") + " "
+        for key in ("J judge", "0-3 grade", "u undo", "o judged only", "alt+1-6 tabs", "? help", "^p Palette"):
+            assert f" {key} " in footer, footer  # each whole, none cut by the edge
+
+        await pilot.press("2")  # grades, as the footer says
+        await settle(pilot)
+        assert app.query_one("#tabs").active == "search" and grade_cells(pane)[0] == "2"
+        await pilot.press("alt+2")  # switches tabs, as the footer says
+        await settle(pilot)
+        assert app.query_one("#tabs").active == "metrics"
+        assert "1 Search" in screen_text(app).splitlines()[0]  # on Metrics the digits are the tabs' again
+        await pilot.press("1", "J", "2")  # back, judge mode off: 2 is Metrics again
+        await settle(pilot)
+        assert app.query_one("#tabs").active == "metrics"
+        assert app.context.workspace.judgments() == {"u1": {pane._rows[0].hit.chunk.id: 2}}

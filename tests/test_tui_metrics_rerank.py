@@ -22,6 +22,7 @@ from ranklens.engine.rerank import evaluate_reranked
 from ranklens.tui.metric_text import metric_columns, metric_text
 from ranklens.tui.panes import metrics
 from ranklens.tui.panes.metrics import MetricsPane
+from ranklens.tui.widgets.fitted_line import FittedLine
 from ranklens.tui.widgets.lists import KeyTable
 from ranklens.tui.widgets.row_list import RowList
 from ranklens.tui.widgets.work_status import WorkStatus
@@ -86,7 +87,7 @@ async def polled(pilot, condition: Callable[[], bool]) -> None:  # noqa: ANN001
 
 
 def status(app: PaneHarness) -> str:
-    return str(app.query_one(WorkStatus).query_one("#work-message").render())
+    return app.query_one(WorkStatus).query_one("#work-message", FittedLine).text  # whole, as said
 
 
 async def test_the_reranked_row_and_ranks_are_evaluate_rerankeds(predict: ShortestFirst) -> None:

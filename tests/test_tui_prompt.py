@@ -159,3 +159,29 @@ async def test_save_to_a_missing_folder_is_a_message(tmp_path: Path) -> None:
         await save(pilot, str(tmp_path / "nope" / "prompt.txt"))
         assert any("no such folder" in n.message for n in app._notifications)
         assert app.is_running
+
+
+async def test_a_prompt_of_the_previous_setup_is_marked_until_the_new_one_arrives(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    from ranklens.tui.panes import prompt as prompt_module
+    from tests.support.app import screen_text, setup_line
+    from tests.support.workers import held
+
+    async with running(size=(80, 24)) as pilot:
+        app = pilot.app
+        pane = await show_prompt(pilot, QUESTION)
+        old = pane.prompt
+        job, release = held(prompt_module.build_prompt)
+        monkeypatch.setattr(prompt_module, "build_prompt", job)
+        await pilot.press("s")  # BM25: another top 5 in the prompt
+        deadline = time.monotonic() + 30  # not settle(): it waits for the workers, and the build is held
+        while "BM25" not in setup_line(app) or not pane.has_class("-recomputing"):
+            assert time.monotonic() < deadline
+            await pilot.pause(0.05)
+        assert pane.prompt == old and "the prompt below is the previous setup's · recomputing…" in screen_text(app)
+        release.set()
+        await settle(pilot)
+        assert not pane.has_class("-recomputing") and "recomputing" not in screen_text(app)
+        assert pane.prompt == engine_prompt("studio-alfa", QUESTION, {"scorer": "bm25"})

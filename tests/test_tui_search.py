@@ -219,3 +219,41 @@ async def test_a_failed_search_is_not_hidden_under_an_older_rows_explanation(mon
         assert pane.query_one("#results", KeyTable).row_count == 0
         assert "reranker 'gone': no such folder" in detail_text(app)
         assert "score" not in detail_text(app)
+
+
+async def test_results_of_the_previous_scorer_are_marked_until_the_new_ones_arrive(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # On a large corpus the new scorer's search takes seconds: the setup line named BM25 meanwhile while
+    # the table still showed TF-IDF's results and scores, unmarked.
+    from tests.support.app import setup_line
+    from tests.support.workers import held
+
+    query = "ferie giorni"
+    corpus = load_corpus("studio-alfa")
+    scores = {scorer: [round(h.score, 3) for h in Workbench(corpus).retriever(
+        setup_for(corpus, {"scorer": scorer})).search(query).hits] for scorer in ("tfidf", "bm25")}
+    async with running(size=(80, 24)) as pilot:
+        app = pilot.app
+        pane = await search(pilot, query)
+        table = pane.query_one("#results", KeyTable)
+
+        def shown_scores() -> list[float]:
+            return [float(table.get_row_at(r)[2].plain) for r in range(table.row_count)]
+
+        assert shown_scores() == scores["tfidf"]
+        job, release = held(search_module.find)
+        monkeypatch.setattr(search_module, "find", job)
+        await pilot.press("escape", "s")
+        deadline = time.monotonic() + 30  # not until(): it waits for the workers, and the search is held
+        while "BM25" not in setup_line(app) or not any(w.name == "search" and w.is_running for w in pane.workers):
+            assert time.monotonic() < deadline
+            await pilot.pause(0.05)
+        await pilot.pause()
+        assert pane.has_class("-recomputing")
+        assert shown_scores() == scores["tfidf"]  # still the old results, and said to be
+        assert "results of TF-IDF · recomputing for BM25 lucene…" in screen_text(app)
+        release.set()
+        await settle(pilot)
+        assert not pane.has_class("-recomputing")
+        assert shown_scores() == scores["bm25"]
+        assert "recomputing" not in screen_text(app)

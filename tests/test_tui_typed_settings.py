@@ -46,7 +46,9 @@ async def type_setting(pilot, name: str, text: str) -> None:  # noqa: ANN001
     await settle(pilot)
 
 
-async def test_the_palette_sets_a_typed_setting_and_refuses_a_bad_one() -> None:
+async def test_the_palette_sets_a_typed_setting_and_refuses_a_bad_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    # As with the neural extra installed (without it a reranker is refused: tests/test_tui_neural_missing.py)
+    monkeypatch.setattr("ranklens.tui.extras.NEURAL_MODULES", ())
     async with running(size=SIZE) as pilot:
         app = pilot.app
         await pilot.press("escape")

@@ -25,11 +25,11 @@ from textual.dom import DOMNode
 from textual.events import DescendantFocus
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.widgets import Footer, Input, TabbedContent, TabPane, Tabs
+from textual.widgets import Input, TabbedContent, TabPane, Tabs
 
 from ranklens.engine.errors import Cancelled, RanklensError
 from ranklens.tui.collections import Collections
-from ranklens.tui.context import ChangeSetup, ChangeWorkspace, ShowQuery, UseQuery
+from ranklens.tui.context import ChangeSetup, ChangeWorkspace, ShowQuery, TabKeysChanged, TakesTabKeys, UseQuery
 from ranklens.tui.corpus_opening import CorpusOpener
 from ranklens.tui.heap import keep_built, release_kept
 from ranklens.tui.help import HelpScreen
@@ -46,6 +46,7 @@ from ranklens.tui.tab_keys import TabLabels, keys_over_boxes, tab_bindings
 from ranklens.tui.tab_panes import TabPanes
 from ranklens.tui.tabs import TABS, Tab
 from ranklens.tui.toasts import Toasts
+from ranklens.tui.widgets.footer import FittedFooter
 from ranklens.tui.widgets.path_prompt import PathPrompt
 from ranklens.tui.widgets.query_box import QueryBox
 from ranklens.tui.widgets.setup_line import SetupLine
@@ -104,8 +105,8 @@ class RanklensApp(App[None]):
         Binding("shift+tab", "focus_previous", "Previous box", show=False, id="app.focus_previous"),
     ]
     # Actions whose keys type into a text box: the footer hides them while one has the focus.
-    HIDDEN_WHILE_TYPING = frozenset({"show_tab", "focus_query", "help", "quit", "setting", "reset", "save_run"})
-    SHOWN_WHILE_TYPING = frozenset({"jump_tab", "help_while_typing"})
+    HIDDEN_WHILE_TYPING = frozenset({"focus_query", "help", "quit", "setting", "reset", "save_run"})
+    SHOWN_WHILE_TYPING = frozenset({"help_while_typing"})
     SETTING_BINDINGS = _setting_bindings()
     TAB_TABLE: ClassVar[Mapping[str, Tab]] = {}  # the tabs shown, in order: set with their keys (see _bound)
 
@@ -159,7 +160,7 @@ class RanklensApp(App[None]):
                     if tab.id == self.first_tab:
                         yield tab.pane(id=f"{tab.id}-pane")
         yield SetupLine(id="setup-line")
-        yield Footer()
+        yield FittedFooter()
 
     @property
     def panes(self) -> list[WorkPane]:
@@ -220,6 +221,17 @@ class RanklensApp(App[None]):
         self.status.published()
         for pane in self.panes:
             pane.context_changed(context)
+
+    def corpus_replaced(self) -> None:
+        """Another corpus replaced the open one: each tab lets go of what it held for the old one, and the
+        focus leaves a tab's box whose text went with it (the query box keeps the query, and the focus)."""
+        for pane in self.panes:
+            pane.corpus_opened()
+        focused = self.focused
+        if (isinstance(focused, Input) and not isinstance(focused, QueryBox)
+                and any(isinstance(ancestor, WorkPane) for ancestor in focused.ancestors)):
+            self.set_focus(None)
+            self.tab_panes.focus_in(str(self.query_one("#tabs", TabbedContent).active))
 
     def set_query(self, text: str) -> None:
         if self.session.set_query(text):
@@ -320,14 +332,32 @@ class RanklensApp(App[None]):
     def _sync_typing(self) -> None:
         """The tab bar names the keys that switch tabs from where the focus is: digits, or alt+digits."""
         if self.query("#tabs"):
-            self._labels.follow(self.query_one("#tabs", TabbedContent), self.typing, self.size.width)
+            self._labels.follow(self.query_one("#tabs", TabbedContent), self.digits_taken, self.size.width)
 
     @property
     def typing(self) -> bool:
         """Whether keys type into a text box now (a palette command is not typed: it runs as if a key)."""
         return isinstance(self.focused, Input) and not self._running_command
 
+    @property
+    def digits_taken(self) -> bool:
+        """Whether the tabs' digits type or act in the focused pane now (a text box, judge mode's grades):
+        then alt+digit switches tabs, and the tab bar and the footer say so."""
+        if self.typing:
+            return True
+        focused = self.focused
+        return focused is not None and any(isinstance(node, TakesTabKeys) and node.takes_tab_keys()
+                                           for node in focused.ancestors_with_self)
+
+    def on_tab_keys_changed(self, message: TabKeysChanged) -> None:
+        self.refresh_bindings()
+        self.call_after_refresh(self._sync_typing)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "show_tab":
+            return not self.digits_taken
+        if action == "jump_tab":
+            return self.digits_taken
         if action == "cancel_work":
             # Escape is free for the panes and dialogs unless there is work to cancel.
             return any(worker.is_running for worker in self.workers)

@@ -16,7 +16,15 @@ if TYPE_CHECKING:  # numpy and scipy load with the engine; the first paint must 
     from ranklens.engine.corpus import Corpus
     from ranklens.engine.workspace import Workspace
 
-__all__ = ["ChangeSetup", "ChangeWorkspace", "Context", "ListsRuns", "ShowQuery", "UseQuery"]
+__all__ = ["ChangeSetup", "ChangeWorkspace", "Context", "ListsRuns", "ShowQuery", "TabKeysChanged", "TakesTabKeys",
+           "UseQuery", "ranks_alike"]
+
+
+def ranks_alike(shown: Context, context: Context) -> bool:
+    """Whether results computed for ``shown`` are ``context``'s for their query: the same setup over the same
+    chunks, ranked by the same engine (a judgment, which changes neither, leaves them standing)."""
+    return (shown.setup == context.setup and shown.workbench.backend is context.workbench.backend
+            and shown.corpus.chunks is context.corpus.chunks)
 
 
 class UseQuery(Message):
@@ -53,6 +61,18 @@ class ShowQuery(Message, bubble=False):
     def __init__(self, text: str) -> None:
         super().__init__()
         self.text = text
+
+
+class TabKeysChanged(Message):
+    """A pane took the tab keys (digits) for its own, or gave them back: the app relabels the tabs."""
+
+
+@runtime_checkable
+class TakesTabKeys(Protocol):
+    """A pane whose keys may include the tabs' digits (judge mode's grades): while they do and the focus is
+    in the pane, alt+digit switches tabs, as while typing, and the tab bar and the footer say so."""
+
+    def takes_tab_keys(self) -> bool: ...
 
 
 @runtime_checkable

@@ -165,6 +165,8 @@ class CorpusOpener:
             self.app.collections.close_in_worker(previous.workbench.backend)  # the corpus it ranked is gone
         self.recent = opened.recent
         self.session.open(opened.workbench, opened.setup, opened.workspace, opened.loaded, opened.chunks, opened.ran)
+        if previous is not None:
+            self.app.corpus_replaced()
         self.app.status.say("")
         self.app.publish()
         if previous is not None:

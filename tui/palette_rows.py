@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from textual.widgets import TabbedContent
 
+from ranklens.tui.extras import neural_missing, neural_settings, unavailable_scorers
 from ranklens.tui.key_map import app_rows, own_bindings, rows_for
 from ranklens.tui.palette import PaletteCommand
 from ranklens.tui.setting_steps import SETTING_STEPS
@@ -18,6 +19,9 @@ from ranklens.tui.setting_text import setting_title, shown, typed_settings
 
 if TYPE_CHECKING:
     from ranklens.tui.app import RanklensApp
+
+
+SCORER_STEP = "setting('scorer')"  # the action of s, "Next scorer"
 
 
 def palette_commands(app: RanklensApp) -> list[PaletteCommand]:
@@ -34,15 +38,21 @@ def palette_commands(app: RanklensApp) -> list[PaletteCommand]:
         # ("app." actions: the app's keys a pane shows in its footer, already listed)
         rows += rows_for(app, app.tabs[active_tab].title, active,
                          [b for b in own_bindings(active) if not b.action.startswith("app.")])
+    # What cannot run here is said on the entry, before it is chosen (tui/extras.py).
+    missing, skipped = neural_missing(), unavailable_scorers()
+    skips = f" · skips {', '.join(skipped)}: {missing}" if skipped else ""
     commands = [PaletteCommand(row.description, partial(app.run_command, row.action, row.owner),
-                               f"{row.where} · key {row.keys}") for row in rows]
+                               f"{row.where} · key {row.keys}" + (skips if row.action == SCORER_STEP else ""))
+                for row in rows]
     commands += [PaletteCommand(f"Setting: {step.description}", partial(app.action_setting, step.id),
                                 "no key: palette only")
                  for step in SETTING_STEPS if step.key is None]
     context = app.session.context
     if context is not None:
+        neural = neural_settings() if missing else frozenset()
         commands += [PaletteCommand(f"Set {setting_title(name)}…", partial(app.action_type_setting, name),
-                                    f"now {shown(getattr(context.setup, name))} · typed: no key")
+                                    (f"unavailable: {missing} · " if name in neural else "")
+                                    + f"now {shown(getattr(context.setup, name))} · typed: no key")
                      for name in typed_settings()]
     commands += [PaletteCommand(entry.name, partial(app.action_workspace_file, entry.name),
                                 "the corpus' workspace: " + ("into it" if entry.imports else "out of it"))

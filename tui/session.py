@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.settings import parse_text
 from ranklens.engine.setup import Setup, setup_settings
-from ranklens.tui.setting_steps import STEPS_BY_ID
+from ranklens.tui.extras import unavailable
+from ranklens.tui.setting_steps import STEPS_BY_ID, SettingStep
 from ranklens.tui.setting_text import changed, inactive_hint, setting_title, shown
 
 if TYPE_CHECKING:  # numpy and scipy load with the engine; the first paint must not wait for them
@@ -63,6 +64,7 @@ class Outcome:
         return self.setup is not None
 
 
+MAX_SKIPPED = 8  # values a step passes over that cannot run here: more than any cycle holds
 NO_CORPUS = Outcome(said="no corpus is open yet", warning=True)
 
 
@@ -174,6 +176,11 @@ class Session:
             return Outcome(said=str(error), warning=True)
         if setup == self.context.setup:
             return Outcome()
+        # Refused before its index is built, not after: the setup on screen, and its results, stay.
+        # A setup that could not run already (the command line's) may still change.
+        why = unavailable(setup)
+        if why and not unavailable(self.context.setup):
+            return Outcome(said=f"{why}; the setup stays", warning=True)
         return self._changed_to(setup)
 
     def step(self, step_id: str) -> Outcome:
@@ -188,12 +195,32 @@ class Session:
         base = self.ran if self.ran is not None else self.context.setup
         if self.backend is not None and step.setting == "scorer":
             base = self.context.setup
-        outcome = self.apply(step.change(base, self.context.corpus.settings))
+        changes, skipped = self._runnable_step(step, base)
+        outcome = self.apply(changes)
         if outcome.changed:
-            return dataclasses.replace(outcome, said=inactive_hint(self.context.setup, step.setting))
+            hint = inactive_hint(self.context.setup, step.setting)
+            return dataclasses.replace(outcome, said=" · ".join(filter(None, [*skipped, hint])))
         if outcome.said:
             return outcome
         return Outcome(said=f"{setting_title(step.setting)} stays {shown(getattr(base, step.setting))}")
+
+    def _runnable_step(self, step: SettingStep, base: Setup) -> tuple[dict[str, Any], list[str]]:
+        """``step``'s changes from ``base``, stepping past values that cannot run here (a dense scorer
+        without the neural extra) and saying which were skipped and why."""
+        assert self.context is not None
+        settings = self.context.corpus.settings
+        changes, skipped, current = step.change(base, settings), [], base
+        for _ in range(MAX_SKIPPED):
+            try:
+                trial = current.replace(**changes)
+            except RanklensError:
+                break  # apply says what is wrong with it
+            why = unavailable(trial)
+            if not why or trial == base:
+                break
+            skipped.append(f"skipped: {why}")
+            current, changes = trial, step.change(trial, settings)
+        return changes, skipped
 
     def type_setting(self, name: str, text: str) -> Outcome:
         """Apply ``text`` typed for the setting ``name``, read as the command line and ranklens.toml read it."""

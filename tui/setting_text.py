@@ -15,10 +15,13 @@ from ranklens.tui.setting_steps import SETTING_STEPS
 
 def describe(setup: Setup) -> str:
     """The setup line's summary: the engine's, with the number of results said as "top 5", so it is
-    not mistaken for another k on the same line (fusion's RRF k=60)."""
-    text = setup.describe()
+    not mistaken for another k on the same line (fusion's RRF k=60), and said right after the scorer:
+    a narrow terminal cuts the line's end, and how many results a number counts must stay in view."""
+    parts = setup.describe().split(" · ")
     results = f"k={setup.k}"
-    return text[:-len(results)] + f"top {setup.k}" if text.endswith(results) else text
+    if parts[-1] == results:
+        parts.insert(1, f"top {parts.pop()[2:]}")
+    return " · ".join(parts)
 
 
 def changed(before: Setup, after: Setup) -> str:

@@ -13,8 +13,11 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from textual.content import Content
+
 from ranklens.engine.errors import Cancelled, RanklensError
 from ranklens.tui.context import ListsRuns
+from ranklens.tui.widgets.confirm import Confirm
 from ranklens.tui.widgets.path_prompt import PathPrompt
 
 if TYPE_CHECKING:
@@ -114,18 +117,41 @@ class WorkspaceActions:
         if context is None or context.workspace is None:
             self.app.notify("no corpus is open yet", severity="warning")
             return
+        workspace = context.workspace
+
+        def save(name: str, replace: bool) -> None:
+            self.app.run_worker(partial(self._save_run, context, name, replace), thread=True, exclusive=True,
+                                group="save-run")
 
         def chosen(name: str | None) -> None:
             if name:
-                self.app.run_worker(partial(self._save_run, context, name), thread=True, exclusive=True,
-                                    group="save-run")
+                self._unless_taken(workspace, name, save)
 
-        where = context.workspace.runs_dir
+        where = workspace.runs_dir
         self.app.push_screen(PathPrompt("Save a run of every question under the current setup, named",
                                         context.setup.scorer,
                                         hint=f"Enter saves it in {where}, Escape cancels"), chosen)
 
-    def _save_run(self, context: Context, name: str) -> None:
+    def _unless_taken(self, workspace: Workspace, name: str, save: Callable[[str, bool], None]) -> None:
+        """``save(name, False)`` for a new name; for a run saved already, ask first: ``save(name, True)`` only
+        on a yes, and on a no (or Escape) the saved run stays as it is."""
+        try:
+            taken = name in workspace.run_names()
+        except OSError:
+            taken = False  # an unreadable runs folder: the save says what is wrong with it
+        if not taken:
+            save(name, False)
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                save(name, True)
+            else:
+                self.app.notify(f"run {name} kept as it was")
+
+        self.app.push_screen(Confirm(Content(f"A run named {name} is saved already. Replace it?")), answered)
+
+    def _save_run(self, context: Context, name: str, replace: bool) -> None:
         from ranklens.engine.compare import run_depth, setup_run
 
         assert context.workspace is not None
@@ -133,6 +159,7 @@ class WorkspaceActions:
         try:
             context.workspace.run_path(name)  # a bad name is refused before the run is made
             run, meta, _ = setup_run(context.workbench, run_depth(context.setup), name, progress)
+            # replace is True only after a yes to replacing the run of that name (_unless_taken)
             saved = context.workspace.save_run(name, run, meta)
         except Cancelled:
             self.app.call_from_thread(self.app.status.say, "saving the run cancelled")
@@ -143,7 +170,8 @@ class WorkspaceActions:
             return
         headline = "  ".join(f"{key} {value:.3f}" for key, value in list(meta["metrics"].items())[:2])
         self.app.call_from_thread(self.app.status.say, "")
-        self.app.call_from_thread(self.app.notify, f"run {name} saved: {meta['questions']} questions"
+        done = "replaced" if replace else "saved"
+        self.app.call_from_thread(self.app.notify, f"run {name} {done}: {meta['questions']} questions"
                                                    f"{' · ' + headline if headline else ''} ({saved.path})")
         self.app.call_from_thread(self._runs_changed)
 

@@ -135,4 +135,4 @@ def setup_line(app: App) -> str:
     """What the setup line at the bottom says."""
     from ranklens.tui.widgets.setup_line import SetupLine
 
-    return str(app.query_one(SetupLine).render())
+    return app.query_one(SetupLine).text  # whole: a narrow screen shows it cut at a word

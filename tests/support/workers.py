@@ -25,3 +25,18 @@ def endless(label: str) -> tuple[Callable[..., Any], threading.Event]:
             raise
 
     return job, stopped
+
+
+def held(job: Callable[..., Any]) -> tuple[Callable[..., Any], threading.Event]:
+    """``(held_job, release)``: ``held_job(..., progress)`` reports progress (so Escape and newer runs
+    cancel it) until ``release`` is set, then returns ``job(..., progress)``: an engine job that takes
+    as long as the test says, as one does on a large corpus."""
+    release = threading.Event()
+
+    def held_job(*args: Any) -> Any:
+        progress: Progress = args[-1]
+        while not release.wait(0.01):
+            progress(0, 1, "held")
+        return job(*args)
+
+    return held_job, release

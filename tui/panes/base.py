@@ -99,6 +99,11 @@ class WorkPane(Vertical):
         for status in self.query(WorkStatus):
             status.show(message)
 
+    def corpus_opened(self) -> None:
+        """Another corpus replaced the open one (its context follows): what the tab holds for the old
+        corpus alone (a filter, a find box, a sweep and its verdict, a selection) goes, so that none of it
+        shows over the new corpus' numbers. Tabs that hold such state say here how it resets."""
+
     def has_corpus(self) -> bool:
         """Whether a key of the tab has a corpus to work on; when not it says so, so the key answers."""
         if self.context is None:

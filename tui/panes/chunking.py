@@ -20,7 +20,7 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import DataTable, Input, Static
 
-from ranklens.engine.corpus import Corpus, Document
+from ranklens.engine.corpus import Corpus, Document, normalise_space
 from ranklens.engine.experiments.chunking import (  # noqa: F401 - sweep_overlaps: the grid's columns, read by tests
     SWEEP_SIZES, ChunkSweep, Window, sweep_overlaps, sweep_windows,
 )
@@ -32,6 +32,7 @@ from ranklens.tui.context import ChangeSetup, Context
 from ranklens.tui.heap import keep_built
 from ranklens.tui.metric_text import hits
 from ranklens.tui.safe import clean, one_line, safe_text
+from ranklens.tui.widgets.fitted_line import FittedLine
 from ranklens.tui.widgets.input import TextBox
 from ranklens.tui.widgets.lists import KeyScroll, KeyTable
 from ranklens.tui.panes.base import WorkPane
@@ -40,6 +41,7 @@ from ranklens.tui.widgets.work_status import WorkStatus
 
 MAX_PREVIEW_CHARS = 20_000  # a longer document is measured whole but drawn only this far
 MAX_DOCUMENTS = 2_000  # rows of the document list; the rest are reachable from the Search tab
+HINT = "r sweeps chunk sizes and overlaps against the questions' answers"
 
 
 @dataclass(frozen=True)
@@ -65,12 +67,22 @@ def make_preview(corpus: Corpus, doc: Document, window: Window, passages: int | 
     cut = sentence_windows if window.chunker == "sentences" else word_windows
     spans = cut(text, window.size, window.overlap)
     verdict = find_verdict(text, spans, sentence)
-    ids = {doc.id, *(c.id for c in own)}
-    answers = tuple(dict.fromkeys(q.answer for q in corpus.answerable
-                                  if q.answer and any(i in ids for i in q.relevant)))
     return Preview(window, doc.title or doc.id, passages if own else None, len(own), len(text.split()),
                    len(spans), chunk_map(text, spans, verdict.found_at if verdict else None, MAX_PREVIEW_CHARS),
-                   verdict, answers, len(text) > MAX_PREVIEW_CHARS)
+                   verdict, answer_spans(corpus, {doc.id, *(c.id for c in own)}, text), len(text) > MAX_PREVIEW_CHARS)
+
+
+def answer_spans(corpus: Corpus, ids: set[str], text: str) -> tuple[str, ...]:
+    """The answer spans of the questions judged on a document (``ids``: its own and its chunks') that
+    ``text``, the document as shown, holds.
+
+    A question judged on this document may have its span in another one (a user's judgment of a
+    second chunk, a collection judged per document): offering that span would only say "not in
+    this text", so a span is offered where it can be found."""
+    shown = normalise_space(text)
+    return tuple(dict.fromkeys(q.answer for q in corpus.answerable
+                               if q.answer and any(i in ids for i in q.relevant)
+                               and normalise_space(q.answer) in shown))
 
 
 def sweep_key(context: Context) -> Hashable:
@@ -101,7 +113,7 @@ class SweepTable(KeyTable):
 
 class ChunkingPane(WorkPane):
     DEFAULT_CSS = """
-    ChunkingPane #chunk-facts { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
+    ChunkingPane #chunk-facts { height: 1; text-wrap: nowrap; }
     ChunkingPane #chunk-main { height: 1fr; min-height: 6; }
     ChunkingPane #chunk-documents { width: 22; height: 1fr; }
     ChunkingPane #chunk-view { width: 1fr; height: 1fr; padding: 0 1; border-subtitle-color: $text; }
@@ -141,7 +153,7 @@ class ChunkingPane(WorkPane):
 
     def compose(self) -> ComposeResult:
         yield WorkStatus()
-        yield Static(id="chunk-facts", markup=False)
+        yield FittedLine(id="chunk-facts")
         with Horizontal(id="chunk-main"):
             yield KeyTable(id="chunk-documents", cursor_type="row", show_header=False, classes="-framed")
             with KeyScroll(id="chunk-view", classes="-framed"):
@@ -157,7 +169,7 @@ class ChunkingPane(WorkPane):
         view.border_subtitle = legend()
         self.query_one("#chunk-find", FindBox).border_title = "find (f) · n: an answer span"
         self.query_one("#chunk-sweep", SweepTable).border_title = "sweep · Enter uses a setting"
-        self.query_one(WorkStatus).show("r sweeps chunk sizes and overlaps against the questions' answers")
+        self.query_one(WorkStatus).show(HINT)
 
     # -- following the app ---------------------------------------------------------------------
 
@@ -185,6 +197,14 @@ class ChunkingPane(WorkPane):
         table.clear()
         for n, doc in enumerate(self._documents):
             table.add_row(safe_text(one_line(doc.title or doc.id, 18)), key=str(n))
+
+    def corpus_opened(self) -> None:
+        box = self.query_one("#chunk-find", FindBox)
+        box.value = ""
+        box.border_subtitle = None
+        box.remove_class("-whole", "-cut")
+        if self._find_timer is not None:
+            self._find_timer.stop()
 
     # -- the preview ---------------------------------------------------------------------------
 
@@ -262,7 +282,9 @@ class ChunkingPane(WorkPane):
     def action_next_answer(self) -> None:
         answers = self.preview.answers if self.preview else ()
         if not answers:
-            self.notify("no question's answer span is judged on this document", severity="information")
+            shown = "the passages shown (p shows more)" if self.preview and self.preview.passages else "this document"
+            self.notify(f"no answer span of a question judged on this document is in {shown}",
+                        severity="information")
             return
         box = self.query_one("#chunk-find", FindBox)
         box.value = answers[(answers.index(box.value) + 1) % len(answers)] if box.value in answers else answers[0]
@@ -276,7 +298,7 @@ class ChunkingPane(WorkPane):
             (f"{preview.chunks} chunk{'' if preview.chunks == 1 else 's'}", "bold"),
             f" · drawn up to {MAX_PREVIEW_CHARS:,} characters" if preview.truncated else "",
         )
-        self.query_one("#chunk-facts", Static).update(facts)
+        self.query_one("#chunk-facts", FittedLine).say(facts)
         self.query_one("#chunk-text", Static).update(preview.view)
         verdict = preview.verdict
         box = self.query_one("#chunk-find", FindBox)
@@ -298,6 +320,8 @@ class ChunkingPane(WorkPane):
         self.set_class(sweep is not None, "-swept")
         table = self.query_one("#chunk-sweep", SweepTable)
         table.clear(columns=True)
+        if sweep is None:  # the winner named on the status line was another chunking's, or corpus'
+            self.query_one(WorkStatus).show(HINT)
         if sweep is None or sweep.winner is None:
             return
         overlaps = sweep.columns

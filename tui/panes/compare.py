@@ -126,8 +126,8 @@ def rankings_view(comparison: Comparison, question: QuestionRow) -> RenderableTy
                                RANKS_SHOWN)
     table = Table(box=None, padding=(0, 1, 0, 0), show_edge=False, header_style="bold", expand=True)
     for name in ("A", "", "B", ""):
-        if name:
-            table.add_column(name, overflow="ellipsis", no_wrap=True, ratio=1)
+        if name:  # an id longer than its half wraps: cut, two ids could read alike
+            table.add_column(name, overflow="fold", ratio=1)
         else:  # the move (↑12, new, dropped), as wide as the longest shown: the ids need the room
             table.add_column(name, no_wrap=True)
     for i in range(max(len(left), len(right))):
@@ -141,11 +141,11 @@ def rankings_view(comparison: Comparison, question: QuestionRow) -> RenderableTy
             cells.append(_move(placed))
         table.add_row(*cells)
     name = comparison.primary.name
-    # One line each, cut to the pane: at 80 columns the rankings below are what must fit.
+    # The question on one line, cut to the pane: at 80 columns the rankings below are what must fit. The
+    # numbers wrap at a word rather than lose their end ("first rele…").
     heading = Text(one_line(f"{question.id}: {question.text}", 200), style="bold", no_wrap=True, overflow="ellipsis")
     ranks = Text(f"{name} {question.a[name]:.3f} → {question.b[name]:.3f} · first relevant "
-                 f"{_rank(question.rank_a)} → {_rank(question.rank_b)} · y: why?", style="dim", no_wrap=True,
-                 overflow="ellipsis")
+                 f"{_rank(question.rank_a)} → {_rank(question.rank_b)} · y: why?", style="dim")
     return Group(heading, ranks, table)
 
 
@@ -162,7 +162,7 @@ class ComparePane(WorkPane):
     ComparePane #compare-measures { height: auto; }
     ComparePane #compare-body { height: 1fr; }
     ComparePane #compare-questions { width: 1fr; }
-    ComparePane #compare-detail { width: 1fr; }
+    ComparePane #compare-detail { width: 2fr; }
     """
     BINDINGS = [
         Binding("r", "rerun", "re-run", tooltip="Compare A and B again", id="compare.rerun"),

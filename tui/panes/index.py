@@ -144,10 +144,10 @@ class IndexPane(WorkPane):
         with Horizontal(id="ivf-form"):
             yield Static(id="ivf-source", markup=False)
             yield TextBox(placeholder="auto", id="ivf-cells", restrict=r"[0-9]*", classes="-framed")
-            yield TextBox(placeholder="1,2,4,… all", id="ivf-probes", restrict=r"[0-9, ]*", classes="-framed")
+            yield TextBox(placeholder="1,2,4…all", id="ivf-probes", restrict=r"[0-9, ]*", classes="-framed")
             yield TextBox(placeholder="16", id="hnsw-m", restrict=r"[0-9]*", classes="-framed")
             yield TextBox(placeholder="128", id="hnsw-efc", restrict=r"[0-9]*", classes="-framed")
-            yield TextBox(placeholder="10,16,…,512", id="hnsw-ef", restrict=r"[0-9, ]*", classes="-framed")
+            yield TextBox(placeholder="10,16…512", id="hnsw-ef", restrict=r"[0-9, ]*", classes="-framed")
         with Horizontal(id="ivf-main"):
             yield KeyTable(id="ivf-table", cursor_type="row", classes="-framed")
             yield Chart(id="ivf-chart")
@@ -177,6 +177,11 @@ class IndexPane(WorkPane):
         if self.result is not None and self.source == "corpus":
             self._show_result(None)
         self._show_source()
+
+    def corpus_opened(self) -> None:
+        if self.source == "corpus":  # the boxes hold what the last sweep of the old corpus' vectors ran with
+            for box in self.query(TextBox):
+                box.value = ""
 
     def action_source(self) -> None:
         self.workers.cancel_node(self)

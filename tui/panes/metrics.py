@@ -122,6 +122,12 @@ class MetricsPane(WorkPane):
                                   f"{Path(context.setup.rerank).name}",
                             failed=self._rerank_failed)
 
+    def corpus_opened(self) -> None:
+        box = self.query_one("#metrics-filter", TextBox)
+        box.value = ""
+        self.remove_class("-filtering")
+        self._show_sweep(False)
+
     def _clear(self) -> None:
         self.result = None
         self.reranked = None

@@ -18,7 +18,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from ranklens.engine.progress import Progress
-from ranklens.tui.context import Context
+from ranklens.tui.context import Context, ranks_alike
 from ranklens.tui.panes.base import WorkPane
 from ranklens.tui.safe import clean, safe_text
 from ranklens.tui.saving import SaveFlow, ask_and_save
@@ -39,7 +39,11 @@ def build_prompt(context: Context, progress: Progress) -> Built:
 
 
 class PromptPane(WorkPane):
-    DEFAULT_CSS = "PromptPane { padding: 0; }"  # its boxes are framed to the edge
+    # Its boxes are framed to the edge. A prompt another setup built, until the new one arrives: dimmed.
+    DEFAULT_CSS = """
+    PromptPane { padding: 0; }
+    PromptPane.-recomputing #prompt-view { text-opacity: 55%; }
+    """
     WAITS_FOR_INDEX = True
     BINDINGS = [
         Binding("c", "copy", "copy", tooltip="Copy prompt", id="prompt.copy"),
@@ -50,6 +54,7 @@ class PromptPane(WorkPane):
         super().__init__(id=id, classes=classes)
         self.prompt = ""  # the prompt on screen, exactly as a model would receive it
         self.prompt_query: str | None = None
+        self._built_for: Context | None = None  # the context of the prompt on screen
         self._last_saved: Path | None = None  # the dialog offers it next time
 
     def compose(self) -> ComposeResult:
@@ -72,6 +77,10 @@ class PromptPane(WorkPane):
 
     def refresh_content(self, context: Context) -> None:
         if context.query.strip():
+            shown = self._built_for
+            if self.prompt and shown is not None and not ranks_alike(shown, context):
+                self.add_class("-recomputing")
+                self._show_info("the prompt below is the previous setup's · recomputing…")
             self.start_work("prompt", partial(build_prompt, context), self._built, failed=self._failed_to_build)
         else:
             self._show(context, "", "Type a question on the Search tab (1, then /) to see its prompt.")
@@ -85,7 +94,8 @@ class PromptPane(WorkPane):
             self._show(self.context, "", message)
 
     def _show(self, context: Context, prompt: str, info: str) -> None:
-        self.prompt, self.prompt_query = prompt, context.query
+        self.remove_class("-recomputing")
+        self.prompt, self.prompt_query, self._built_for = prompt, context.query, context
         self.query_one("#prompt-text", Static).update(safe_text(prompt))
         self._show_info(info)
 

@@ -8,7 +8,8 @@ tui/search_work.py; the documents tree and the results table are widgets.
 
 Judging: J turns judge mode on; then 0-3 grade the selected result for the query (saved as a
 question of the corpus' workspace if it is not one yet), u takes the latest judgment back and o
-shows the judged results only. The app writes the workspace and publishes a context with it
+shows the judged results only; meanwhile the digits grade, so alt+digit switches tabs (the tab bar,
+the footer and the results' title say so). The app writes the workspace and publishes a context with it
 applied, so the grades column, the Metrics tab and saved runs count the judgment at once."""
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import DataTable, Input
 
-from ranklens.tui.context import ChangeWorkspace, Context, ShowQuery
+from ranklens.engine.scoring.registry import spec
+from ranklens.tui.context import ChangeWorkspace, Context, ShowQuery, TabKeysChanged, ranks_alike
 from ranklens.tui.panes.base import WorkPane
 from ranklens.tui.safe import one_line
 from ranklens.tui.search_work import (
@@ -42,14 +44,18 @@ HINT = "Type a question and the best chunks appear as you type (Enter searches a
 
 
 class SearchPane(WorkPane):
-    DEFAULT_CSS = "SearchPane { padding: 0; }"  # its boxes are framed to the edge
+    # Its boxes are framed to the edge. Results of another setup, until the new ones arrive: dimmed.
+    DEFAULT_CSS = """
+    SearchPane { padding: 0; }
+    SearchPane.-recomputing #results, SearchPane.-recomputing #detail { text-opacity: 55%; }
+    """
     WAITS_FOR_INDEX = True
     # The app's keys that matter most here, shown in this tab's footer (the help lists them under Everywhere).
     BINDINGS = [
-        Binding("slash", "app.focus_query", "query", id="search.query"),
-        Binding("s", "app.setting('scorer')", "scorer", id="search.scorer"),
-        Binding("J", "judge_mode", "judge", tooltip="Judge mode on/off: 0-3 grade the selected result",
-                id="search.judge"),
+        # Judge mode's keys first: in judge mode the footer shows them before the others, which at 80 columns
+        # it leaves out (each key whole or not at all: tui/widgets/footer.py).
+        Binding("J", "judge_mode", "judge", tooltip="Judge mode on/off: 0-3 grade the selected result, and "
+                                                    "alt+digit switches tabs meanwhile", id="search.judge"),
         # In judge mode only (check_action): otherwise 1-3 switch tabs, as everywhere.
         *(Binding(str(grade), f"grade({grade})", "grade", key_display="0-3", show=grade == 0,
                   tooltip=f"Judge mode: grade the selected result {grade} ({name})", id=f"search.grade.{grade}")
@@ -58,6 +64,8 @@ class SearchPane(WorkPane):
                 id="search.undo_judgment"),
         Binding("o", "judged_only", "judged only", tooltip="Judge mode: show the judged results only / all",
                 id="search.judged_only"),
+        Binding("slash", "app.focus_query", "query", id="search.query"),
+        Binding("s", "app.setting('scorer')", "scorer", id="search.scorer"),
         Binding("n", "save_question", "question", tooltip="Save the query as a question of the workspace",
                 show=False, id="search.save_question"),
         Binding("y", "why", "why?", tooltip="Why not? The selected result (a known question's relevant chunk "
@@ -106,6 +114,9 @@ class SearchPane(WorkPane):
     def no_corpus(self, message: str) -> None:
         self.query_one(ResultDetail).show_note(message)
 
+    def corpus_opened(self) -> None:
+        self.judged_only = False  # a filter of the old corpus' judgments; the query stays, as typed
+
     # -- following the app ----------------------------------------------------------------------
 
     def context_key(self, context: Context) -> Hashable:
@@ -121,9 +132,22 @@ class SearchPane(WorkPane):
             self.start_work("documents", partial(list_documents, context), self._show_documents,
                             failed=lambda message: None)
         if context.query.strip():
+            self._mark_recomputing(context)
             self.start_work("search", partial(find, context), self._show_rows, failed=self._search_failed)
         else:
             self._show_rows(Found(context, [], HINT))
+
+    def _mark_recomputing(self, context: Context) -> None:
+        """Results on screen that another setup (or corpus, or engine) computed stay until the new ones
+        arrive, dimmed, the title naming the scorer they come from: the setup line names the new one."""
+        shown = self._shown
+        if shown is None or not self._rows or ranks_alike(shown, context):
+            return
+        self.add_class("-recomputing")
+        old, new = spec(shown.setup.scorer).short(shown.setup), spec(context.setup.scorer).short(context.setup)
+        # a chunking or analysis change keeps the scorer's name: the title says "recomputing" all the same
+        self.query_one(ResultsTable).border_title = (f"results of {old} · recomputing for {new}…" if old != new
+                                                     else "results of the previous setup · recomputing…")
 
     def _search_failed(self, message: str) -> None:
         if self.context is None:
@@ -163,6 +187,7 @@ class SearchPane(WorkPane):
 
     def _show_rows(self, found: Found) -> None:
         context = found.context
+        self.remove_class("-recomputing")
         # The same query and setup again (the workspace changed: a judgment): the cursor stays on its row
         # and the detail on its explanation.
         same = self._shown is not None and (self._shown.query, self._shown.setup) == (context.query, context.setup)
@@ -220,8 +245,12 @@ class SearchPane(WorkPane):
             return False  # the key falls through to the app: 1-3 switch tabs
         return super().check_action(action, parameters)
 
+    def takes_tab_keys(self) -> bool:
+        return self.judging  # 1-3 grade (TakesTabKeys): alt+digit switches tabs meanwhile
+
     def action_judge_mode(self) -> None:
         self.judging = not self.judging
+        self.post_message(TabKeysChanged())
         results = self.query_one(ResultsTable)
         if not self.judging:
             self.judged_only = False

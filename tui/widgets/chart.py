@@ -12,6 +12,8 @@ from textual.content import Content
 from textual.geometry import Size
 from textual.widget import Widget
 
+from ranklens.tui.text_fit import fit_content
+
 # (width, height) -> lines; height 0 asks for the chart's natural height.
 Draw = Callable[[int, int], list[Content]]
 
@@ -32,9 +34,10 @@ class Chart(Widget):
         if self._draw is None:
             return Content("")
         size = self.content_size
-        # One row per line, always: a wrapped line would push the axis out of place.
+        # One row per line, always: a wrapped line would push the axis out of place. A caption too long
+        # ends after a whole word (a number cut, "0.84…", would read as another number).
         lines = self._draw(size.width, size.height)
-        return Content("\n").join(line.truncate(size.width, ellipsis=True) for line in lines)
+        return Content("\n").join(fit_content(line, size.width) for line in lines)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self._draw(width, 0)) if self._draw is not None else 0

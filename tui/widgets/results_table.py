@@ -65,11 +65,11 @@ class ResultsTable(KeyTable):
         if self.found is not None and self.found.rows:
             judged = sum(row.hit.index in self.found.grades for row in self.found.rows)
             title += f" · judged {judged}/{len(self.found.rows)}"
-        # The state before the key hints (the footer repeats them): 80 columns cut the title's end.
+        # The state, and where the tab keys went (digits grade): the footer lists the judging keys.
         if judged_only:
             title += " · JUDGE MODE · judged only"
         elif judging:
-            title += " · JUDGE MODE: 0-3 grade · u undo · o judged only"
+            title += " · JUDGE MODE (alt+digit: tabs)"
         self.border_title = title
 
     def selected(self) -> ResultRow | None:

@@ -6,10 +6,11 @@ import time
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import ProgressBar, Static
+from textual.widgets import ProgressBar
 
 from ranklens.engine.progress import Progress
 from ranklens.tui.safe import safe_content
+from ranklens.tui.widgets.fitted_line import FittedLine
 
 UPDATE_EVERY_S = 0.1  # the engine may report thousands of times; the eye needs a few updates a second
 
@@ -39,7 +40,7 @@ class WorkStatus(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield ProgressBar(total=None, show_eta=False)
-        yield Static(id="work-message", markup=False)
+        yield FittedLine(id="work-message")
 
     def begin(self, label: str) -> int:
         """Show the bar at zero for a new run; returns the run's number for ``reporter``."""
@@ -79,4 +80,4 @@ class WorkStatus(Horizontal):
         self._say(f"{update.label} … (Escape cancels)")
 
     def _say(self, text: str) -> None:
-        self.query_one("#work-message", Static).update(safe_content(text, keep_newlines=False))
+        self.query_one("#work-message", FittedLine).say(safe_content(text, keep_newlines=False))

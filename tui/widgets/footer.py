@@ -1,0 +1,73 @@
+"""The footer: Textual's, each key shown whole or not at all.
+
+Textual's footer lays its keys out in one row and the screen's edge cuts the last one wherever it
+falls ("y why" for "y why?", at 80 columns in judge mode). Here the keys that do not fit are left
+out whole, in the order the bindings list them, after room is kept for the keys that say where the
+tabs and the help are (a user who sees those finds the rest: the help lists every key).
+
+The keys' widths are measured once laid out, each time the footer is composed anew (its keys follow
+the focus and the tab); a resize fits the same widths again.
+"""
+from __future__ import annotations
+
+from textual.widget import Widget
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey, FooterLabel, KeyGroup
+
+KEPT_ACTIONS = frozenset({"show_tab", "jump_tab", "help", "help_while_typing"})  # always shown
+
+
+class FittedFooter(Footer):
+    def __init__(self) -> None:
+        super().__init__()
+        self._widths: dict[Widget, int] = {}  # the keys' widths as laid out, margins included
+
+    async def recompose(self) -> None:
+        await super().recompose()
+        self.call_after_refresh(self.fit)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.fit)
+
+    def fit(self) -> None:
+        """Show the keys that fit whole, the kept ones first; leave the others out."""
+        items = self._items()
+        if not items:
+            return
+        # Keys composed since the last measure (a recompose replaces them all, each shown): measured now.
+        if any(child not in self._widths for child in self.children):
+            if any(not child.size.width for child in self.children):
+                self.call_after_refresh(self.fit)  # not laid out yet
+                return
+            self._widths = {child: child.outer_size.width + child.styles.margin.left + child.styles.margin.right
+                            for child in self.children}
+        palette = sum(self._widths.get(child, 0) for child in self.children if child.has_class("-command-palette"))
+        room = self.size.width - palette
+        kept = [item for item in items if _kept(item)]
+        room -= sum(self._width(item) for item in kept)
+        for item in items:
+            shown = item in kept or self._width(item) <= room
+            if shown and item not in kept:
+                room -= self._width(item)
+            for child in item:
+                child.display = shown
+
+    def _items(self) -> list[tuple[Widget, ...]]:
+        """The footer's keys in order, a group of keys with its label as one item; the palette's key apart."""
+        items: list[tuple[Widget, ...]] = []
+        for child in self.children:
+            if child.has_class("-command-palette"):
+                continue
+            if isinstance(child, FooterLabel) and items and isinstance(items[-1][-1], KeyGroup):
+                items[-1] = (*items[-1], child)
+            else:
+                items.append((child,))
+        return items
+
+    def _width(self, item: tuple[Widget, ...]) -> int:
+        return sum(self._widths.get(child, 0) for child in item)
+
+
+def _kept(item: tuple[Widget, ...]) -> bool:
+    key = item[0]
+    return isinstance(key, FooterKey) and key.action.partition("(")[0] in KEPT_ACTIONS
