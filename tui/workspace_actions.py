@@ -160,7 +160,7 @@ class WorkspaceActions:
             context.workspace.run_path(name)  # a bad name is refused before the run is made
             run, meta, _ = setup_run(context.workbench, run_depth(context.setup), name, progress)
             # replace is True only after a yes to replacing the run of that name (_unless_taken)
-            saved = context.workspace.save_run(name, run, meta)
+            saved = context.workspace.save_run(name, run, meta, replace=replace)
         except Cancelled:
             self.app.call_from_thread(self.app.status.say, "saving the run cancelled")
             return
