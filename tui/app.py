@@ -18,7 +18,6 @@ from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.dom import DOMNode
@@ -27,12 +26,12 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Input, TabbedContent, TabPane, Tabs
 
-from ranklens.engine.errors import Cancelled, RanklensError
 from ranklens.tui.collections import Collections
 from ranklens.tui.context import ChangeSetup, ChangeWorkspace, ShowQuery, TabKeysChanged, TakesTabKeys, UseQuery
 from ranklens.tui.corpus_opening import CorpusOpener
-from ranklens.tui.heap import keep_built, release_kept
+from ranklens.tui.heap import release_kept
 from ranklens.tui.help import HelpScreen
+from ranklens.tui.index_build import IndexBuilder
 from ranklens.tui.key_map import all_rows
 from ranklens.tui.palette import PaletteCommand, RanklensCommands
 from ranklens.tui.panes.base import WorkPane
@@ -54,7 +53,6 @@ from ranklens.tui.workspace_actions import WorkspaceActions
 
 if TYPE_CHECKING:
     from ranklens.engine.backends.base import Backend
-    from ranklens.engine.setup import Setup
 
 DEFAULT_CORPUS = "studio-alfa"
 NOTIFICATION_CELLS = 400  # a message quoting a 100,000-character line would fill the screen
@@ -126,6 +124,7 @@ class RanklensApp(App[None]):
         self.tab_panes = TabPanes(self)
         self.status = Status(self)
         self.opener = CorpusOpener(self, backend)
+        self.indexer = IndexBuilder(self)
         self.collections = Collections(self)
         self.workspace_actions = WorkspaceActions(self)
         self._labels = TabLabels(self.tabs)
@@ -222,17 +221,6 @@ class RanklensApp(App[None]):
         for pane in self.panes:
             pane.context_changed(context)
 
-    def corpus_replaced(self) -> None:
-        """Another corpus replaced the open one: each tab lets go of what it held for the old one, and the
-        focus leaves a tab's box whose text went with it (the query box keeps the query, and the focus)."""
-        for pane in self.panes:
-            pane.corpus_opened()
-        focused = self.focused
-        if (isinstance(focused, Input) and not isinstance(focused, QueryBox)
-                and any(isinstance(ancestor, WorkPane) for ancestor in focused.ancestors)):
-            self.set_focus(None)
-            self.tab_panes.focus_in(str(self.query_one("#tabs", TabbedContent).active))
-
     def set_query(self, text: str) -> None:
         if self.session.set_query(text):
             self.publish()
@@ -246,45 +234,10 @@ class RanklensApp(App[None]):
         """Publish the context of a setting change and build its index; say what the change said."""
         if outcome.changed:
             self.publish()
-            self.build_index()
+            self.indexer.build()
         if outcome.said:
             self.notify(outcome.said, severity="warning" if outcome.warning else "information")
         return outcome.changed
-
-    def build_index(self) -> None:
-        """Build the index of the session's setup now, with progress, so the panes find it ready."""
-        assert self.context is not None
-        self._build_index(self.context)
-
-    @work(thread=True, exclusive=True, group="index")
-    def _build_index(self, context: Context) -> None:
-        try:
-            retriever = context.workbench.retriever(context.setup, self.status.progress())
-            keep_built()
-        except Cancelled:
-            self.call_from_thread(self.status.say, "indexing cancelled")
-            return
-        except RanklensError as error:
-            self.call_from_thread(self.opener.failed, str(error))
-            return
-        except Exception as error:  # noqa: BLE001 - a bug in a scorer must not close the app with the user's work
-            self.call_from_thread(self.opener.failed, f"indexing failed: {type(error).__name__}: {error}")
-            return
-        self.call_from_thread(self._index_built, context, len(retriever.chunks), retriever.notes, retriever.setup)
-
-    def _index_built(self, context: Context, chunks: int, notes: list[str], ran: Setup) -> None:
-        # built for another setup, or ranked by another engine (a collection opened or let go since)
-        if not self.session.index_built(context.setup, context.workbench.backend, chunks, ran):
-            return
-        self.status.say("")
-        for note in notes:
-            self.notify(note)
-        if self.backend is not None and ran.scorer != context.setup.scorer:
-            from ranklens.engine.scoring.registry import spec
-
-            asked, runs = spec(context.setup.scorer).label, spec(ran.scorer).label
-            self.notify(f"the collection ranks by {runs}, not {asked}: the palette's 'Use the local index' "
-                        f"ranks by {asked}")
 
     # -- messages from the panes -------------------------------------------------------------------
 

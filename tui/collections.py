@@ -95,7 +95,7 @@ class Collections:
         if self.session.index_built(context.setup, backend, chunks, ran):
             self.app.status.refresh()
         else:  # the setup changed meanwhile: build what runs of the new one through the collection
-            self.app.build_index()
+            self.app.indexer.build()
         self.app.notify(f"ranking through {backend.label}", title="collection")
 
     def use_local_index(self) -> None:
@@ -111,7 +111,7 @@ class Collections:
         """The open corpus ranked by ranklens' own index again (its pieces are built already)."""
         if self.session.rank_through(None):
             self.app.publish()
-        self.app.build_index()
+        self.app.indexer.build()
 
     def close_in_worker(self, backend: Backend) -> None:
         self.app.run_worker(backend.close, thread=True, group="backend-close", exit_on_error=False)

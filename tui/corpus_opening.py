@@ -166,7 +166,7 @@ class CorpusOpener:
         self.recent = opened.recent
         self.session.open(opened.workbench, opened.setup, opened.workspace, opened.loaded, opened.chunks, opened.ran)
         if previous is not None:
-            self.app.corpus_replaced()
+            self.app.tab_panes.corpus_replaced()
         self.app.status.say("")
         self.app.publish()
         if previous is not None:

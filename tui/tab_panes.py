@@ -13,6 +13,7 @@ from textual.widget import AwaitMount, Widget
 from textual.widgets import Input, TabbedContent, TabPane
 
 from ranklens.tui.panes.base import WorkPane
+from ranklens.tui.widgets.query_box import QueryBox
 
 if TYPE_CHECKING:
     from ranklens.tui.app import RanklensApp
@@ -77,6 +78,17 @@ class TabPanes:
             if isinstance(ancestor, TabPane) and ancestor.id is not None:
                 self._focus[ancestor.id] = widget
                 break
+
+    def corpus_replaced(self) -> None:
+        """Another corpus replaced the open one: each tab lets go of what it held for the old one, and the
+        focus leaves a tab's box whose text went with it (the query box keeps the query, and the focus)."""
+        for pane in self.built:
+            pane.corpus_opened()
+        focused = self.app.focused
+        if (isinstance(focused, Input) and not isinstance(focused, QueryBox)
+                and any(isinstance(ancestor, WorkPane) for ancestor in focused.ancestors)):
+            self.app.set_focus(None)
+            self.focus_in(str(self._tabbed.active))
 
     def focus_in(self, tab: str) -> None:
         """Focus what last had focus in ``tab``, else its first widget; never a text box."""
