@@ -42,6 +42,10 @@ PROMPT = ("tests/test_prompt.py", "tests/test_reference_numbers.py")
 LOADERS = ("tests/test_loaders.py", "tests/test_corpus_errors.py")
 CLI = ("tests/test_bm25_defaults.py", "tests/test_fusion.py", "tests/test_reference_numbers.py")
 ANALYSIS = ("tests/test_analysis.py", "tests/test_parity.py")
+COMPARE = ("tests/test_compare_runs.py", "tests/test_compare_sides.py", "tests/test_significance.py")
+JUDGMENTS = ("tests/test_judgments.py", "tests/test_metrics.py")
+TREC = ("tests/test_trec.py", "tests/test_loaders.py")
+CACHE = ("tests/test_cache.py",)
 
 
 @dataclass(frozen=True)
@@ -161,6 +165,24 @@ MUTANTS = [
     Mutant("qrels-zero-grade", "engine/loaders/questions.py",
            "if score <= 0:  # a judgment of non-relevance", "if score < 0:  # a judgment of non-relevance",
            LOADERS, "a qrels row graded 0 is recorded as a judgment"),
+    # -- issue 24: what the suite let through ---------------------------------------------------------
+    Mutant("compare-judged-on-both", "engine/compare.py", "if not rel_a and not rel_b:", "if not rel_a or not rel_b:",
+           COMPARE, "a question judged on one side only is left out of the comparison"),
+    Mutant("wins-losses-swapped", "engine/significance.py", "return wins, d.size - wins - losses, losses",
+           "return losses, d.size - wins - losses, wins", COMPARE, "wins and losses are counted A against B"),
+    Mutant("wins-tolerance", "engine/significance.py", "tolerance: float = 1e-12) -> tuple[int, int, int]:",
+           "tolerance: float = 0.0) -> tuple[int, int, int]:", COMPARE, "values equal but for float noise are no tie"),
+    Mutant("judge-id-overwrites", "engine/judgments.py", "found[at] = max(found.get(at, 0), grade)",
+           "found[at] = grade", JUDGMENTS, "a chunk's own judgment overwrites its document's higher grade"),
+    Mutant("judge-doc-overwrites", "engine/judgments.py", "found[i] = max(found.get(i, 0), grade)",
+           "found[i] = grade", JUDGMENTS, "a document's judgment overwrites its chunk's higher grade"),
+    Mutant("trec-percent-kept", "engine/trec.py", 'if ch == "%" or ch.isspace() else ch', "if ch.isspace() else ch",
+           TREC, "an id's % is written as it is, so report%20final reads back as report final"),
+    Mutant("trec-percent-not-read", "engine/trec.py", "|25|20|", "|20|", TREC, "%25 is not read back as %"),
+    Mutant("cache-key-no-lengths", "engine/cache.py", 'digest.update(len(encoded).to_bytes(8, "little"))', "pass",
+           CACHE, '["ab", "c"] and ["a", "bc"] share a cache key'),
+    Mutant("cache-key-order", "engine/cache.py", "for text in texts:", "for text in sorted(texts):",
+           CACHE, "the same texts in another order share a cache key (chunk rows swapped)"),
 ]
 
 
