@@ -46,6 +46,7 @@ COMPARE = ("tests/test_compare_runs.py", "tests/test_compare_sides.py", "tests/t
 JUDGMENTS = ("tests/test_judgments.py", "tests/test_metrics.py")
 TREC = ("tests/test_trec.py", "tests/test_loaders.py")
 CACHE = ("tests/test_cache.py",)
+SCORER_KEYS = ("tests/test_scorer_cache_keys.py",)
 
 
 @dataclass(frozen=True)
@@ -183,6 +184,19 @@ MUTANTS = [
            CACHE, '["ab", "c"] and ["a", "bc"] share a cache key'),
     Mutant("cache-key-order", "engine/cache.py", "for text in texts:", "for text in sorted(texts):",
            CACHE, "the same texts in another order share a cache key (chunk rows swapped)"),
+    Mutant("scorer-key-delta", "engine/scoring/registry.py", 'settings=("bm25_variant", "k1", "b", "delta")',
+           'settings=("bm25_variant", "k1", "b")', SCORER_KEYS, "BM25+'s delta is not in its scorer's cache key"),
+    Mutant("scorer-key-weight", "engine/scoring/registry.py", '"rrf_k", "fusion_weight"),', '"rrf_k"),',
+           SCORER_KEYS, "the fusion weight is not in fusion's cache key"),
+    Mutant("scorer-key-parts", "engine/scoring/registry.py",
+           "parts = tuple(spec(p).key(setup) for p in self.parts(setup)) if self.parts else ()", "parts = ()",
+           SCORER_KEYS, "fusion's key leaves out its parts' settings (BM25's k1 inside fusion)"),
+    Mutant("prompt-lookalike-open", "engine/prompt.py", '"‹〈〈⟨˂ᐸ❮⧼", "<"', '"‹〈〈⟨ᐸ❮⧼", "<"', PROMPT,
+           "the modifier letter left arrowhead no longer reads as <"),
+    Mutant("prompt-lookalike-close", "engine/prompt.py", '"›〉〉⟩˃ᐳ❯⧽", ">"', '"›〉〉⟩˃ᐳ⧽", ">"', PROMPT,
+           "the heavy right-pointing angle ornament no longer reads as >"),
+    Mutant("prompt-lookalike-slash", "engine/prompt.py", '"∕⁄⧸\\\\", "/"', '"∕⧸\\\\", "/"', PROMPT,
+           "the fraction slash no longer reads as /"),
 ]
 
 
