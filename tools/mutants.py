@@ -47,6 +47,8 @@ JUDGMENTS = ("tests/test_judgments.py", "tests/test_metrics.py")
 TREC = ("tests/test_trec.py", "tests/test_loaders.py")
 CACHE = ("tests/test_cache.py",)
 SCORER_KEYS = ("tests/test_scorer_cache_keys.py",)
+RELEVANCE_CLI = ("tests/test_cli_relevance.py", "tests/test_significance.py")
+EVAL = ("tests/test_eval_means.py", "tests/test_ndcg_ideal_cut.py", *METRICS, "tests/test_properties_random_input.py")
 
 
 @dataclass(frozen=True)
@@ -197,6 +199,25 @@ MUTANTS = [
            "the heavy right-pointing angle ornament no longer reads as >"),
     Mutant("prompt-lookalike-slash", "engine/prompt.py", '"∕⁄⧸\\\\", "/"', '"∕⧸\\\\", "/"', PROMPT,
            "the fraction slash no longer reads as /"),
+    Mutant("eval-mean-ranked-only", "engine/metrics.py",
+           "metrics = {m.key: float(np.mean([r.values[m.key] for r in results])) for m in eval_metrics()}",
+           "metrics = {m.key: float(np.mean([r.values[m.key] for r in results if r.rank] or [0.0])) "
+           "for m in eval_metrics()}", EVAL, "eval's means leave out the questions with nothing relevant to rank"),
+    Mutant("ndcg-rows-ideal-uncut", "engine/measures/ndcg.py",
+           "ideal = np.sort(np.asarray(grades, dtype=np.float64))[::-1][:k]",
+           "ideal = np.sort(np.asarray(grades, dtype=np.float64))[::-1]", EVAL,
+           "eval's ideal DCG sums every relevant chunk, not the top 10"),
+    Mutant("ndcg-ideal-uncut", "engine/measures/ndcg.py", "return sorted(map(gain, grades), reverse=True)[:k]",
+           "return sorted(map(gain, grades), reverse=True)", EVAL,
+           "the measures' ideal DCG sums every relevant chunk, not the top k"),
+    Mutant("eval-duplicate-lowest", "engine/metrics.py", "order = np.lexsort((-grades, rel))",
+           "order = np.lexsort((grades, rel))", EVAL, "a chunk listed twice keeps its lowest grade in eval"),
+    Mutant("eval-zero-grade-relevant", "engine/metrics.py", "keep = grades > 0", "keep = grades >= 0", EVAL,
+           "a chunk judged 0 counts in eval's recall denominator"),
+    Mutant("bootstrap-tail", "engine/significance.py", "tail = (1.0 - level) / 2.0 * 100.0",
+           "tail = (1.0 - level) * 100.0", RELEVANCE_CLI, "the 95 % interval is a 90 % one"),
+    Mutant("randomization-strict", "engine/significance.py", "means >= observed - _TOLERANCE",
+           "means > observed + _TOLERANCE", RELEVANCE_CLI, "permutations as extreme as the observed one do not count"),
 ]
 
 
