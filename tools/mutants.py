@@ -199,10 +199,11 @@ MUTANTS = [
            "the heavy right-pointing angle ornament no longer reads as >"),
     Mutant("prompt-lookalike-slash", "engine/prompt.py", '"∕⁄⧸\\\\", "/"', '"∕⧸\\\\", "/"', PROMPT,
            "the fraction slash no longer reads as /"),
-    Mutant("eval-mean-ranked-only", "engine/metrics.py",
+    Mutant("eval-ndcg-mean-ranked", "engine/metrics.py",
            "metrics = {m.key: float(np.mean([r.values[m.key] for r in results])) for m in eval_metrics()}",
-           "metrics = {m.key: float(np.mean([r.values[m.key] for r in results if r.rank] or [0.0])) "
-           "for m in eval_metrics()}", EVAL, "eval's means leave out the questions with nothing relevant to rank"),
+           "metrics = {m.key: float(np.mean([r.values[m.key] for r in results if r.rank or m.key != 'ndcg@10'] "
+           "or [0.0])) for m in eval_metrics()}", EVAL,
+           "eval's nDCG@10 leaves out the questions with nothing relevant to rank (and says 0, not nan, for none)"),
     Mutant("ndcg-rows-ideal-uncut", "engine/measures/ndcg.py",
            "ideal = np.sort(np.asarray(grades, dtype=np.float64))[::-1][:k]",
            "ideal = np.sort(np.asarray(grades, dtype=np.float64))[::-1]", EVAL,
