@@ -36,9 +36,10 @@ TEXTS = [
 ]
 QUERIES = ("cat garden today", "market shares water", "dog")
 
-# Values to try where the settings table cannot give one: free text, and the settings that are no
-# scorer's (a reranker loads a model; k, decimals and language change no score). A new setting
-# without choices or a range must be added here, or test_every_setting_has_values_to_try fails.
+# Values to try where the settings table cannot give one: free text, and settings no scorer reads (a
+# reranker loads a model; k cuts the results, decimals prints them; language only names the defaults of
+# stop words and stemming, tried themselves). A new setting without choices or a range must be added
+# here, or test_every_setting_has_values_to_try fails.
 OTHER_VALUES: dict[str, tuple[Any, ...]] = {
     "token_pattern": (r"(?u)\b\w+\b",),
     "stopwords": ("en",),
