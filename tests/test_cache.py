@@ -42,11 +42,54 @@ def test_reloaded_index_equals_a_fresh_build(tmp_path) -> None:
     assert cache.problems == []
 
 
+def index_of(retriever) -> tuple[list[str], np.ndarray]:
+    """What a term index holds, comparable across builds: its terms and chunk x term counts."""
+    return list(retriever.index.vocabulary), retriever.index.counts.toarray()
+
+
+# Each a change of what is indexed: the first text, the last, their order, a split moved between two
+# texts, an empty text added, the analysis. Every one must miss the others' entries.
+VARIANTS = {
+    "as is": (TEXTS, {}),
+    "first text": (["something else", *TEXTS[1:]], {}),
+    "last text": ([*TEXTS[:-1], "something else"], {}),
+    "order": ([TEXTS[1], TEXTS[0], *TEXTS[2:]], {}),
+    "split moved": ([TEXTS[0] + TEXTS[1][:5], TEXTS[1][5:], *TEXTS[2:]], {}),
+    "empty text added": ([*TEXTS, ""], {}),
+    "stop words": (TEXTS, {"stopwords": "it"}),
+}
+
+
 def test_changed_text_or_analysis_misses_the_cache(tmp_path) -> None:
-    build(tmp_path)
-    build(tmp_path, [*TEXTS[:-1], "something else"])
-    build(tmp_path, stopwords="it")
-    assert len(list(tmp_path.iterdir())) == 3
+    for texts, setup in VARIANTS.values():
+        build(tmp_path, texts, **setup)
+    assert len(list(tmp_path.iterdir())) == len(VARIANTS)
+    for name, (texts, setup) in VARIANTS.items():  # each read back from the cache is its own fresh build
+        cached, cache = build(tmp_path, texts, **setup)
+        fresh = Workbench(corpus_of(texts)).retriever(setup_for(corpus_of(texts), setup))
+        terms, counts = index_of(cached)
+        assert terms == index_of(fresh)[0] and np.array_equal(counts, index_of(fresh)[1]), name
+        assert cache.problems == []
+    assert len(list(tmp_path.iterdir())) == len(VARIANTS)  # all read back, none written again
+
+
+def test_lists_of_texts_that_join_alike_have_different_keys() -> None:
+    from ranklens.engine.analysis import Analyzer
+    from ranklens.engine.cache import index_key, texts_key
+
+    alike = [["ab", "c"], ["a", "bc"], ["abc"], ["abc", ""], ["", "abc"], ["a", "", "bc"]]
+    assert len({texts_key(["head"], texts) for texts in alike}) == len(alike)
+    analyzer = Analyzer.from_setup(setup_for(corpus_of(["x"])))
+    assert len({index_key(texts, analyzer) for texts in alike}) == len(alike)
+
+
+def test_corpora_whose_texts_join_alike_do_not_share_a_cache_entry(tmp_path) -> None:
+    # "alpha bet" + "a gamma" and "alpha beta" + " gamma" join to the same text
+    first, _ = build(tmp_path, ["alpha bet", "a gamma"])
+    second, _ = build(tmp_path, ["alpha beta", " gamma"])
+    assert [h.chunk.id for h in first.search("beta").hits] == []
+    assert [h.chunk.id for h in second.search("beta").hits] == ["d0"]
+    assert len(list(tmp_path.iterdir())) == 2
 
 
 @pytest.mark.parametrize("damage", ["truncate", "manifest", "missing"])

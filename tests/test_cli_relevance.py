@@ -1,6 +1,7 @@
 """The relevance workflow on the command line: run, runs, compare, why, judgments (cli/relevance.py)."""
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from ranklens.engine.loaders import load_corpus
 from ranklens.engine.measures import measure_run
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.engine.runs import resolved_qrels
-from ranklens.engine.significance import bootstrap_ci, randomization_test
+from ranklens.engine.significance import randomization_test
 from ranklens.engine.trec import read_qrels, read_run
 from tests.support.cli import assert_error, run_cli, run_on
 from tests.support.files import beir_folder
@@ -64,25 +65,46 @@ def test_the_default_workspace_is_in_the_data_folder_not_the_corpus(capsys, tmp_
     assert list((tmp_path / "xdg" / "ranklens" / "workspaces").glob("pets-*/runs/first.run"))
 
 
+def exact_randomization(d: np.ndarray) -> float:
+    """The randomization test's p over all 2^n sign vectors: what 10,000 random ones estimate."""
+    observed = abs(d.mean())
+    signs = np.array(list(itertools.product((1, -1), repeat=d.size)))
+    return float(np.mean(np.abs((signs * d).mean(axis=1)) >= observed - 1e-12))
+
+
 def test_compare_inline_setups_matches_the_engine(capsys, tmp_path: Path, corpus: Path) -> None:
-    run = run_on(capsys, corpus, "compare", str(corpus), "bm25", "tfidf --sublinear-tf", "--metrics",
-                 "nDCG@10 MRR P@1", "--workspace", str(tmp_path / "ws"), "--json")
+    # LSA in one dimension ranks q1 and q2's relevant chunks lower than BM25: the two setups differ
+    run = run_on(capsys, corpus, "compare", str(corpus), "lsa --dims 1", "bm25", "--metrics", "nDCG@10 MRR P@1",
+                 "--workspace", str(tmp_path / "ws"), "--json")
     assert run.status == 0, run.err
     data = run.json
     assert list(data["metrics"]) == ["nDCG@10", "MRR", "P@1"]
     assert [q["id"] for q in data["per_question"]] == ["q1", "q2", "q3"]  # q4 has nothing judged
-    assert data["wins"] + data["ties"] + data["losses"] == 3 and data["by"] == "nDCG@10"
+    assert (data["by"], data["permutations"], data["seed"]) == ("nDCG@10", 10_000, 42)
     for name, row in data["metrics"].items():
         a = np.array([q["a"][name] for q in data["per_question"]])
         b = np.array([q["b"][name] for q in data["per_question"]])
-        assert row["a"] == pytest.approx(a.mean()) and row["delta"] == pytest.approx(b.mean() - a.mean())
-        if np.std(b - a) > 0:
-            assert row["p_ttest"] == pytest.approx(stats.ttest_rel(a, b).pvalue, rel=1e-12)
-        assert row["p_randomization"] == randomization_test(a, b, 10_000, 42)
-        assert row["ci95"] == pytest.approx(list(bootstrap_ci(a, b, seed=42)))
-    text = run_on(capsys, corpus, "compare", str(corpus), "bm25", "tfidf --sublinear-tf",
+        d = b - a
+        assert row["a"] == pytest.approx(a.mean()) and row["delta"] == pytest.approx(d.mean())
+        assert (row["wins"], row["ties"], row["losses"]) == (int((d > 0).sum()), int((d == 0).sum()),
+                                                             int((d < 0).sum()))
+        assert row["p_ttest"] == pytest.approx(stats.ttest_rel(a, b).pvalue, rel=1e-12)
+        exact = exact_randomization(d)
+        assert abs(row["p_randomization"] - exact) < 4 * np.sqrt(exact * (1 - exact) / 10_000) + 1e-4, name
+        assert row["p_randomization"] == randomization_test(a, b, 10_000, 42)  # the documented seed and count
+        # three questions: each resample of one question thrice (1/27 of all) is the lowest or highest
+        # mean, more than the 2.5 % in each tail, so the 95 % interval runs from the least Δ to the greatest
+        assert row["ci95"] == pytest.approx([d.min(), d.max()], rel=1e-12, abs=1e-15)
+    ndcg = data["metrics"]["nDCG@10"]
+    assert (ndcg["wins"], ndcg["ties"], ndcg["losses"]) == (3, 0, 0) and ndcg["delta"] > 0
+    assert data["metrics"]["MRR"]["ties"] == 1  # q3's chunk ranks first on both sides
+    text = run_on(capsys, corpus, "compare", str(corpus), "lsa --dims 1", "bm25", "--metrics", "nDCG@10 MRR P@1",
                   "--workspace", str(tmp_path / "ws"))
-    assert "p t-test" in text.out and "wins" in text.out and "CI95" in text.out
+    for name, row in data["metrics"].items():
+        low, high = row["ci95"]
+        assert (f"{row['a']:>7.4f} {row['b']:>7.4f} {row['delta']:>+8.4f}" in text.out
+                and f"[{low:+.4f}, {high:+.4f}]" in text.out), name
+    assert "B against A on nDCG@10: 3 wins, 0 ties, 0 losses" in text.out
 
 
 def test_compare_saved_runs_and_run_files(capsys, tmp_path: Path, corpus: Path) -> None:

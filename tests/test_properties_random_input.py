@@ -6,6 +6,7 @@ Example counts are kept modest (the whole file runs in well under a minute);
 from __future__ import annotations
 
 import json
+import math
 import tempfile
 from functools import cache
 from pathlib import Path
@@ -223,10 +224,27 @@ SCORE_ROWS = st.integers(1, 30).flatmap(lambda n: st.lists(
     min_size=1, max_size=6))
 
 
+def _by_hand(order: np.ndarray, relevant: list[int], grades: list[int]) -> dict:
+    """eval's values for one question from their definitions: a chunk listed twice keeps its highest grade,
+    grade 0 is not relevant (grades missing are 1), nDCG@10 with linear gain and the ideal cut at 10."""
+    best: dict[int, int] = {}
+    for chunk, grade in zip(relevant, grades + [1] * len(relevant)):
+        if grade > 0:
+            best[chunk] = max(grade, best.get(chunk, 0))
+    ranked = [int(c) for c in order]
+    rank = next((i for i, c in enumerate(ranked, 1) if c in best), None)
+    if rank is None:
+        return {"rank": None, "hit@1": 0.0, "hit@3": 0.0, "mrr": 0.0, NDCG: 0.0, RECALL: 0.0}
+    dcg = sum(best.get(c, 0) / math.log2(i + 1) for i, c in enumerate(ranked[:10], 1))
+    ideal = sum(g / math.log2(i + 1) for i, g in enumerate(sorted(best.values(), reverse=True)[:10], 1))
+    return {"rank": rank, "hit@1": float(rank <= 1), "hit@3": float(rank <= 3), "mrr": 1 / rank, NDCG: dcg / ideal,
+            RECALL: sum(c in best for c in ranked[:10]) / len(best)}
+
+
 @MANY
 @given(rows=SCORE_ROWS)
 def test_metrics_ranks_and_fractions(rows) -> None:
-    questions = []
+    questions, by_hand = [], []
     for i, (scores, relevant, grades) in enumerate(rows):
         s = np.array(scores)
         rel = np.array(relevant, dtype=np.int64)
@@ -239,13 +257,18 @@ def test_metrics_ranks_and_fractions(rows) -> None:
         g = np.array((grades + [1] * len(relevant))[:len(relevant)], dtype=float)
         question = QuestionScores(f"q{i}", "text", s, rel, g)
         result = score_question(question)
-        assert 0 <= result.values[RECALL] <= 1 and 0 <= result.values[NDCG] <= 1 + 1e-12
+        expected = _by_hand(order, relevant, grades)
+        assert result.rank == expected["rank"]
+        assert result.values[RECALL] == pytest.approx(expected[RECALL], abs=1e-12)
+        assert result.values[NDCG] == pytest.approx(expected[NDCG], abs=1e-12)
         questions.append(question)
+        by_hand.append(expected)
     same_size = [q for q in questions if q.scores.size == questions[0].scores.size]
     ranks = gold_ranks(np.stack([q.scores for q in same_size]), [q.relevant for q in same_size])
     assert ranks.tolist() == [gold_rank(q.scores, q.relevant) or 0 for q in same_size]
     metrics = evaluate(questions, k=3).metrics
-    assert all(0 <= value <= 1 + 1e-12 for value in metrics.values())
+    for key in ("hit@1", "hit@3", "mrr", NDCG, RECALL):  # means over every question, unranked ones as 0
+        assert metrics[key] == pytest.approx(sum(q[key] for q in by_hand) / len(by_hand), abs=1e-12), key
     split = len(questions) // 2
     report = threshold_analysis([(q.id, q.text, float(q.scores.max())) for q in questions[:split]],
                                 [(q.id, q.text, float(q.scores.max())) for q in questions[split:]])

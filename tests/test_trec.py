@@ -95,6 +95,45 @@ def test_any_id_survives_a_trec_field(ident: str) -> None:
     assert decode_id(field) == ident
 
 
+# Ids that hold "%" next to what reads as an escape: the Hypothesis round trip above practically never
+# draws "%20" or "%25". Each is written with "%" as "%25" and white space escaped (the module docstring).
+PERCENT_IDS = {
+    "report%20final.txt#0": "report%2520final.txt#0",
+    "100%25": "100%2525",
+    "50%": "50%25",
+    "%": "%25",
+    "%%": "%25%25",
+    "%u0041": "%25u0041",
+    "a%0Ab": "a%250Ab",
+    "my report%20(1).txt#2": "my%20report%2520(1).txt#2",
+    "tab\t%09": "tab%09%2509",
+}
+
+
+@pytest.mark.parametrize(("ident", "field"), PERCENT_IDS.items())
+def test_an_id_holding_percent_escapes_is_written_as_documented(ident: str, field: str) -> None:
+    assert encode_id(ident) == field
+    assert decode_id(field) == ident
+
+
+def test_ids_holding_percent_escapes_survive_run_and_qrels_files(tmp_path: Path) -> None:
+    ids = list(PERCENT_IDS)
+    run = Run({qid: [(doc, float(len(ids) - i)) for i, doc in enumerate(ids)] for qid in ids[:3]})
+    write_run(tmp_path / "p.run", run)
+    assert read_run(tmp_path / "p.run").rankings == run.rankings
+    judgments = {qid: {doc: 1 for doc in ids} for qid in ids[:3]}
+    write_qrels(tmp_path / "p.qrels", judgments)
+    assert read_qrels(tmp_path / "p.qrels").judgments == judgments
+
+
+@pytest.mark.xfail(strict=True, reason="bug on main: write_run escapes the tag (encode_id) but read_run returns "
+                   "the tag field as written, never decode_id'd, so a tag with a space or % does not read back")
+@pytest.mark.parametrize("tag", ["a%20b", "my run"])
+def test_a_tag_survives_a_run_file(tmp_path: Path, tag: str) -> None:
+    write_run(tmp_path / "t.run", Run({"q": [("d", 1.0)]}, tag=tag))
+    assert read_run(tmp_path / "t.run").tag == tag
+
+
 def test_writing_is_atomic_and_leaves_no_temporary(tmp_path: Path) -> None:
     write_run(tmp_path / "a.run", {"q": [("d", 1.0)]})
     write_run(tmp_path / "a.run", {"q": [("e", 2.0)]})

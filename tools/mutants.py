@@ -42,6 +42,13 @@ PROMPT = ("tests/test_prompt.py", "tests/test_reference_numbers.py")
 LOADERS = ("tests/test_loaders.py", "tests/test_corpus_errors.py")
 CLI = ("tests/test_bm25_defaults.py", "tests/test_fusion.py", "tests/test_reference_numbers.py")
 ANALYSIS = ("tests/test_analysis.py", "tests/test_parity.py")
+COMPARE = ("tests/test_compare_runs.py", "tests/test_compare_sides.py", "tests/test_significance.py")
+JUDGMENTS = ("tests/test_judgments.py", "tests/test_metrics.py")
+TREC = ("tests/test_trec.py", "tests/test_loaders.py")
+CACHE = ("tests/test_cache.py",)
+SCORER_KEYS = ("tests/test_scorer_cache_keys.py",)
+RELEVANCE_CLI = ("tests/test_cli_relevance.py", "tests/test_significance.py")
+EVAL = ("tests/test_eval_means.py", "tests/test_ndcg_ideal_cut.py", *METRICS, "tests/test_properties_random_input.py")
 
 
 @dataclass(frozen=True)
@@ -98,8 +105,8 @@ MUTANTS = [
            "fused[top] += 1.0 / (rrf_k + np.arange(top.size))",
            SCORING, "RRF ranks start at 0"),
     # -- metrics -------------------------------------------------------------------------------------
-    Mutant("ndcg-discount", "engine/measures/ndcg.py", "return 1.0 / np.log2(np.arange(2, k + 2))",
-           "return 1.0 / np.log2(np.arange(2, k + 2) + 1)", METRICS, "nDCG discount log2(rank + 2)"),
+    Mutant("ndcg-discount", "engine/measures/ndcg.py", "weights = 1.0 / np.log2(np.arange(2, k + 2))",
+           "weights = 1.0 / np.log2(np.arange(2, k + 2) + 1)", METRICS, "nDCG discount log2(rank + 2)"),
     Mutant("hit-at-3", "engine/metric_table.py", "_hit(3), k=3", "_hit(2), k=3", METRICS, "hit@3 counts ranks 1-2"),
     Mutant("gold-rank-ties", "engine/topk.py",
            "return int(np.count_nonzero(s > best) + np.count_nonzero(s[:g] == best) + 1)",
@@ -153,7 +160,8 @@ MUTANTS = [
            '"rank": r.rank if r.rank is not None and (self.k is None or r.rank < self.k) else None,',
            METRICS, "eval's per-question rank drops the k-th place"),
     Mutant("ndcg-ideal-order", "engine/measures/ndcg.py", "return sorted(map(gain, grades), reverse=True)[:k]",
-           "return sorted(map(gain, grades))[:k]", METRICS, "the ideal DCG takes the lowest grades first"),
+           "return sorted(map(gain, grades))[:k]", ("tests/test_ndcg_ideal_cut.py", "tests/test_measures.py", *METRICS),
+           "the measures' ideal DCG takes the lowest grades first"),
     Mutant("answer-empty", "engine/chunking.py", "return bool(wanted) and wanted in normalise_space(text)",
            "return wanted in normalise_space(text)", CHUNKING, "an empty answer is found in every chunk"),
     Mutant("sentence-overlap", "engine/chunking.py", "start = max(end - overlap, first + 1)",
@@ -161,6 +169,57 @@ MUTANTS = [
     Mutant("qrels-zero-grade", "engine/loaders/questions.py",
            "if score <= 0:  # a judgment of non-relevance", "if score < 0:  # a judgment of non-relevance",
            LOADERS, "a qrels row graded 0 is recorded as a judgment"),
+    # -- issue 24: what the suite let through ---------------------------------------------------------
+    Mutant("compare-judged-on-both", "engine/compare.py", "if not rel_a and not rel_b:", "if not rel_a or not rel_b:",
+           COMPARE, "a question judged on one side only is left out of the comparison"),
+    Mutant("wins-losses-swapped", "engine/significance.py", "return wins, d.size - wins - losses, losses",
+           "return losses, d.size - wins - losses, wins", COMPARE, "wins and losses are counted A against B"),
+    Mutant("wins-tolerance", "engine/significance.py", "tolerance: float = 1e-12) -> tuple[int, int, int]:",
+           "tolerance: float = 0.0) -> tuple[int, int, int]:", COMPARE, "values equal but for float noise are no tie"),
+    Mutant("judge-id-overwrites", "engine/judgments.py", "found[at] = max(found.get(at, 0), grade)",
+           "found[at] = grade", JUDGMENTS, "a chunk's own judgment overwrites its document's higher grade"),
+    Mutant("judge-doc-overwrites", "engine/judgments.py", "found[i] = max(found.get(i, 0), grade)",
+           "found[i] = grade", JUDGMENTS, "a document's judgment overwrites its chunk's higher grade"),
+    Mutant("trec-percent-kept", "engine/trec.py", 'if ch == "%" or ch.isspace() else ch', "if ch.isspace() else ch",
+           TREC, "an id's % is written as it is, so report%20final reads back as report final"),
+    Mutant("trec-percent-not-read", "engine/trec.py", "|25|20|", "|20|", TREC, "%25 is not read back as %"),
+    Mutant("cache-key-no-lengths", "engine/cache.py", 'digest.update(len(encoded).to_bytes(8, "little"))', "pass",
+           CACHE, '["ab", "c"] and ["a", "bc"] share a cache key'),
+    Mutant("cache-key-order", "engine/cache.py", "for text in texts:", "for text in sorted(texts):",
+           CACHE, "the same texts in another order share a cache key (chunk rows swapped)"),
+    Mutant("scorer-key-delta", "engine/scoring/registry.py", 'settings=("bm25_variant", "k1", "b", "delta")',
+           'settings=("bm25_variant", "k1", "b")', SCORER_KEYS, "BM25+'s delta is not in its scorer's cache key"),
+    Mutant("scorer-key-weight", "engine/scoring/registry.py", '"rrf_k", "fusion_weight"),', '"rrf_k"),',
+           SCORER_KEYS, "the fusion weight is not in fusion's cache key"),
+    Mutant("scorer-key-parts", "engine/scoring/registry.py",
+           "parts = tuple(spec(p).key(setup) for p in self.parts(setup)) if self.parts else ()", "parts = ()",
+           SCORER_KEYS, "fusion's key leaves out its parts' settings (BM25's k1 inside fusion)"),
+    Mutant("prompt-lookalike-open", "engine/prompt.py", '"‹〈〈⟨˂ᐸ❮⧼", "<"', '"‹〈〈⟨ᐸ❮⧼", "<"', PROMPT,
+           "the modifier letter left arrowhead no longer reads as <"),
+    Mutant("prompt-lookalike-close", "engine/prompt.py", '"›〉〉⟩˃ᐳ❯⧽", ">"', '"›〉〉⟩˃ᐳ⧽", ">"', PROMPT,
+           "the heavy right-pointing angle ornament no longer reads as >"),
+    Mutant("prompt-lookalike-slash", "engine/prompt.py", '"∕⁄⧸\\\\", "/"', '"∕⧸\\\\", "/"', PROMPT,
+           "the fraction slash no longer reads as /"),
+    Mutant("eval-ndcg-mean-ranked", "engine/metrics.py",
+           "metrics = {m.key: float(np.mean([r.values[m.key] for r in results])) for m in eval_metrics()}",
+           "metrics = {m.key: float(np.mean([r.values[m.key] for r in results if r.rank or m.key != 'ndcg@10'] "
+           "or [0.0])) for m in eval_metrics()}", EVAL,
+           "eval's nDCG@10 leaves out the questions with nothing relevant to rank (and says 0, not nan, for none)"),
+    Mutant("ndcg-rows-ideal-uncut", "engine/measures/ndcg.py",
+           "ideal = np.sort(np.asarray(grades, dtype=np.float64))[::-1][:k]",
+           "ideal = np.sort(np.asarray(grades, dtype=np.float64))[::-1]", EVAL,
+           "eval's ideal DCG sums every relevant chunk, not the top 10"),
+    Mutant("ndcg-ideal-uncut", "engine/measures/ndcg.py", "return sorted(map(gain, grades), reverse=True)[:k]",
+           "return sorted(map(gain, grades), reverse=True)", EVAL,
+           "the measures' ideal DCG sums every relevant chunk, not the top k"),
+    Mutant("eval-duplicate-lowest", "engine/metrics.py", "order = np.lexsort((-grades, rel))",
+           "order = np.lexsort((grades, rel))", EVAL, "a chunk listed twice keeps its lowest grade in eval"),
+    Mutant("eval-zero-grade-relevant", "engine/metrics.py", "keep = grades > 0", "keep = grades >= 0", EVAL,
+           "a chunk judged 0 counts in eval's recall denominator"),
+    Mutant("bootstrap-tail", "engine/significance.py", "tail = (1.0 - level) / 2.0 * 100.0",
+           "tail = (1.0 - level) * 100.0", RELEVANCE_CLI, "the 95 % interval is a 90 % one"),
+    Mutant("randomization-strict", "engine/significance.py", "means >= observed - _TOLERANCE",
+           "means > observed + _TOLERANCE", RELEVANCE_CLI, "permutations as extreme as the observed one do not count"),
 ]
 
 

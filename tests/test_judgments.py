@@ -1,0 +1,52 @@
+"""A question's judgments as chunks (engine/judgments.py ChunkJudge), on chunks written out here.
+
+Judgments name chunks or whole documents; a chunk named both ways, or twice, keeps its highest
+grade whatever the order (docs/corpus-format.md). A document judgment with an answer span keeps the
+chunks holding the span; judged ids that name nothing of this chunking leave the span to decide.
+"""
+from __future__ import annotations
+
+import pytest
+
+from ranklens.engine.corpus import Chunk, Question
+from ranklens.engine.judgments import ChunkJudge
+
+# Two documents, d1 cut in three chunks, d2 in one.
+CHUNKS = [
+    Chunk("d1#0", "d1", 0, 0, 24, "the backup runs nightly"),
+    Chunk("d1#1", "d1", 1, 24, 52, "restore a file from the\nbackup"),
+    Chunk("d1#2", "d1", 2, 52, 70, "holidays are in august"),
+    Chunk("d2#0", "d2", 0, 0, 30, "restore a file from the backup folder"),
+]
+
+
+def judged(relevant: dict[str, int], answer: str | None = None) -> dict[str, int]:
+    """Chunk id -> grade."""
+    found = ChunkJudge(CHUNKS).relevant(Question("q", "text", relevant, answer))
+    return {CHUNKS[i].id: grade for i, grade in found.items()}
+
+
+@pytest.mark.parametrize("relevant", [{"d1#1": 1, "d1": 3}, {"d1": 3, "d1#1": 1}])
+def test_a_chunk_judged_lower_by_its_id_keeps_its_documents_higher_grade(relevant: dict[str, int]) -> None:
+    assert judged(relevant) == {"d1#0": 3, "d1#1": 3, "d1#2": 3}
+
+
+@pytest.mark.parametrize("relevant", [{"d1#1": 3, "d1": 1}, {"d1": 1, "d1#1": 3}])
+def test_a_chunk_judged_higher_by_its_id_keeps_its_own_grade(relevant: dict[str, int]) -> None:
+    assert judged(relevant) == {"d1#0": 1, "d1#1": 3, "d1#2": 1}
+
+
+def test_chunks_of_two_judged_documents_keep_each_documents_grade() -> None:
+    assert judged({"d2": 2, "d1#2": 1}) == {"d1#2": 1, "d2#0": 2}
+
+
+def test_a_document_judgment_with_an_answer_keeps_the_chunks_holding_it() -> None:
+    # the span is found across the line break of d1#1 (white space normalised)
+    assert judged({"d1": 2}, answer="from the backup") == {"d1#1": 2}
+    assert judged({"d1": 2, "d1#2": 1}, answer="from the backup") == {"d1#1": 2, "d1#2": 1}  # an id is an id
+
+
+def test_ids_of_another_chunking_leave_the_answer_to_decide() -> None:
+    assert judged({"old-chunk-7": 3}, answer="restore a file") == {"d1#1": 1, "d2#0": 1}
+    assert judged({"old-chunk-7": 3}) == {}
+    assert judged({}, answer="not in any chunk") == {}
