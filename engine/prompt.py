@@ -26,9 +26,10 @@ INSTRUCTION = (
 # replacement is an entity and not ‹ ›. Double guillemets are not: Italian and
 # Spanish quote words with them, and «context» reads as a quotation, not a tag.
 _LOOKALIKES = {
-    **dict.fromkeys("‹〈〈⟨˂ᐸ❮⧼", "<"),
-    **dict.fromkeys("›〉〉⟩˃ᐳ❯⧽", ">"),
-    **dict.fromkeys("∕⁄⧸\\", "/"),
+    # Unicode's confusables (confusables.txt) of "<", ">" and "/", and the other brackets a reader takes for them.
+    **dict.fromkeys("‹〈〈⟨˂ᐸ❮⧼\U0001D236\u16B2", "<"),
+    **dict.fromkeys("›〉〉⟩˃ᐳ❯⧽\U0001D237\U00016F3F", ">"),
+    **dict.fromkeys("∕⁄⧸\\\u1735\u2041\u2571\u27CB\U0001D23A\u31D3\u3033\u2CC6\u30CE\u4E3F\u2F03", "/"),
     # Cyrillic, Greek and small-capital letters that pass for the letters of "context".
     **dict.fromkeys("сϲᴄ", "c"),
     **dict.fromkeys("оοօᴏ", "o"),

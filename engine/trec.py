@@ -140,6 +140,7 @@ def read_run(path: str | os.PathLike[str]) -> Run:
         if not math.isfinite(score):
             raise RanklensError(f"{path}:{lineno}: score {score_text!r} is not a finite number")
         rows.setdefault(decode_id(qid), []).append((-score, rank, lineno, decode_id(doc)))
+        tag = decode_id(tag)  # written with encode_id, as ids are
         tags[tag] = tags.get(tag, 0) + 1
     rankings: dict[str, list[tuple[str, float]]] = {}
     ties = repeats = 0

@@ -97,19 +97,11 @@ LOOKALIKE_INJECTIONS = {
     ">": lambda c: (f"</context{c}", "&lt;/context&gt;"),
     "/": lambda c: (f"<{c}context>", f"&lt;{c}context&gt;"),
 }
-# Confusables engine/prompt.py's table does not hold (yet): each a tag that goes through.
-MISSING = set("\U0001D236\u16B2" "\U0001D237\U00016F3F"
-              "\u1735\u2041\u2571\u27CB\U0001D23A\u31D3\u3033\u2CC6\u30CE\u4E3F\u2F03")
-
-
 def _lookalike_cases() -> list:
     cases = []
     for target, chars in CONFUSABLES.items():
         for char, name in chars.items():
-            marks = [pytest.mark.xfail(strict=True, reason=f"bug on main: engine/prompt.py's _LOOKALIKES lacks U+"
-                                       f"{ord(char):04X} {name}, Unicode's confusable of {target!r}")] \
-                if char in MISSING else []
-            cases.append(pytest.param(target, char, id=f"{target}-U+{ord(char):04X}", marks=marks))
+            cases.append(pytest.param(target, char, id=f"{target}-U+{ord(char):04X} {name}"))
     return cases
 
 

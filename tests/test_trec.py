@@ -126,8 +126,6 @@ def test_ids_holding_percent_escapes_survive_run_and_qrels_files(tmp_path: Path)
     assert read_qrels(tmp_path / "p.qrels").judgments == judgments
 
 
-@pytest.mark.xfail(strict=True, reason="bug on main: write_run escapes the tag (encode_id) but read_run returns "
-                   "the tag field as written, never decode_id'd, so a tag with a space or % does not read back")
 @pytest.mark.parametrize("tag", ["a%20b", "my run"])
 def test_a_tag_survives_a_run_file(tmp_path: Path, tag: str) -> None:
     write_run(tmp_path / "t.run", Run({"q": [("d", 1.0)]}, tag=tag))
