@@ -45,6 +45,7 @@ OTHER_VALUES: dict[str, tuple[Any, ...]] = {
     "stopwords": ("en",),
     "model": ("another-model",),  # read by the dense scorer only, which is not built here
     "size": (4,),
+    "probes": (1,), "cells": (2,),  # --ann ivf's knobs: no default of their own (the square roots of the sizes)
     "rerank": (), "rerank_top": (), "decimals": (), "k": (), "language": (),
 }
 # What decides the text indexed (chunking, analysis): keyed with the term index, not the scorer.
