@@ -18,6 +18,7 @@ from ranklens.engine.loaders import load_corpus  # noqa: E402
 from ranklens.engine.retriever import Workbench, setup_for  # noqa: E402
 from ranklens.tui.app import make_app  # noqa: E402
 from ranklens.tui.panes.metrics import MetricsPane  # noqa: E402
+from ranklens.tui.widgets.fitted_line import FittedLine  # noqa: E402
 from ranklens.tui.widgets.work_status import WorkStatus  # noqa: E402
 from tests.support.cli import run_cli  # noqa: E402
 from tests.support.app import (notifications, open_collection, opened, search, settle, setup_line,  # noqa: E402
@@ -81,8 +82,8 @@ async def test_the_command_lines_collection_ranks_search_and_metrics_as_local_bm
         assert result.scorers[0].evaluation.metrics["mrr"] == pytest.approx(0.7744444444444445)
         assert result.notes == (f"through {folder} collection studio-alfa: TF-IDF, LSA, fusion left out "
                                 "(the collection cannot rank by them)",)
-        status = app.query_one(MetricsPane).query_one(WorkStatus).query_one("#work-message").render()
-        assert result.notes[0] in str(status)
+        status = app.query_one(MetricsPane).query_one(WorkStatus).query_one("#work-message", FittedLine)
+        assert result.notes[0] in status.text  # whole, as said (80 columns show it cut at a word)
     # the app let go of the folder on the way out: another client opens it
     open_target(folder, "studio-alfa").close()
 
