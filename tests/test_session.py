@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from ranklens.engine.judged import judged_corpus
 from ranklens.engine.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.engine.workspace import Workspace
@@ -183,10 +184,23 @@ def test_a_typed_value_is_read_as_the_command_line_reads_it(alfa: Workbench, tmp
 def test_a_workspace_change_of_another_corpus_is_dropped(alfa: Workbench, tmp_path: Path) -> None:
     session = opened(alfa, tmp_path)
     workspace, loaded = session.opened_workspace()
-    assert not session.workspace_changed(workspace, load_corpus("studio-alfa"), loaded)  # another load
+    judged = judged_corpus(loaded, workspace)
+    assert not session.judged_again(workspace, load_corpus("studio-alfa"), judged)  # another load
     assert session.context.generation == 0
-    assert session.workspace_changed(workspace, loaded, loaded)  # a new context even if the questions are equal
+    assert session.judged_again(workspace, loaded, judged)  # a new context even if the questions are equal
     assert session.context.generation == 1 and session.context.workbench is not alfa
+
+
+def test_judging_made_before_the_toggle_last_changed_is_dropped(alfa: Workbench, tmp_path: Path) -> None:
+    session = opened(alfa, tmp_path)
+    workspace, loaded = session.opened_workspace()
+    counted = judged_corpus(loaded, workspace)
+    assert session.toggle_counting() is False  # off: the corpus' judgments alone, as --no-workspace
+    assert not session.judged_again(workspace, loaded, counted)  # judged while it was on: the toggle's follows
+    assert session.context.generation == 0
+    assert session.judged_again(workspace, loaded, judged_corpus(loaded, None))
+    assert session.context.judged.describe() == "15 questions · the corpus' judgments only"
+    assert session.context.workspace is workspace  # still written to while it does not count
 
 
 def test_changed_lists_every_setting_that_differs_in_the_table_order(alfa: Workbench) -> None:

@@ -18,6 +18,8 @@ from ranklens.engine.workspace import Workspace
 from ranklens.tui.app import make_app
 from ranklens.tui.panes.compare import ComparePane
 from ranklens.tui.widgets.lists import KeyTable
+from ranklens.tui.widgets.fitted_line import FittedLine
+from ranklens.tui.widgets.work_status import WorkStatus
 from tests.support.app import opened, running, screen_text, settle, until
 from tests.support.cli import run_cli
 from tests.support.hostile import HOSTILE_IDS, HOSTILE_TEXTS
@@ -108,7 +110,10 @@ async def test_the_current_setup_against_a_saved_run() -> None:
         assert (app.query_one("#compare-a", Select).value, app.query_one("#compare-b", Select).value) == (
             "tfidf", "@current")
         assert "nDCG@10 0.8386 0.8290 -0.0096 0.2320 0.4967" in rendered(app, "#compare-measures")
-        assert "randomization: 10,000 sign flips, seed 42" in screen_text(app)
+        # Which judgments the measures count comes first (issue 20); the randomization's seed follows it.
+        assert "15 questions · 0 judgments of yours" in screen_text(app)
+        line = app.query_one(ComparePane).query_one(WorkStatus).query_one("#work-message", FittedLine).text
+        assert line.startswith("15 questions · 0 judgments of yours · randomization: 10,000 sign flips, seed 42")
 
 
 async def test_the_hint_without_runs_fits_80_columns() -> None:

@@ -98,12 +98,14 @@ class RanklensApp(App[None]):
         Binding("R", "reset", "reset", tooltip="Reset the settings to the corpus' own", show=False, id="app.reset"),
         Binding("S", "save_run", "save run", tooltip="Save a run of every question under the current setup",
                 show=False, id="app.save_run"),
+        Binding("M", "count_mine", "mine", tooltip="Count my judgments: on/off (off: the corpus' judgments alone, "
+                "as --no-workspace)", show=False, id="app.count_mine"),
         # Textual's own focus keys, listed in the help: they move between the boxes of a tab.
         Binding("tab", "focus_next", "Next box", show=False, id="app.focus_next"),
         Binding("shift+tab", "focus_previous", "Previous box", show=False, id="app.focus_previous"),
     ]
     # Actions whose keys type into a text box: the footer hides them while one has the focus.
-    HIDDEN_WHILE_TYPING = frozenset({"focus_query", "help", "quit", "setting", "reset", "save_run"})
+    HIDDEN_WHILE_TYPING = frozenset({"focus_query", "help", "quit", "setting", "reset", "save_run", "count_mine"})
     SHOWN_WHILE_TYPING = frozenset({"help_while_typing"})
     SETTING_BINDINGS = _setting_bindings()
     TAB_TABLE: ClassVar[Mapping[str, Tab]] = {}  # the tabs shown, in order: set with their keys (see _bound)
@@ -368,6 +370,9 @@ class RanklensApp(App[None]):
 
     def action_save_run(self) -> None:
         self.workspace_actions.save_run()
+
+    def action_count_mine(self) -> None:
+        self.workspace_actions.toggle_counting()
 
     def action_workspace_file(self, name: str) -> None:
         self.workspace_actions.file(name)

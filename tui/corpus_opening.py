@@ -1,5 +1,6 @@
 """Opening a corpus for the app: in a worker thread, load it, lay its setup over the command line's,
-apply its workspace, build the index of the setup, and rank through the command line's collection
+count the judgments the one rule counts (engine/judged.py: with its workspace's unless "Count my
+judgments" is off), build the index of the setup, and rank through the command line's collection
 when it holds the corpus' chunks under that setup; then, on the event loop, make it the session's.
 
 ``open_corpus`` is the worker's part: it returns what the app shows, or raises what it reports. The
@@ -20,6 +21,7 @@ from ranklens.tui.widgets.path_prompt import PathPrompt
 if TYPE_CHECKING:
     from ranklens.engine.backends.base import Backend
     from ranklens.engine.corpus import Corpus
+    from ranklens.engine.judged import Judged
     from ranklens.engine.progress import Progress
     from ranklens.engine.retriever import Workbench
     from ranklens.engine.setup import Setup
@@ -43,7 +45,7 @@ class Toast:
 
 @dataclass(frozen=True)
 class Opened:
-    """A corpus opened: its workbench (the corpus with its workspace applied), setup and index."""
+    """A corpus opened: its workbench (the corpus with the judgments that count), setup and index."""
 
     workbench: Workbench
     setup: Setup
@@ -51,13 +53,16 @@ class Opened:
     ran: Setup  # the setup as it runs (LSA's dimensions clamped to the corpus)
     workspace: Workspace
     loaded: Corpus  # the corpus as loaded, without its workspace
+    judged: Judged  # the judgments the workbench's corpus counts
     recent: list[str]  # corpora opened lately, this one first when it is a path
     warnings: list[str]  # the corpus' and its workspace's
     collection: Toast | None = None  # what became of the command line's collection, if one was given
 
 
-def open_corpus(spec: str, overrides: dict[str, Any], backend: Backend | None, progress: Progress) -> Opened:
-    """Load ``spec`` and build its index under ``overrides`` (the command line's settings), ranked through
+def open_corpus(spec: str, overrides: dict[str, Any], backend: Backend | None, progress: Progress,
+                counting: bool = True) -> Opened:
+    """Load ``spec`` and build its index under ``overrides`` (the command line's settings), its workspace's
+    judgments counted unless ``counting`` is False (as ``--no-workspace``), ranked through
     ``backend`` when it holds the corpus' chunks under its setup; else locally, the reason told. Raises
     ``RanklensError`` or ``Cancelled`` (any other error is a loader's bug); ``backend`` is closed on
     every failure."""
@@ -73,11 +78,11 @@ def open_corpus(spec: str, overrides: dict[str, Any], backend: Backend | None, p
         setup = setup_for(corpus, overrides, source="command line")
         # The user's own questions and judgments count at once, as on the command line.
         workspace = Workspace.for_corpus(corpus)
-        applied, warnings = with_workspace(workspace, corpus)
+        judged = judged_with(corpus, workspace, counting)
         # The persisted term index, as the command line uses it: a large corpus reopens in a fraction
         # of the time its analysis takes.
         minimum = ENGINE_CACHE_MIN_CHUNKS if CACHE_MIN_CHUNKS is None else CACHE_MIN_CHUNKS
-        workbench = Workbench(applied, IndexCache(), minimum)
+        workbench = Workbench(judged.corpus, IndexCache(), minimum)
         collection = None
         if backend is not None:
             workbench, backend, collection = _through(workbench, backend, setup, progress)
@@ -90,8 +95,8 @@ def open_corpus(spec: str, overrides: dict[str, Any], backend: Backend | None, p
         if backend is not None:
             backend.close()
         raise
-    return Opened(workbench, setup, len(retriever.chunks), retriever.setup, workspace, corpus, recent,
-                  [*corpus.warnings, *warnings], collection)
+    return Opened(workbench, setup, len(retriever.chunks), retriever.setup, workspace, corpus, judged, recent,
+                  [*corpus.warnings, *judged.warnings], collection)
 
 
 def _through(workbench: Workbench, backend: Backend, setup: Setup,
@@ -107,13 +112,15 @@ def _through(workbench: Workbench, backend: Backend, setup: Setup,
     return through, backend, Toast(f"ranking through {backend.label}")
 
 
-def with_workspace(workspace: Workspace, corpus: Corpus) -> tuple[Corpus, list[str]]:
-    """``corpus`` with ``workspace`` applied; a workspace that cannot be read is a warning, not a failure
-    to open the corpus."""
+def judged_with(corpus: Corpus, workspace: Workspace, counting: bool) -> Judged:
+    """``corpus`` with the judgments that count: its own, plus ``workspace``'s when ``counting``. A workspace
+    that cannot be read is a warning (the corpus' own judgments count), not a failure to open the corpus."""
+    from ranklens.engine.judged import Judged, judged_corpus
+
     try:
-        return workspace.apply(corpus)
+        return judged_corpus(corpus, workspace if counting else None)
     except RanklensError as error:
-        return corpus, [f"the workspace is left out: {error}"]
+        return Judged(corpus, None, warnings=(f"the workspace is left out: {error}",))
 
 
 class CorpusOpener:
@@ -147,7 +154,7 @@ class CorpusOpener:
 
     def _open(self, spec: str, backend: Backend | None) -> None:
         try:
-            opened = open_corpus(spec, self.app.overrides, backend, self.app.status.progress())
+            opened = open_corpus(spec, self.app.overrides, backend, self.app.status.progress(), self.session.counting)
         except Cancelled:
             self.app.call_from_thread(self.failed, f"opening {spec} cancelled", False)
         except RanklensError as error:
@@ -164,7 +171,8 @@ class CorpusOpener:
         if previous is not None and previous.workbench.backend not in (None, opened.workbench.backend):
             self.app.collections.close_in_worker(previous.workbench.backend)  # the corpus it ranked is gone
         self.recent = opened.recent
-        self.session.open(opened.workbench, opened.setup, opened.workspace, opened.loaded, opened.chunks, opened.ran)
+        self.session.open(opened.workbench, opened.setup, opened.workspace, opened.loaded, opened.chunks, opened.ran,
+                          opened.judged)
         if previous is not None:
             self.app.tab_panes.corpus_replaced()
         self.app.status.say("")

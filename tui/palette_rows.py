@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 
 SCORER_STEP = "setting('scorer')"  # the action of s, "Next scorer"
+COUNT_MINE = "count_mine"  # the action of M, "Count my judgments: on/off"
 
 
 def palette_commands(app: RanklensApp) -> list[PaletteCommand]:
@@ -41,8 +42,9 @@ def palette_commands(app: RanklensApp) -> list[PaletteCommand]:
     # What cannot run here is said on the entry, before it is chosen (tui/extras.py).
     missing, skipped = neural_missing(), unavailable_scorers()
     skips = f" · skips {', '.join(skipped)}: {missing}" if skipped else ""
+    now = {SCORER_STEP: skips, COUNT_MINE: f" · now {'on' if app.session.counting else 'off'}"}
     commands = [PaletteCommand(row.description, partial(app.run_command, row.action, row.owner),
-                               f"{row.where} · key {row.keys}" + (skips if row.action == SCORER_STEP else ""))
+                               f"{row.where} · key {row.keys}" + now.get(row.action, ""))
                 for row in rows]
     commands += [PaletteCommand(f"Setting: {step.description}", partial(app.action_setting, step.id),
                                 "no key: palette only")

@@ -24,6 +24,7 @@ from ranklens.tui.setting_text import changed, inactive_hint, setting_title, sho
 if TYPE_CHECKING:  # numpy and scipy load with the engine; the first paint must not wait for them
     from ranklens.engine.backends.base import Backend
     from ranklens.engine.corpus import Corpus
+    from ranklens.engine.judged import Judged
     from ranklens.engine.retriever import Workbench
     from ranklens.engine.workspace import Workspace
 
@@ -32,9 +33,11 @@ if TYPE_CHECKING:  # numpy and scipy load with the engine; the first paint must 
 class Context:
     """The corpus (with its cached indexes), the current setup and query, and the corpus' workspace.
 
-    The workbench's corpus is the corpus with the workspace applied (the user's questions and
-    judgments): a change to the workspace makes a new context whose workbench shares the old
-    one's indexes (``Workbench.with_questions``).
+    The workbench's corpus is the corpus with the judgments that count (engine/judged.py): the
+    corpus' own plus the workspace's (the user's questions and judgments), or the corpus' own
+    alone while "Count my judgments" is off; ``judged`` says which. A change to the workspace,
+    or the toggle, makes a new context whose workbench shares the old one's indexes
+    (``Workbench.with_questions``).
 
     The session replaces the context whenever one of them changes, and the app hands the
     new one to every pane through ``context_changed``; panes never mutate it.
@@ -44,7 +47,8 @@ class Context:
     setup: Setup
     query: str = ""
     generation: int = 0  # bumps on every change, so workers can drop stale results
-    workspace: Workspace | None = None  # None until a corpus is open
+    workspace: Workspace | None = None  # None until a corpus is open; kept (and written) while not counted
+    judged: Judged | None = None  # the judgments the workbench's corpus counts, None until a corpus is open
 
     @property
     def corpus(self) -> Corpus:
@@ -83,6 +87,9 @@ class Session:
         self.ran: Setup | None = None  # the setup as it runs (LSA dimensions clamped), once built
         self.loaded: Corpus | None = None  # the open corpus as loaded, without its workspace
         self.no_corpus = ""  # why no corpus is open (a failed or cancelled first open), for panes built later
+        # "Count my judgments": the workspace's judgments count with the corpus' own (off: as --no-workspace).
+        # It stays as set when another corpus is opened.
+        self.counting = True
         # Setups before each change (undo) and after each undo (redo).
         self._undo: list[Setup] = []
         self._redo: list[Setup] = []
@@ -101,16 +108,18 @@ class Session:
     # -- the corpus ----------------------------------------------------------------------------------
 
     def open(self, workbench: Workbench, setup: Setup, workspace: Workspace, loaded: Corpus, chunks: int,
-             ran: Setup) -> Context:
-        """The context of a corpus just opened (``loaded``, ``workbench`` over it with ``workspace`` applied),
-        its index built: ``chunks`` chunks, ``ran`` the setup that runs. The history starts afresh."""
+             ran: Setup, judged: Judged | None = None) -> Context:
+        """The context of a corpus just opened (``loaded``, ``workbench`` over it with the judgments that
+        count, ``judged``), its index built: ``chunks`` chunks, ``ran`` the setup that runs. The history
+        starts afresh."""
         previous = self.context
         self.chunk_count, self.ran = chunks, ran
         self.no_corpus = ""
         self._undo.clear()
         self._redo.clear()
         self.loaded = loaded
-        self.context = Context(workbench, setup, self.query, previous.generation + 1 if previous else 0, workspace)
+        self.context = Context(workbench, setup, self.query, previous.generation + 1 if previous else 0, workspace,
+                               judged)
         return self.context
 
     def opened_workspace(self) -> tuple[Workspace, Corpus] | None:
@@ -119,14 +128,26 @@ class Session:
             return None
         return self.context.workspace, self.loaded
 
-    def workspace_changed(self, workspace: Workspace, loaded: Corpus, applied: Corpus) -> bool:
-        """A new context whose corpus is ``applied`` (``loaded`` with ``workspace`` applied again after a
-        change), sharing the indexes; False when another corpus was opened meanwhile."""
-        if self.context is None or self.context.workspace != workspace or self.loaded is not loaded:
+    def holds(self, workspace: Workspace, loaded: Corpus) -> bool:
+        """Whether the open corpus is still ``loaded``, its workspace ``workspace`` (no other corpus opened since)."""
+        return self.context is not None and self.context.workspace == workspace and self.loaded is loaded
+
+    def toggle_counting(self) -> bool:
+        """Turn "Count my judgments" off or on; True when it is on now. The open corpus is judged again by
+        the caller (in a worker: the workspace's files are read) and handed to ``judged_again``."""
+        self.counting = not self.counting
+        return self.counting
+
+    def judged_again(self, workspace: Workspace, loaded: Corpus, judged: Judged) -> bool:
+        """A new context whose corpus is ``judged``'s (``loaded`` judged again after a change to ``workspace``
+        or the toggle), sharing the indexes. False when another corpus was opened meanwhile, or when
+        ``judged`` was made before the toggle last changed (the toggle's own judging follows)."""
+        if not self.holds(workspace, loaded) or (judged.workspace is not None) != self.counting:
             return False
+        assert self.context is not None
         # A new context even when the questions compare equal: a grade 0 changes no question's relevant
         # chunks, but the Search tab shows it.
-        self._next(workbench=self.context.workbench.with_questions(applied))
+        self._next(workbench=self.context.workbench.with_questions(judged.corpus), judged=judged)
         return True
 
     # -- the context ---------------------------------------------------------------------------------

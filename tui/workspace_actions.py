@@ -1,9 +1,10 @@
 """What the app writes to the open corpus' workspace (engine/workspace.py): the panes' changes (a grade,
-a question saved), the palette's imports and exports, and the runs saved with ``S``.
+a question saved), the palette's imports and exports, and the runs saved with ``S``; and "Count my
+judgments", which counts the workspace's judgments or leaves them out (as ``--no-workspace``).
 
 Every write runs in a thread worker; writes to the workspace run one at a time, in the order made,
-and then the workspace is applied again and the session publishes a context whose workbench shares
-the old one's indexes. The app owns one ``WorkspaceActions`` (tui/app.py).
+and then the corpus is judged again by the one rule (engine/judged.py) and the session publishes a
+context whose workbench shares the old one's indexes. The app owns one ``WorkspaceActions`` (tui/app.py).
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from ranklens.tui.widgets.path_prompt import PathPrompt
 
 if TYPE_CHECKING:
     from ranklens.engine.corpus import Corpus
+    from ranklens.engine.judged import Judged
     from ranklens.engine.workspace import Workspace
     from ranklens.tui.app import RanklensApp
     from ranklens.tui.session import Context
@@ -47,25 +49,40 @@ class WorkspaceActions:
         self.app.run_worker(partial(self._write_in_worker, change, workspace, corpus), thread=True,
                             group="workspace")
 
-    def _write_in_worker(self, change: Change, workspace: Workspace, corpus: Corpus) -> None:
-        """Make ``change`` and apply the workspace again; changes run one at a time, in the order made."""
+    def _write_in_worker(self, change: Change | None, workspace: Workspace, corpus: Corpus) -> None:
+        """Make ``change`` (None: none, the toggle changed) and judge the corpus again; changes run one at
+        a time, in the order made."""
+        from ranklens.engine.judged import judged_corpus
+
         with self._lock:
             try:
-                said = change(workspace, corpus)
-                applied, warnings = workspace.apply(corpus)
+                said = change(workspace, corpus) if change is not None else ""
+                judged = judged_corpus(corpus, workspace if self.session.counting else None)
             except RanklensError as error:
                 self.app.call_from_thread(self.app.notify, str(error), severity="error")
                 return
-            self.app.call_from_thread(self._changed, workspace, corpus, applied, said, warnings)
+            self.app.call_from_thread(self._changed, workspace, corpus, judged, said)
 
-    def _changed(self, workspace: Workspace, corpus: Corpus, applied: Corpus, said: str,
-                 warnings: list[str]) -> None:
-        if not self.session.workspace_changed(workspace, corpus, applied):
+    def _changed(self, workspace: Workspace, corpus: Corpus, judged: Judged, said: str) -> None:
+        if not self.session.holds(workspace, corpus):
             return  # another corpus was opened meanwhile
-        self.app.publish()
+        if self.session.judged_again(workspace, corpus, judged):
+            self.app.publish()
+        if said and judged.workspace is None:
+            said += " · not counted while Count my judgments is off (M)"
         if said:
             self.app.notify(said)  # plain text: it may quote a file name
-        self.app.opener.show_warnings(warnings)
+        self.app.opener.show_warnings(list(judged.warnings))
+
+    def toggle_counting(self) -> None:
+        """Count the workspace's judgments with the corpus' own, or leave them out (as ``--no-workspace``);
+        the numbers of every tab follow once the corpus is judged again (in a worker)."""
+        on = self.session.toggle_counting()
+        self.app.notify(f"Count my judgments: {'on' if on else 'off'}"
+                        + ("" if on else " · the corpus' judgments only, as --no-workspace"))
+        opened = self.session.opened_workspace()
+        if opened is not None:
+            self.app.run_worker(partial(self._write_in_worker, None, *opened), thread=True, group="workspace")
 
     def file(self, name: str) -> None:
         """Ask for a file, then import it into the workspace or export the workspace's questions or

@@ -263,7 +263,9 @@ class ComparePane(WorkPane):
 
     def _compared(self, comparison: Comparison) -> None:
         self.comparison = comparison
-        said = [*comparison.a.notes, *comparison.b.notes, *comparison.notes,
+        judged = self.context.judged if self.context is not None else None  # which judgments the measures count
+        said = [*([judged.describe()] if judged is not None else []),
+                *comparison.a.notes, *comparison.b.notes, *comparison.notes,
                 f"randomization: {comparison.permutations:,} sign flips, seed {comparison.seed}"]
         self.query_one(WorkStatus).show(one_line(" · ".join(said), 300))
         self._show_questions()

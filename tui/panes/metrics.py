@@ -207,8 +207,10 @@ class MetricsPane(WorkPane):
             r = self.reranked.reranking
             reranked.append(f"reranked by {Path(r.reranker).name} in {r.timing['rerank_s']:.1f} s "
                             f"({r.timing['pairs_per_s']:,.0f} pairs/s)")
-        return " · ".join([f"{plural(result.question_count, 'question')}, "
-                           f"{plural(len(result.scorers), 'scorer')}{done}; r re-runs", *reranked,
+        # Which judgments the numbers count (engine/judged.py), as the command line's reports say it.
+        judged = self.context.judged if self.context is not None else None
+        counted = judged.describe() if judged is not None else plural(result.question_count, 'question')
+        return " · ".join([f"{counted}, {plural(len(result.scorers), 'scorer')}{done}; r re-runs", *reranked,
                            *result.notes, *notes])
 
     def on_resize(self, event: events.Resize) -> None:
