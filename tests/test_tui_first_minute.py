@@ -128,7 +128,7 @@ async def test_one_chunk_and_one_question_are_singular(tmp_path) -> None:  # noq
         assert "1 chunk " in setup_line(app) + " " and "1 chunks" not in setup_line(app)
         await pilot.press("escape", "2")
         await settle(pilot)
-        assert "1 question," in screen_text(app) and "1 questions" not in screen_text(app)
+        assert "1 question ·" in screen_text(app) and "1 questions" not in screen_text(app)
 
 
 async def test_metrics_never_shows_the_previous_corpus_table(monkeypatch) -> None:  # noqa: ANN001
