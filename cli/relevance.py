@@ -424,7 +424,7 @@ def run_judgments(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     if args.import_queries or args.import_qrels or args.judge or args.undo:
         corpus, _ = workspace.apply(_reload(args))
     if args.export_qrels:
-        done["exported_qrels"] = export_qrels(workspace, corpus, args.export_qrels)
+        done["exported_qrels"] = export_qrels(corpus, args.export_qrels)
     if args.export_queries:
         done["exported_questions"] = export_questions(corpus, args.export_queries)
     own = workspace.questions()

@@ -126,15 +126,15 @@ def compare_runs(a: RunSide, b: RunSide, questions: Sequence[Question], measures
     chosen = parse_measures(measures) if isinstance(measures, str) else list(measures)
     rows: list[QuestionRow] = []
     for question in questions:
-        rel_a = relevant_only(a.qrels.get(question.id, {}))
-        rel_b = relevant_only(b.qrels.get(question.id, {}))
+        grades_a, grades_b = a.qrels.get(question.id, {}), b.qrels.get(question.id, {})
+        rel_a, rel_b = relevant_only(grades_a), relevant_only(grades_b)
         if not rel_a and not rel_b:
             continue
         ranked_a = [doc for doc, _ in a.run.rankings.get(question.id, ())]
         ranked_b = [doc for doc, _ in b.run.rankings.get(question.id, ())]
         rows.append(QuestionRow(question.id, question.text,
-                                {m.name: m(ranked_a, rel_a) for m in chosen},
-                                {m.name: m(ranked_b, rel_b) for m in chosen},
+                                {m.name: m(ranked_a, grades_a) for m in chosen},
+                                {m.name: m(ranked_b, grades_b) for m in chosen},
                                 first_relevant_rank(ranked_a, rel_a), first_relevant_rank(ranked_b, rel_b)))
     if not rows:
         raise RanklensError("no question has anything judged relevant: nothing to compare "
@@ -201,7 +201,7 @@ def setup_run(workbench: Workbench, setup: Setup, name: str,
         "k": retriever.setup.k,
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "questions": len(run.rankings),
-        "judged": len(qrels),
+        "judged": sum(1 for grades in qrels.values() if any(grade >= 1 for grade in grades.values())),
         "metrics": measured.means if measured.questions else {},
     }
     return run, meta, qrels

@@ -5,6 +5,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,13 +36,18 @@ class Question:
     document) to a graded relevance > 0. ``answer`` is a span of text that a
     chunk must contain, whitespace-normalised, to count as relevant: it is what
     lets re-chunked documents be evaluated. A question with neither is
-    unanswerable.
+    unanswerable. ``nonrelevant`` holds the ids (chunks or documents) judged not
+    relevant (grade 0 or below): judged, so measures of coverage (judged@k, bpref)
+    tell them from ids never judged. ``fields`` keeps the question's other fields
+    as queries.jsonl gives them (``tags``, ``metadata``…), for results by a field.
     """
 
     id: str
     text: str
     relevant: Mapping[str, int] = field(default_factory=dict)
     answer: str | None = None
+    nonrelevant: frozenset[str] = frozenset()
+    fields: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def answerable(self) -> bool:

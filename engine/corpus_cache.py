@@ -115,8 +115,8 @@ def _write(folder: Path, corpus: Corpus, sources: list[dict], progress: Progress
     order = np.array(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int64)
     for name, array in (("doc_first", doc_first), ("spans", spans), ("doc_order", order)):
         np.save(folder / f"{name}.npy", array, allow_pickle=False)
-    questions = [{"id": q.id, "text": q.text, "relevant": dict(q.relevant), "answer": q.answer}
-                 for q in corpus.questions]
+    questions = [{"id": q.id, "text": q.text, "relevant": dict(q.relevant), "answer": q.answer,
+                  "nonrelevant": sorted(q.nonrelevant), "fields": dict(q.fields)} for q in corpus.questions]
     (folder / "questions.json").write_text(json.dumps(questions, ensure_ascii=False), encoding="utf-8")
     manifest = {
         "format": FORMAT, "sources": sources, "fingerprint": fingerprint(sources),
@@ -163,7 +163,8 @@ def _read(folder: Path, manifest: dict, name: str, source: str) -> Corpus:
         raise ValueError("document rows out of order")
     chunks = ChunkTable(columns["texts"], columns["ids"], columns["doc_ids"], doc_first, arrays["spans"])
     documents = DocumentTable(chunks, columns["titles"], arrays["doc_order"])
-    questions = tuple(Question(q["id"], q["text"], relevant=q["relevant"], answer=q["answer"])
+    questions = tuple(Question(q["id"], q["text"], relevant=q["relevant"], answer=q["answer"],
+                               nonrelevant=frozenset(q["nonrelevant"]), fields=q["fields"])
                       for q in json.loads((folder / "questions.json").read_text(encoding="utf-8")))
     return Corpus(name, documents, chunks, questions, settings=manifest["settings"], source=source,
                   warnings=tuple(manifest["warnings"]), language_detected=manifest["language_detected"],

@@ -41,3 +41,14 @@ class ChunkJudge:
         if not found and question.answer:
             found = {i: 1 for i, c in enumerate(self.chunks) if contains_answer(c.text, question.answer)}
         return found
+
+    def judged(self, question: Question) -> dict[int, int]:
+        """Chunk position -> grade for every chunk the question's judgments decide: the relevant ones
+        (``relevant``) and, with grade 0, the chunks judged not relevant (named, or of a document
+        judged not relevant) that no judgment calls relevant."""
+        found = self.relevant(question)
+        judged = dict(found)
+        for ident in question.nonrelevant:
+            for i in ([self._by_id[ident]] if ident in self._by_id else self._by_doc.get(ident, ())):
+                judged.setdefault(i, 0)
+        return judged

@@ -330,6 +330,10 @@ class Retriever:
         """Chunk index -> grade for a question, under this retriever's chunking (``ChunkJudge``)."""
         return self._judge.relevant(question)
 
+    def judged(self, question: Question) -> dict[int, int]:
+        """Chunk index -> grade (0: judged not relevant) for every chunk a question's judgments decide."""
+        return self._judge.judged(question)
+
     # The setup is frozen: what search reads of it is worked out once, not on every query.
     @cached_property
     def _spec(self) -> ScorerSpec:

@@ -34,12 +34,13 @@ def make_run(retriever: Retriever, questions: Sequence[Question], depth: int = D
 
 
 def resolved_qrels(retriever: Retriever, questions: Sequence[Question]) -> dict[str, dict[str, int]]:
-    """Question id -> {chunk id: grade > 0} under the retriever's chunking, for answerable questions."""
+    """Question id -> {chunk id: grade} under the retriever's chunking, for questions with a judgment:
+    grade >= 1 relevant, 0 judged not relevant (``ChunkJudge.judged``; measures count grades >= 1)."""
     qrels: dict[str, dict[str, int]] = {}
     for question in questions:
-        if not question.answerable:
+        if not question.answerable and not question.nonrelevant:
             continue
-        grades = retriever.relevant(question)
+        grades = retriever.judged(question)
         qrels[question.id] = {retriever.chunks[i].id: grade for i, grade in sorted(grades.items())}
     return qrels
 

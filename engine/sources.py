@@ -9,7 +9,7 @@ import hashlib
 import json
 from pathlib import Path
 
-FORMAT = 1  # of the corpus cache: a change of the format or of what it records misses every entry
+FORMAT = 2  # of the corpus cache: a change of the format or of what it records misses every entry
 MIN_BYTES = 16 << 20  # a 16 MB corpus.jsonl (about 50k chunks) parses in about a second
 _READ = 1 << 24  # bytes digested per read
 

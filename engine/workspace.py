@@ -330,7 +330,7 @@ class Workspace:
         """The corpus with the workspace's questions added and its judgments over the corpus' own.
 
         A workspace question with a corpus question's id replaces its text. A judgment with
-        grade <= 0 removes that id from the question's relevant ones. Returns warnings
+        grade <= 0 moves that id from the question's relevant ones to its ``nonrelevant``. Returns warnings
         (judgments naming questions or ids the corpus does not have, counted).
         """
         own = self.questions()
@@ -342,7 +342,9 @@ class Workspace:
             base = by_id.get(question.id)
             by_id[question.id] = Question(question.id, question.text,
                                           dict(base.relevant) if base else {},
-                                          question.answer or (base.answer if base else None))
+                                          question.answer or (base.answer if base else None),
+                                          base.nonrelevant if base else frozenset(),
+                                          base.fields if base else {})
         known = {d.id for d in corpus.documents} | {c.id for c in corpus.chunks}
         unknown_questions = unknown_ids = 0
         for qid, grades in judgments.items():
@@ -350,15 +352,17 @@ class Workspace:
             if judged is None:
                 unknown_questions += len(grades)
                 continue
-            relevant = dict(judged.relevant)
+            relevant, nonrelevant = dict(judged.relevant), set(judged.nonrelevant)
             for ident, grade in grades.items():
                 if ident not in known and ident.rpartition("#")[0] not in known:
                     unknown_ids += 1
                 if grade > 0:
                     relevant[ident] = grade
+                    nonrelevant.discard(ident)
                 else:
                     relevant.pop(ident, None)
-            by_id[qid] = dataclasses.replace(judged, relevant=relevant)
+                    nonrelevant.add(ident)
+            by_id[qid] = dataclasses.replace(judged, relevant=relevant, nonrelevant=frozenset(nonrelevant))
         warnings = []
         if unknown_questions:
             warnings.append(f"{self.log_path}: {unknown_questions} judgment(s) of questions that are neither the "

@@ -64,14 +64,11 @@ def import_qrels(workspace: Workspace, path: str | os.PathLike[str], question_id
     return len(rows), warnings
 
 
-def export_qrels(workspace: Workspace, applied: Corpus, path: str | os.PathLike[str]) -> int:
+def export_qrels(applied: Corpus, path: str | os.PathLike[str]) -> int:
     """Every judgment of ``applied`` (the corpus with the workspace applied) as a TREC qrels file (``-``:
-    standard output), the workspace's judgments of non-relevance included; returns how many."""
-    judged = {q.id: dict(q.relevant) for q in applied.questions if q.relevant}
-    for qid, grades in workspace.judgments().items():  # judgments of non-relevance are knowledge too
-        for ident, grade in grades.items():
-            if grade <= 0:
-                judged.setdefault(qid, {})[ident] = grade
+    standard output), judgments of non-relevance included (grade 0); returns how many."""
+    judged = {q.id: {**dict(q.relevant), **dict.fromkeys(sorted(q.nonrelevant), 0)}
+              for q in applied.questions if q.relevant or q.nonrelevant}
     write_qrels(path, judged)
     return sum(len(grades) for grades in judged.values())
 

@@ -23,7 +23,8 @@ LONG = " ".join(f"parola{i % 997} città" for i in range(6_000))
 
 
 def generated(folder: Path) -> Path:
-    """Unicode in every field, empty texts, a long document and passages grouped by "doc"."""
+    """Unicode in every field, empty texts, a long document, passages grouped by "doc", a judgment of
+    non-relevance and a query with fields of its own."""
     records = [
         {"_id": "u1", "title": "Caffè ☕", "text": "naïve café — 東京 タワー 🚀 über Straße"},
         {"_id": "empty", "title": "", "text": ""},
@@ -37,10 +38,10 @@ def generated(folder: Path) -> Path:
     queries = [
         {"_id": "q1", "text": "東京 città"},
         {"_id": "q2", "text": "passage manual", "answer": "third passage"},
-        {"_id": "q3", "text": "über café"},
+        {"_id": "q3", "text": "über café", "tags": ["short", "ünïcode"], "metadata": {"len": 2}},
         {"_id": "q4", "text": "nothing matches this"},
     ]
-    qrels = "q1\tz\t2\nq1\tlong\t1\nq2\tmanual\t1\nq3\tu1\t3\n"
+    qrels = "q1\tz\t2\nq1\tlong\t1\nq2\tmanual\t1\nq3\tu1\t3\nq3\tempty\t0\n"  # a 0: judged not relevant
     return beir_folder(folder, records, queries, qrels)
 
 

@@ -41,7 +41,7 @@ def _import_qrels(workspace: Workspace, corpus: Corpus, path: Path) -> str:
 def _export_qrels(workspace: Workspace, corpus: Corpus, path: Path) -> str:
     from ranklens.engine.workspace_files import export_qrels
 
-    return f"exported {plural(export_qrels(workspace, workspace.apply(corpus)[0], path), 'judgment')} to {path}"
+    return f"exported {plural(export_qrels(workspace.apply(corpus)[0], path), 'judgment')} to {path}"
 
 
 def _export_questions(workspace: Workspace, corpus: Corpus, path: Path) -> str:

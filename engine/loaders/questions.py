@@ -3,10 +3,13 @@
 A BEIR qrels row is ``query-id<TAB>corpus-id<TAB>score`` after an optional
 header line; it is read by ``engine/trec.py``'s ``read_qrels``, the engine's one
 qrels reader, in this strict layout. Rows naming unknown ids are counted, not
-fatal; a score of 0 or below judges non-relevance and records nothing.
+fatal; a score of 0 or below judges non-relevance: the id goes to the question's
+``nonrelevant`` (unless another row judges it relevant). A query's fields other
+than ``_id``, ``text`` and ``answer`` are kept as its ``fields``.
 """
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from ranklens.engine.corpus import Question
@@ -23,8 +26,13 @@ def load_questions(folder: Path, known: set[str], warnings: list[str], progress:
     qrels_path = _qrels_path(folder)
     judgments = _read_beir_qrels(qrels_path, {q.id for q in queries}, known, warnings) if qrels_path else {}
     return [
-        Question(q.id, q.text, relevant=judgments.get(q.id, {}), answer=q.answer) for q in queries
+        dataclasses.replace(q, relevant={d: g for d, g in judgments.get(q.id, {}).items() if g > 0},
+                            nonrelevant=frozenset(d for d, g in judgments.get(q.id, {}).items() if g <= 0))
+        for q in queries
     ]
+
+
+_QUERY_KEYS = ("_id", "text", "answer")
 
 
 def _read_queries(path: Path, warnings: list[str], progress: Progress) -> list[Question]:
@@ -35,7 +43,9 @@ def _read_queries(path: Path, warnings: list[str], progress: Progress) -> list[Q
     for lineno, record in jsonl(path, warnings, progress):
         query_id = record_id(record, seen, path, lineno)
         answer = string_field(record, "answer", path, lineno) or None
-        queries.append(Question(query_id, string_field(record, "text", path, lineno, required=True), answer=answer))
+        fields = {key: value for key, value in record.items() if key not in _QUERY_KEYS}
+        queries.append(Question(query_id, string_field(record, "text", path, lineno, required=True), answer=answer,
+                                fields=fields))
     return queries
 
 
@@ -49,7 +59,8 @@ def _qrels_path(folder: Path) -> Path | None:
 
 def _read_beir_qrels(path: Path, query_ids: set[str], known: set[str],
                      warnings: list[str]) -> dict[str, dict[str, int]]:
-    """Graded judgments with score > 0 of known questions and ids; the others counted in ``warnings``.
+    """Graded judgments of known questions and ids (a score <= 0: not relevant); rows judging unknown ones
+    relevant counted in ``warnings`` (a non-relevant row naming one is no loss, and not counted).
 
     A (question, id) pair judged on several rows keeps its highest grade, whatever the row
     order (a later "0" never erases an earlier "2"); the repeated rows are counted.
@@ -57,13 +68,11 @@ def _read_beir_qrels(path: Path, query_ids: set[str], known: set[str],
     unknown = {"queries": 0, "ids": 0}
 
     def kept(query_id: str, doc_id: str, score: int) -> bool:
-        if score <= 0:  # a judgment of non-relevance: nothing to record, whatever it names
-            return False
         if query_id not in query_ids:
-            unknown["queries"] += 1
+            unknown["queries"] += score > 0
             return False
         if doc_id not in known:
-            unknown["ids"] += 1
+            unknown["ids"] += score > 0
             return False
         return True
 

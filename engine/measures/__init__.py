@@ -43,6 +43,9 @@ class Family:
     aliases: tuple[str, ...]
     takes_k: bool = True
     summary: str = ""
+    # False: the function sees the relevant ids only (grade >= 1); True: every judged id, grade 0 included
+    # (measures of coverage and of judged chunks only need to tell "judged not relevant" from "unjudged")
+    reads_unjudged: bool = False
 
 
 FAMILIES = (
@@ -71,8 +74,10 @@ class Measure:
     def name(self) -> str:
         return self.family.name if self.k is None else f"{self.family.name}@{self.k}"
 
-    def __call__(self, ranked: Sequence[str], relevant: Mapping[str, int]) -> float:
-        return self.family.function(ranked, relevant, self.k)
+    def __call__(self, ranked: Sequence[str], grades: Mapping[str, int]) -> float:
+        """The measure of one question: ``ranked`` ids best first, ``grades`` its judgments ({id: grade},
+        grade 0 judged not relevant; ids not in it are unjudged)."""
+        return self.family.function(ranked, grades if self.family.reads_unjudged else relevant_only(grades), self.k)
 
 
 def known_names() -> str:
@@ -146,18 +151,18 @@ def measure_run(run: Mapping[str, Sequence[str]], qrels: Mapping[str, Mapping[st
     counted in ``warnings``.
     """
     chosen = parse_measures(measures) if isinstance(measures, str) else list(measures)
-    judged = {qid: rel for qid, grades in qrels.items() if (rel := relevant_only(grades))}
+    judged = {qid: grades for qid, grades in qrels.items() if relevant_only(grades)}
     values: dict[str, list[float]] = {m.name: [] for m in chosen}
     first: list[int | None] = []
     missing = 0
-    for qid, relevant in judged.items():
+    for qid, grades in judged.items():
         ranked = run.get(qid)
         if ranked is None:
             missing += 1
             ranked = ()
         for measure in chosen:
-            values[measure.name].append(measure(ranked, relevant))
-        first.append(first_relevant_rank(ranked, relevant))
+            values[measure.name].append(measure(ranked, grades))
+        first.append(first_relevant_rank(ranked, relevant_only(grades)))
     warnings = []
     if missing:
         warnings.append(f"{missing} judged question(s) missing from the run (scored 0)")
