@@ -6,7 +6,7 @@ they agree on which chunks count.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from ranklens.engine.chunking import contains_answer
 from ranklens.engine.corpus import Chunk, Question
@@ -27,7 +27,10 @@ class ChunkJudge:
 
         A document judgment with an answer span keeps only the chunks that
         contain the span. When the judged ids are not chunks of this chunking
-        (re-chunked documents), the answer span decides.
+        (re-chunked documents), the answer span decides. A chunk judged not
+        relevant by its own id (``question.nonrelevant``) is never relevant, and
+        the answer span never makes a chunk of a document judged not relevant
+        relevant: the judgment is the user's word against an inference.
         """
         found: dict[int, int] = {}
         for ident, grade in question.relevant.items():
@@ -38,17 +41,26 @@ class ChunkJudge:
                 for i in self._by_doc[ident]:
                     if question.answer is None or contains_answer(self.chunks[i].text, question.answer):
                         found[i] = max(found.get(i, 0), grade)
+        judged_out = self._positions(question.nonrelevant)
         if not found and question.answer:
-            found = {i: 1 for i, c in enumerate(self.chunks) if contains_answer(c.text, question.answer)}
+            found = {i: 1 for i, c in enumerate(self.chunks)
+                     if i not in judged_out and contains_answer(c.text, question.answer)}
+        for ident in question.nonrelevant:
+            found.pop(self._by_id.get(ident, -1), None)
         return found
 
     def judged(self, question: Question) -> dict[int, int]:
         """Chunk position -> grade for every chunk the question's judgments decide: the relevant ones
         (``relevant``) and, with grade 0, the chunks judged not relevant (named, or of a document
         judged not relevant) that no judgment calls relevant."""
-        found = self.relevant(question)
-        judged = dict(found)
-        for ident in question.nonrelevant:
-            for i in ([self._by_id[ident]] if ident in self._by_id else self._by_doc.get(ident, ())):
-                judged.setdefault(i, 0)
+        judged = self.relevant(question)
+        for i in self._positions(question.nonrelevant):
+            judged.setdefault(i, 0)
         return judged
+
+    def _positions(self, ids: Iterable[str]) -> set[int]:
+        """The chunks ``ids`` name: a chunk id its chunk, a document id all its chunks."""
+        found: set[int] = set()
+        for ident in ids:
+            found.update([self._by_id[ident]] if ident in self._by_id else self._by_doc.get(ident, ()))
+        return found

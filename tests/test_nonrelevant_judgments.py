@@ -75,3 +75,17 @@ def test_the_qrels_export_writes_judgments_of_non_relevance_with_grade_zero(tmp_
     workspace.judge("q1", "a", 0)
     assert export_qrels(workspace.apply(corpus)[0], tmp_path / "out.qrels") == 3
     assert read_qrels(tmp_path / "out.qrels").judgments == {"q1": {"b": 2, "a": 0, "c": 0}}
+
+
+def test_a_chunk_judged_not_relevant_is_not_made_relevant_again_by_the_answer_span() -> None:
+    chunks = [Chunk("d#0", "d", 0, 0, 20, "the warranty is two years"), Chunk("d#1", "d", 1, 20, 40, "two years"),
+              Chunk("e#0", "e", 0, 0, 9, "two years")]
+    judge = ChunkJudge(chunks)
+    spanned = Question("q", "how long", {}, answer="two years")
+    assert judge.relevant(spanned) == {0: 1, 1: 1, 2: 1}
+    # the user judged d#0 not relevant (its only relevant id gone): the span must not bring it back
+    assert judge.relevant(Question("q", "how long", {}, "two years", frozenset({"d#0"}))) == {1: 1, 2: 1}
+    # a document judged not relevant keeps the span from its chunks
+    assert judge.relevant(Question("q", "how long", {}, "two years", frozenset({"d"}))) == {2: 1}
+    # a chunk judged not relevant by its id stays out even when its document is judged relevant
+    assert judge.relevant(Question("q", "t", {"d": 2}, None, frozenset({"d#1"}))) == {0: 2}
