@@ -39,11 +39,11 @@ SCORING = ("tests/test_parity.py", "tests/test_bm25_defaults.py", "tests/test_fu
 METRICS = ("tests/test_metrics.py", "tests/test_reference_numbers.py")
 CHUNKING = ("tests/test_chunking.py", "tests/test_reference_numbers.py")
 PROMPT = ("tests/test_prompt.py", "tests/test_reference_numbers.py")
-LOADERS = ("tests/test_loaders.py", "tests/test_corpus_errors.py")
+LOADERS = ("tests/test_loaders.py", "tests/test_corpus_errors.py", "tests/test_nonrelevant_judgments.py")
 CLI = ("tests/test_bm25_defaults.py", "tests/test_fusion.py", "tests/test_reference_numbers.py")
 ANALYSIS = ("tests/test_analysis.py", "tests/test_parity.py")
 COMPARE = ("tests/test_compare_runs.py", "tests/test_compare_sides.py", "tests/test_significance.py")
-JUDGMENTS = ("tests/test_judgments.py", "tests/test_metrics.py")
+JUDGMENTS = ("tests/test_judgments.py", "tests/test_metrics.py", "tests/test_nonrelevant_judgments.py")
 TREC = ("tests/test_trec.py", "tests/test_loaders.py")
 CACHE = ("tests/test_cache.py",)
 SCORER_KEYS = ("tests/test_scorer_cache_keys.py",)
@@ -166,9 +166,8 @@ MUTANTS = [
            "return wanted in normalise_space(text)", CHUNKING, "an empty answer is found in every chunk"),
     Mutant("sentence-overlap", "engine/chunking.py", "start = max(end - overlap, first + 1)",
            "start = max(end - overlap + 1, first + 1)", CHUNKING, "sentence windows repeat one sentence too few"),
-    Mutant("qrels-zero-grade", "engine/loaders/questions.py",
-           "if score <= 0:  # a judgment of non-relevance", "if score < 0:  # a judgment of non-relevance",
-           LOADERS, "a qrels row graded 0 is recorded as a judgment"),
+    Mutant("qrels-zero-grade", "engine/loaders/questions.py", "items() if g <= 0))", "items() if g < 0))",
+           LOADERS, "a qrels row graded 0 is no longer a judgment of non-relevance"),
     # -- issue 24: what the suite let through ---------------------------------------------------------
     Mutant("compare-judged-on-both", "engine/compare.py", "if not rel_a and not rel_b:", "if not rel_a or not rel_b:",
            COMPARE, "a question judged on one side only is left out of the comparison"),
@@ -180,6 +179,10 @@ MUTANTS = [
            "found[at] = grade", JUDGMENTS, "a chunk's own judgment overwrites its document's higher grade"),
     Mutant("judge-doc-overwrites", "engine/judgments.py", "found[i] = max(found.get(i, 0), grade)",
            "found[i] = grade", JUDGMENTS, "a document's judgment overwrites its chunk's higher grade"),
+    Mutant("judge-span-over-zero", "engine/judgments.py", "if i not in judged_out and contains_answer(",
+           "if contains_answer(", JUDGMENTS, "the answer span makes a chunk of a document judged 0 relevant again"),
+    Mutant("judge-zero-kept-relevant", "engine/judgments.py", "found.pop(self._by_id.get(ident, -1), None)",
+           "pass", JUDGMENTS, "a chunk judged 0 by its id stays relevant through its document or the span"),
     Mutant("trec-percent-kept", "engine/trec.py", 'if ch == "%" or ch.isspace() else ch', "if ch.isspace() else ch",
            TREC, "an id's % is written as it is, so report%20final reads back as report final"),
     Mutant("trec-percent-not-read", "engine/trec.py", "|25|20|", "|20|", TREC, "%25 is not read back as %"),
@@ -194,11 +197,11 @@ MUTANTS = [
     Mutant("scorer-key-parts", "engine/scoring/registry.py",
            "parts = tuple(spec(p).key(setup) for p in self.parts(setup)) if self.parts else ()", "parts = ()",
            SCORER_KEYS, "fusion's key leaves out its parts' settings (BM25's k1 inside fusion)"),
-    Mutant("prompt-lookalike-open", "engine/prompt.py", '"‹〈〈⟨˂ᐸ❮⧼", "<"', '"‹〈〈⟨ᐸ❮⧼", "<"', PROMPT,
+    Mutant("prompt-lookalike-open", "engine/prompt.py", "⟨˂ᐸ", "⟨ᐸ", PROMPT,
            "the modifier letter left arrowhead no longer reads as <"),
-    Mutant("prompt-lookalike-close", "engine/prompt.py", '"›〉〉⟩˃ᐳ❯⧽", ">"', '"›〉〉⟩˃ᐳ⧽", ">"', PROMPT,
+    Mutant("prompt-lookalike-close", "engine/prompt.py", "ᐳ❯⧽", "ᐳ⧽", PROMPT,
            "the heavy right-pointing angle ornament no longer reads as >"),
-    Mutant("prompt-lookalike-slash", "engine/prompt.py", '"∕⁄⧸\\\\", "/"', '"∕⧸\\\\", "/"', PROMPT,
+    Mutant("prompt-lookalike-slash", "engine/prompt.py", "∕⁄⧸", "∕⧸", PROMPT,
            "the fraction slash no longer reads as /"),
     Mutant("eval-ndcg-mean-ranked", "engine/metrics.py",
            "metrics = {m.key: float(np.mean([r.values[m.key] for r in results])) for m in eval_metrics()}",
