@@ -71,9 +71,11 @@ class Pool:
     contributed: dict[str, int] = field(default_factory=dict)
     only: dict[str, int] = field(default_factory=dict)
     questions: dict[str, str] = field(default_factory=dict)  # question id -> text, for the pairs' questions
+    chunking: dict[str, Any] = field(default_factory=lambda: {"size": None})  # the runs' (``chunking``)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"depth": self.depth, "runs": list(self.runs), "size": self.size, "judged": self.judged,
+        return {"depth": self.depth, "runs": list(self.runs), "chunking": dict(self.chunking),
+                "size": self.size, "judged": self.judged,
                 "unjudged": len(self.pairs), "contributed": dict(self.contributed), "only": dict(self.only),
                 "pairs": [{"question": p.question, "text": self.questions.get(p.question, ""), "id": p.id,
                            "runs": dict(p.runs)} for p in self.pairs]}
@@ -86,22 +88,30 @@ class Pool:
                      for p in data["pairs"]]
             texts = {str(p["question"]): str(p.get("text", "")) for p in data["pairs"]}
             return cls(int(data["depth"]), [str(r) for r in data["runs"]], pairs, int(data["size"]),
-                       int(data["judged"]), dict(data.get("contributed", {})), dict(data.get("only", {})), texts)
+                       int(data["judged"]), dict(data.get("contributed", {})), dict(data.get("only", {})), texts,
+                       dict(data.get("chunking", {"size": None})))
         except (KeyError, TypeError, ValueError, AttributeError):
             raise RanklensError(f"{source}: not a pool (depth, runs, size, judged, pairs)") from None
 
 
-def chunking(side: RunSide, corpus: Corpus) -> str:
-    """How ``side``'s run chunks the corpus, in words: its setup's chunker and size/overlap, or the corpus'
-    own chunks (a run file without a sidecar is taken to rank the corpus' own chunking)."""
+def chunking(side: RunSide, corpus: Corpus) -> dict[str, Any]:
+    """How ``side``'s run chunks the corpus: its setup's ``chunker``, ``size`` and ``overlap`` (``size`` None:
+    the corpus' own chunks; a run file without a sidecar is taken to rank the corpus' own chunking)."""
     from ranklens.engine.retriever import setup_for
     from ranklens.engine.setup import Setup
 
     setup = (Setup.from_mapping(side.setup, source=f"{side.label}'s setup") if side.setup
              else setup_for(corpus))
     if setup.size is None:
+        return {"size": None}
+    return {"chunker": setup.chunker, "size": setup.size, "overlap": setup.overlap}
+
+
+def describe_chunking(chunked: Mapping[str, Any]) -> str:
+    """A chunking as ``chunking`` returns it, in words: ``"chunks words 100/20"``, ``"the corpus' own chunks"``."""
+    if chunked.get("size") is None:
         return "the corpus' own chunks"
-    return f"chunks {setup.chunker} {setup.size}/{setup.overlap}"
+    return f"chunks {chunked.get('chunker')} {chunked['size']}/{chunked.get('overlap')}"
 
 
 def make_pool(sides: Sequence[RunSide], corpus: Corpus, depth: int) -> Pool:
@@ -121,8 +131,9 @@ def make_pool(sides: Sequence[RunSide], corpus: Corpus, depth: int) -> Pool:
     chunkings = [chunking(side, corpus) for side in sides]
     for side, chunked in zip(sides[1:], chunkings[1:]):
         if chunked != chunkings[0]:
-            raise RanklensError(f"runs {sides[0].label!r} ({chunkings[0]}) and {side.label!r} ({chunked}) chunk "
-                                "the corpus differently: a pool needs runs of one chunking")
+            raise RanklensError(f"runs {sides[0].label!r} ({describe_chunking(chunkings[0])}) and {side.label!r} "
+                                f"({describe_chunking(chunked)}) chunk the corpus differently: a pool needs runs of "
+                                "one chunking")
     pairs: list[PoolPair] = []
     size = judged = 0
     texts: dict[str, str] = {}
@@ -141,7 +152,7 @@ def make_pool(sides: Sequence[RunSide], corpus: Corpus, depth: int) -> Pool:
             texts[question.id] = question.text
     contributed = {label: sum(1 for p in pairs if label in p.runs) for label in labels}
     only = {label: sum(1 for p in pairs if list(p.runs) == [label]) for label in labels}
-    return Pool(depth, labels, pairs, size, judged, contributed, only, texts)
+    return Pool(depth, labels, pairs, size, judged, contributed, only, texts, chunkings[0])
 
 
 # -- the judging queue over a saved pool -------------------------------------------------------
