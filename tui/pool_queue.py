@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
 DEFAULT_DEPTH = "10"
 GRADE_KEYS = 10  # digit keys bound; those above the corpus' max_grade do nothing (check_action)
-CHOOSE_HINT = "space picks runs, m (or Enter in depth) makes a pool of them; Enter on a saved pool resumes it"
+CHOOSE_HINT = "Judge a pool: Enter resumes a kept one, or space picks runs and m makes one"
 
 
 @dataclass(frozen=True)
