@@ -66,6 +66,7 @@ def pool_json(capsys, files, *more: str) -> dict:  # noqa: ANN001
 
 def test_the_pool_is_the_runs_top_n_less_what_is_judged(capsys, files) -> None:
     data = pool_json(capsys, files)
+    assert {"pairs", "depth", "runs", "size", "judged", "judgments"} <= data.keys()
     labels = {files["a"]: str(files["a"]), files["b"]: str(files["b"])}
     expected = direct_pool(labels, files["corpus"] / "qrels" / "test.tsv", ["q1", "q2", "q3"], DEPTH)
     assert [(p["question"], p["id"], p["runs"]) for p in data["pairs"]] == expected
