@@ -290,8 +290,7 @@ class PoolQueuePane(WorkPane):
         self.post_message(TabKeysChanged())
         self.refresh_bindings()
         scale = self.context.workspace.max_grade if self.context and self.context.workspace else 3
-        self.query_one(WorkStatus).show(f"0-{scale} grade · s skip · u undo · Escape closes (the pool is kept: "
-                                        "it resumes where you stop)")
+        self.query_one(WorkStatus).show(f"0-{scale} grade · s skip · u undo · Escape closes: the pool is kept")
         self._show_pair()
 
     def _show_pair(self) -> None:
