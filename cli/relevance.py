@@ -9,21 +9,19 @@ so judgments made in the TUI or imported here count at once. Each command is an
 from __future__ import annotations
 
 import argparse
-import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ranklens.cli.options import (COMMAND_LINE, Parser, UsageError, add_setup_options, add_workspace_options,
-                                  int_at_least, setup_overrides)
+from ranklens.cli.options import UsageError, add_setup_options, add_workspace_options, int_at_least
 from ranklens.cli.output import TerminalProgress, print_explanation, print_json, say, tell, terminal_text
-from ranklens.cli.setup_args import judged_retriever, load
+from ranklens.cli.setup_args import judged_retriever
+from ranklens.cli.sides import load_with_workspace as _load, run_setup as _run_setup, side as _side
+from ranklens.cli.sides import sidecar_path as _sidecar_path
 
 if TYPE_CHECKING:
-    from ranklens.engine.compare import Comparison, RunSide
+    from ranklens.engine.compare import Comparison
     from ranklens.engine.corpus import Corpus
     from ranklens.engine.judged import Judged
-    from ranklens.engine.retriever import Workbench
-    from ranklens.engine.setup import Setup
     from ranklens.engine.workspace import Workspace
 
 MOVED_SHOWN = 10  # questions listed under "moved most" in the text output
@@ -91,33 +89,6 @@ def add_judgments(sub: Any) -> None:
     judgments.add_argument("--undo", action="store_true", help="take back the latest judgment")
     add_workspace_options(judgments, measures=False)
     judgments.add_argument("--json", action="store_true")
-
-
-# -- shared -----------------------------------------------------------------------------------
-
-
-def _load(args: argparse.Namespace) -> tuple[Judged, Workspace, Workbench]:
-    """The corpus with the judgments that count (warnings told), its workspace (where runs are saved, also
-    under ``--no-workspace``) and a workbench on it."""
-    from ranklens.engine.cache import IndexCache
-    from ranklens.engine.retriever import Workbench
-    from ranklens.engine.workspace import Workspace
-
-    judged = load(args)
-    workspace = judged.workspace or Workspace.for_corpus(judged.corpus, getattr(args, "workspace", None))
-    return judged, workspace, Workbench(judged.corpus, IndexCache())
-
-
-def _run_setup(corpus: Corpus, overrides: dict[str, Any], source: str = COMMAND_LINE) -> Setup:
-    """A run's setup: the corpus' and the given settings, k (the run's depth) 100 unless given."""
-    from ranklens.engine.retriever import setup_for
-    from ranklens.engine.runs import DEFAULT_DEPTH
-
-    return setup_for(corpus, {"k": DEFAULT_DEPTH}, overrides, source=source)
-
-
-def _sidecar_path(path: Path) -> Path:
-    return path.with_suffix(".json") if path.suffix != ".json" else path.with_name(path.name + ".sidecar.json")
 
 
 # -- run --------------------------------------------------------------------------------------
@@ -228,56 +199,6 @@ def run_runs(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 
 
 # -- compare ----------------------------------------------------------------------------------
-
-
-def _inline_setup(spec: str, corpus: Corpus) -> dict[str, Any] | None:
-    """``"bm25 --k1 0.9"`` as setup overrides; None when ``spec`` does not read as a setup."""
-    try:
-        words = shlex.split(spec)
-    except ValueError:
-        return None
-    if words and not words[0].startswith("-"):
-        words = ["--scorer", *words]
-    parser = Parser(prog="setup", add_help=False)
-    add_setup_options(parser)
-    try:
-        return setup_overrides(parser.parse_args(words))
-    except UsageError as error:
-        raise _NotASetup(str(error).removeprefix("setup: ").removeprefix("ranklens: ")) from None
-
-
-class _NotASetup(Exception):
-    pass
-
-
-def _side(spec: str, corpus: Corpus, workspace: Workspace, workbench: Workbench) -> RunSide:
-    """A saved run's name, a TREC run file, or an inline setup, in that order of precedence."""
-    from ranklens.engine.compare import saved_side, setup_side
-    from ranklens.engine.errors import RanklensError
-    from ranklens.engine.trec import STANDARD_STREAM, read_run
-    from ranklens.engine.workspace import SavedRun, read_sidecar
-
-    if workspace.has_run(spec):
-        saved = workspace.load_run(spec)
-    elif spec == STANDARD_STREAM:  # a run piped in: no sidecar
-        saved = SavedRun("<stdin>", read_run(spec), {}, Path("<stdin>"))
-    elif Path(spec).is_file():
-        saved = SavedRun(spec, read_run(spec), read_sidecar(_sidecar_path(Path(spec))) or {}, Path(spec))
-    else:
-        try:
-            overrides = _inline_setup(spec, corpus)
-        except _NotASetup as error:
-            raise RanklensError(f"{spec!r} is not a saved run in {workspace.root}, not a file, and not a setup "
-                                f"({error})") from None
-        if overrides is None:
-            raise RanklensError(f"{spec!r} is not a saved run in {workspace.root}, not a file, and not a setup")
-        setup = _run_setup(corpus, overrides, source=f"setup {spec!r}")
-        with TerminalProgress() as progress:
-            return setup_side(spec, workbench, setup, progress)
-    side = saved_side(saved, workbench)
-    for note in side.notes:
-        tell("warning", note)
-    return side
 
 
 def run_compare(args: argparse.Namespace, overrides: dict[str, Any]) -> int:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ranklens.cli import backend, commands, experiments, relevance
+from ranklens.cli import backend, commands, experiments, pool, relevance
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,7 @@ SUBCOMMANDS = (
     Subcommand("run", relevance.add_run, relevance.run_run),
     Subcommand("runs", relevance.add_runs, relevance.run_runs, setup=False),
     Subcommand("compare", relevance.add_compare, relevance.run_compare, setup=False),
+    Subcommand("pool", pool.add_pool, pool.run_pool, setup=False),
     Subcommand("why", relevance.add_why, relevance.run_why),
     Subcommand("judgments", relevance.add_judgments, relevance.run_judgments, setup=False),
     # last: besides push, it adds --backend to the commands above that rank

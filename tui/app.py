@@ -98,6 +98,8 @@ class RanklensApp(App[None]):
         Binding("R", "reset", "reset", tooltip="Reset the settings to the corpus' own", show=False, id="app.reset"),
         Binding("S", "save_run", "save run", tooltip="Save a run of every question under the current setup",
                 show=False, id="app.save_run"),
+        Binding("P", "judge_pool", "pool", tooltip="Judge a pool…: the unjudged pairs of several runs' top N, one "
+                "at a time", show=False, id="app.judge_pool"),
         Binding("M", "count_mine", "mine", tooltip="Count my judgments: on/off (off: the corpus' judgments alone, "
                 "as --no-workspace)", show=False, id="app.count_mine"),
         # Textual's own focus keys, listed in the help: they move between the boxes of a tab.
@@ -105,7 +107,8 @@ class RanklensApp(App[None]):
         Binding("shift+tab", "focus_previous", "Previous box", show=False, id="app.focus_previous"),
     ]
     # Actions whose keys type into a text box: the footer hides them while one has the focus.
-    HIDDEN_WHILE_TYPING = frozenset({"focus_query", "help", "quit", "setting", "reset", "save_run", "count_mine"})
+    HIDDEN_WHILE_TYPING = frozenset({"focus_query", "help", "quit", "setting", "reset", "save_run", "count_mine",
+                                     "judge_pool"})
     SHOWN_WHILE_TYPING = frozenset({"help_while_typing"})
     SETTING_BINDINGS = _setting_bindings()
     TAB_TABLE: ClassVar[Mapping[str, Tab]] = {}  # the tabs shown, in order: set with their keys (see _bound)
@@ -370,6 +373,15 @@ class RanklensApp(App[None]):
 
     def action_save_run(self) -> None:
         self.workspace_actions.save_run()
+
+    def action_judge_pool(self) -> None:
+        from ranklens.tui.pool_queue import PoolQueueScreen
+
+        context = self.session.context
+        if context is None or context.workspace is None:
+            self.notify("no corpus is open yet", severity="warning")
+            return
+        self.push_screen(PoolQueueScreen(context))
 
     def action_count_mine(self) -> None:
         self.workspace_actions.toggle_counting()

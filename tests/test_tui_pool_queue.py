@@ -1,0 +1,146 @@
+"""The judging queue over a pool (tui/pool_queue.py), driven by keys at 80x24: P opens it, space picks
+runs, m makes the pool; 0-3 grade, s skips, u undoes; the progress line counts; a pool kept in the
+workspace resumes in a new session; runs of two chunkings are refused. The pool itself is checked
+against the workspace's files (engine/pool.py is tested against the run files in test_pool.py)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import OptionList, SelectionList, Static
+
+from ranklens.cli.main import main
+from ranklens.engine.pool import load_pool, pool_names
+from ranklens.engine.workspace import Workspace
+from ranklens.tui.pool_queue import PoolQueuePane, PoolQueueScreen
+from tests.support.app import notifications, running, screen_text, settle, until
+
+SIZE = (80, 24)
+
+
+@pytest.fixture(autouse=True)
+def _own_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+
+
+def save_run(name: str, *options: str) -> None:
+    assert main(["run", "studio-alfa", "--save", name, *options]) == 0
+
+
+def workspace(app) -> Workspace:  # noqa: ANN001
+    return app.context.workspace
+
+
+def pane(app) -> PoolQueuePane:  # noqa: ANN001
+    return app.screen.query_one(PoolQueuePane)
+
+
+def shown(app, part: str) -> str:  # noqa: ANN001
+    return str(app.screen.query_one(f"#pool-{part}", Static).content)
+
+
+async def open_queue(pilot) -> None:  # noqa: ANN001
+    await pilot.press("escape", "P")  # out of the query box first: P would type there
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, PoolQueueScreen)
+
+
+async def make_pool(pilot, *downs: int) -> None:  # noqa: ANN001
+    """Pick the runs ``downs`` rows below the current setup (picked already) and make the pool."""
+    row = 0
+    for down in downs:
+        await pilot.press(*["down"] * (down - row), "space")
+        row = down
+    await pilot.press("m")
+    await settle(pilot)
+
+
+async def test_grade_skip_undo_and_progress(capsys) -> None:  # noqa: ANN001
+    save_run("bm25", "--scorer", "bm25")
+    capsys.readouterr()
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
+        await open_queue(pilot)
+        await make_pool(pilot, 1)
+        name = pool_names(workspace(app))[0]
+        pool = load_pool(workspace(app), name)
+        assert pool.runs == ["current: tfidf", "bm25"]
+        total = len(pool.pairs)
+        assert f"0 of {total} judged" in shown(app, "progress")
+        first, second, third = pool.pairs[:3]
+        assert first.id in screen_text(app) and pool.questions[first.question] in shown(app, "question")
+        assert "retrieved by " in shown(app, "ranks")
+
+        await pilot.press("2")
+        await settle(pilot)
+        assert f"1 of {total} judged" in shown(app, "progress")
+        assert workspace(app).judgments()[first.question][first.id] == 2
+        assert app.context.judged.own_judgments == 1  # the app judged the corpus again: the tabs follow
+        assert second.id in str(app.screen.query_one("#pool-chunk").border_title)
+
+        await pilot.press("s")  # the second pair goes to the end of the queue
+        await settle(pilot)
+        assert third.id in str(app.screen.query_one("#pool-chunk").border_title)
+        assert pane(app).left[-1] == second
+
+        await pilot.press("0")
+        await settle(pilot)
+        assert workspace(app).judgments()[third.question][third.id] == 0  # judged not relevant: judged
+        assert f"2 of {total} judged" in shown(app, "progress")
+
+        await pilot.press("u")
+        await until(pilot, lambda: f"1 of {total} judged" in shown(app, "progress"))
+        assert third.id in str(app.screen.query_one("#pool-chunk").border_title)  # asked again, first
+        assert third.id not in workspace(app).judgments().get(third.question, {})
+        assert any("undone" in n for n in notifications(app))
+
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, PoolQueueScreen)
+
+
+async def test_a_kept_pool_resumes_in_a_new_session(capsys) -> None:  # noqa: ANN001
+    save_run("bm25", "--scorer", "bm25")
+    capsys.readouterr()
+    async with running(size=SIZE) as pilot:
+        await open_queue(pilot)
+        await make_pool(pilot, 1)
+        await pilot.press("1", "3")
+        await settle(pilot)
+        ws = workspace(pilot.app)
+        pool = load_pool(ws, pool_names(ws)[0])
+    judged = [(p.question, p.id) for p in pool.pairs[:2]]
+    assert all(ident in ws.judgments()[q] for q, ident in judged)
+
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
+        await open_queue(pilot)
+        saved = app.screen.query_one("#pool-saved", OptionList)
+        assert app.focused is saved
+        assert f"2 of {len(pool.pairs)} judged" in str(saved.get_option_at_index(0).prompt)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert f"2 of {len(pool.pairs)} judged" in shown(app, "progress")
+        assert pane(app).left == pool.pairs[2:]  # the judged pairs are not asked again
+        assert pool.pairs[2].id in str(app.screen.query_one("#pool-chunk").border_title)
+
+
+async def test_runs_of_two_chunkings_are_refused_and_nothing_is_kept(capsys) -> None:  # noqa: ANN001
+    save_run("small", "--scorer", "bm25", "--size", "20", "--overlap", "5")
+    capsys.readouterr()
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
+        await open_queue(pilot)
+        await make_pool(pilot, 1)
+        assert any("'small'" in n and "chunk the corpus differently" in n for n in notifications(app))
+        assert pool_names(workspace(app)) == []
+        assert isinstance(app.screen, PoolQueueScreen) and not pane(app).judging
+
+
+async def test_one_run_is_not_a_pool() -> None:
+    async with running(size=SIZE) as pilot:
+        await open_queue(pilot)
+        assert list(pilot.app.screen.query_one("#pool-runs", SelectionList).selected) == ["@current"]
+        await pilot.press("m")
+        await settle(pilot)
+        assert any("pick two runs or more" in n for n in notifications(pilot.app))

@@ -1,0 +1,363 @@
+"""The judging queue (P, or the palette's "Judge a pool…"): the unjudged pairs of a pool, one at a time.
+
+A screen over the app. First it offers the pools kept in the workspace (``pools/NAME.json``, as
+``ranklens pool --save`` keeps them), each with how far it is judged, and the runs a new pool
+can be made of: the current setup and the saved runs, picked with space, at a depth typed in
+its box (engine/pool.py makes it, in a thread worker, and keeps it in the workspace). Then it
+shows the first unjudged pair: the question, the chunk's text, which runs retrieved it at what
+rank, and "37 of 120 judged". 0-3 (the corpus' scale) grade it, s skips it (to the end of the
+queue), u takes the latest judgment back. Grades go through the app's workspace writes
+(``ChangeWorkspace``, as the Search tab's judge mode), so the other tabs' numbers follow; which
+pairs are judged is read from the workspace's log whenever a pool is opened, so a pool resumes
+where any session left it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Input, OptionList, SelectionList, Static
+from textual.widgets.option_list import Option
+
+from ranklens.engine.progress import Progress
+from ranklens.tui.context import ChangeWorkspace, Context, TabKeysChanged
+from ranklens.tui.panes.base import WorkPane
+from ranklens.tui.panes.compare import CURRENT, side
+from ranklens.tui.safe import one_line, safe_text
+from ranklens.tui.widgets.footer import FittedFooter
+from ranklens.tui.widgets.lists import KeyScroll
+from ranklens.tui.widgets.work_status import WorkStatus
+
+if TYPE_CHECKING:
+    from ranklens.engine.corpus import Corpus
+    from ranklens.engine.pool import Pool, PoolPair, QueueState
+    from ranklens.engine.workspace import Judgment, Workspace
+
+DEFAULT_DEPTH = "10"
+GRADE_KEYS = 10  # digit keys bound; those above the corpus' max_grade do nothing (check_action)
+CHOOSE_HINT = "Judge a pool: Enter resumes a kept one, or space picks runs and m makes one"
+
+
+@dataclass(frozen=True)
+class SavedPool:
+    name: str
+    said: str  # "fruit · 3 of 7 judged · depth 3 · bm25, tfidf"
+
+
+@dataclass(frozen=True)
+class Choices:
+    """What the chooser offers: the pools kept, the saved runs."""
+
+    pools: list[SavedPool]
+    runs: list[str]
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A pool ready to judge: its name, the pool, the judged state now and the text of its chunks."""
+
+    name: str
+    pool: Pool
+    state: QueueState
+    chunks: dict[str, str]  # chunk id -> text, for the pool's pairs
+
+
+def choices(context: Context, progress: Progress) -> Choices:
+    """The workspace's pools, each with how far it is judged, and its saved runs (in a thread worker)."""
+    from ranklens.engine.pool import load_pool, pool_names, queue_state
+
+    workspace = context.workspace
+    if workspace is None:
+        return Choices([], [])
+    judgments = workspace.judgments()
+    names = pool_names(workspace)
+    pools: list[SavedPool] = []
+    for name in names:
+        progress(len(pools), len(names), "reading the pools")
+        pool = load_pool(workspace, name)
+        pools.append(SavedPool(name, f"{name} · {queue_state(pool, judgments).progress()} · depth {pool.depth} · "
+                                     f"{', '.join(pool.runs)}"))
+    return Choices(pools, workspace.run_names())
+
+
+def _opened(context: Context, name: str, pool: Pool, progress: Progress) -> Opened:
+    from ranklens.engine.pool import queue_state
+
+    assert context.workspace is not None
+    state = queue_state(pool, context.workspace.judgments())
+    wanted = {pair.id for pair in pool.pairs}
+    chunks = context.workbench.chunks(context.setup.replace(**pool.chunking), progress)
+    return Opened(name, pool, state, {c.id: c.text for c in chunks if c.id in wanted})
+
+
+def open_pool(context: Context, name: str, progress: Progress) -> Opened:
+    """The pool kept as ``name``, its judged pairs read from the workspace's log now (in a thread worker)."""
+    from ranklens.engine.pool import load_pool
+
+    assert context.workspace is not None
+    return _opened(context, name, load_pool(context.workspace, name), progress)
+
+
+def make_and_keep(context: Context, picked: list[str], depth: int, progress: Progress) -> Opened:
+    """A pool of the picked runs (saved names, or the current setup) at ``depth``, kept in the workspace under a
+    name made of theirs (in a thread worker)."""
+    from ranklens.engine.pool import make_pool, pool_names, save_pool
+
+    assert context.workspace is not None
+    sides = [side(context, choice, progress) for choice in picked]
+    pool = make_pool(sides, context.corpus, depth)
+    stem = "-".join("current" if choice == CURRENT else choice for choice in picked)[:80] + f"-top{depth}"
+    taken, name, n = set(pool_names(context.workspace)), stem, 1
+    while name in taken:
+        n += 1
+        name = f"{stem}-{n}"
+    save_pool(context.workspace, name, pool)
+    return _opened(context, name, pool, progress)
+
+
+def judge_pair(pair: PoolPair, grade: int, workspace: Workspace, corpus: Corpus) -> str:
+    """Grade the pair (a ChangeWorkspace); nothing to tell: the queue shows the next pair."""
+    workspace.judge(pair.question, pair.id, grade)
+    return ""
+
+
+def undo_latest(pane: PoolQueuePane, workspace: Workspace, corpus: Corpus) -> str:
+    """Take back the workspace's latest judgment (a ChangeWorkspace); the queue hears which, to ask it again."""
+    undone = workspace.undo()
+    pane.post_message(PoolQueuePane.Undone(undone))
+    if undone is None:
+        return "no judgment to undo"
+    return f"undone: {undone.id} for question {undone.question} is unjudged again" if undone.grade is None else \
+        f"undone: {undone.id} for question {undone.question} is back to grade {undone.grade}"
+
+
+class PoolQueuePane(WorkPane):
+    DEFAULT_CSS = """
+    PoolQueuePane #pool-choose, PoolQueuePane #pool-judge { height: 1fr; }
+    PoolQueuePane #pool-judge { display: none; }
+    PoolQueuePane.-judging #pool-judge { display: block; }
+    PoolQueuePane.-judging #pool-choose { display: none; }
+    PoolQueuePane #pool-saved { height: auto; max-height: 6; }
+    PoolQueuePane #pool-runs { height: 1fr; }
+    PoolQueuePane #pool-depth-row { height: 3; }
+    PoolQueuePane #pool-depth-row Static { width: auto; padding: 1 1 0 0; }
+    PoolQueuePane #pool-depth { width: 12; }
+    PoolQueuePane #pool-progress { height: 1; text-style: bold; }
+    PoolQueuePane #pool-question { height: auto; max-height: 4; }
+    PoolQueuePane #pool-ranks { height: 1; color: $text-muted; }
+    PoolQueuePane #pool-chunk { height: 1fr; }
+    """
+    BINDINGS = [
+        *(Binding(str(grade), f"grade({grade})", "grade", key_display="0-3", show=grade == 0,
+              tooltip=f"Judging a pool: grade the pair {grade}", id=f"pool.grade.{grade}")
+          for grade in range(GRADE_KEYS)),
+        Binding("s", "skip", "skip", tooltip="Judging a pool: skip the pair (asked again at the end)",
+                id="pool.skip"),
+        Binding("u", "undo", "undo", tooltip="Judging a pool: take back the latest judgment", id="pool.undo"),
+        Binding("m", "make", "make pool", tooltip="Make a pool of the runs picked", id="pool.make"),
+    ]
+    JUDGING = frozenset({"grade", "skip", "undo"})
+
+    class Undone(Message):
+        """The workspace's latest judgment was taken back (None: there was none), posted from the app's worker."""
+
+        def __init__(self, undone: Judgment | None) -> None:
+            super().__init__()
+            self.undone = undone
+
+    def __init__(self, context: Context, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.can_focus = True
+        self._first = context
+        self.opened: Opened | None = None
+        self.left: list[PoolPair] = []  # the pairs still to judge, next first (a skipped one goes last)
+        self.judged = 0
+
+    def compose(self) -> ComposeResult:
+        yield WorkStatus()
+        with Vertical(id="pool-choose"):
+            saved = OptionList(id="pool-saved", classes="-framed")
+            saved.border_title = "pools kept: Enter resumes one"
+            yield saved
+            runs: SelectionList[str] = SelectionList(id="pool-runs", classes="-framed")
+            runs.border_title = "runs to pool: space picks"
+            yield runs
+            with Horizontal(id="pool-depth-row"):
+                yield Static("depth (top N of each run)", markup=False)
+                yield Input(DEFAULT_DEPTH, id="pool-depth", type="integer")
+        with Vertical(id="pool-judge"):
+            yield Static(id="pool-progress", markup=False)
+            yield Static(id="pool-question", markup=False)
+            yield Static(id="pool-ranks", markup=False)
+            chunk = KeyScroll(Static(id="pool-chunk-body", markup=False), id="pool-chunk", classes="-framed")
+            chunk.border_title = "chunk"
+            yield chunk
+
+    def on_mount(self) -> None:
+        self.query_one(WorkStatus).show(CHOOSE_HINT)
+        self.context_changed(self._first)
+
+    def context_key(self, context: Context) -> object:
+        return context.workspace  # the chooser lists the workspace's pools and runs
+
+    def refresh_content(self, context: Context) -> None:
+        self.start_work("choices", partial(choices, context), self._show_choices)
+
+    # -- choosing -------------------------------------------------------------------------------------
+
+    def _show_choices(self, found: Choices) -> None:
+        saved = self.query_one("#pool-saved", OptionList)
+        saved.clear_options()
+        saved.add_options([Option(Text(one_line(p.said, 200)), id=p.name) for p in found.pools])
+        saved.display = bool(found.pools)
+        saved.highlighted = 0 if found.pools else None
+        runs = self.query_one("#pool-runs", SelectionList)
+        runs.clear_options()
+        runs.add_options([(Text("the current setup"), CURRENT, True),
+                          *((Text(name), name, False) for name in found.runs)])
+        runs.highlighted = 0
+        (saved if found.pools else runs).focus()
+
+    @on(OptionList.OptionSelected, "#pool-saved")
+    def _resume(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        name = event.option.id
+        if name is not None and self.context is not None:
+            self.start_work("pool", partial(open_pool, self.context, name), self._start,
+                            label=f"opening pool {one_line(name, 40)}")
+
+    @on(Input.Submitted, "#pool-depth")
+    def _depth_entered(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_make()
+
+    def action_make(self) -> None:
+        picked = list(self.query_one("#pool-runs", SelectionList).selected)
+        depth_text = self.query_one("#pool-depth", Input).value.strip()
+        if len(picked) < 2:
+            self.notify("pick two runs or more with space (S on the main screen saves a run of a setup)",
+                        severity="warning")
+            return
+        if not depth_text.isdigit() or int(depth_text) < 1:
+            self.notify(f"depth {depth_text!r}: give a whole number, 1 or more", severity="warning")
+            return
+        # the app's context now: judgments made since the queue opened are not pooled again
+        context = getattr(self.app, "context", None) or self.context
+        if context is None:
+            return
+        self.start_work("pool", partial(make_and_keep, context, picked, int(depth_text)), self._start,
+                        label="making the pool", failed=self._refused)
+
+    def _refused(self, message: str) -> None:
+        self.query_one(WorkStatus).show(message)
+        self.notify(message, severity="error")  # it quotes run names: plain text (the app's notify)
+
+    # -- judging --------------------------------------------------------------------------------------
+
+    @property
+    def judging(self) -> bool:
+        return self.opened is not None
+
+    def takes_tab_keys(self) -> bool:
+        return self.judging  # the digits grade (TakesTabKeys)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in self.JUDGING and not self.judging:
+            return False
+        if action == "make" and self.judging:
+            return False
+        if action == "grade" and self.context is not None and self.context.workspace is not None:
+            grade = parameters[0] if parameters else 0
+            if isinstance(grade, int) and grade > self.context.workspace.max_grade:
+                return False
+        return super().check_action(action, parameters)
+
+    def _start(self, opened: Opened) -> None:
+        self.opened = opened
+        self.left = list(opened.state.left)
+        self.judged = opened.state.judged
+        self.add_class("-judging")
+        self.focus()
+        self.post_message(TabKeysChanged())
+        self.refresh_bindings()
+        scale = self.context.workspace.max_grade if self.context and self.context.workspace else 3
+        self.query_one(WorkStatus).show(f"0-{scale} grade · s skip · u undo · Escape closes: the pool is kept")
+        self._show_pair()
+
+    def _show_pair(self) -> None:
+        opened = self.opened
+        assert opened is not None
+        progress = f"{self.judged} of {opened.state.total} judged · pool {opened.name} · depth {opened.pool.depth}"
+        self.query_one("#pool-progress", Static).update(Content(one_line(progress, 300)))
+        question, ranks = self.query_one("#pool-question", Static), self.query_one("#pool-ranks", Static)
+        body = self.query_one("#pool-chunk-body", Static)
+        chunk = self.query_one("#pool-chunk", KeyScroll)
+        if not self.left:
+            question.update(Content("Every pair of the pool is judged. Escape closes."))
+            ranks.update("")
+            body.update("")
+            chunk.border_title = "chunk"
+            return
+        pair = self.left[0]
+        text = opened.pool.questions.get(pair.question, "")
+        question.update(Content(one_line(f"question {pair.question}: {text}", 400)))
+        ranks.update(Content(one_line("retrieved by " + " · ".join(f"{run} at {rank}" for run, rank in
+                                                                  pair.runs.items()), 300)))
+        chunk.border_title = Content(f"chunk {one_line(pair.id, 60)}")
+        body.update(safe_text(opened.chunks.get(pair.id, "(not a chunk of the corpus as it is now)")))
+        chunk.scroll_home(animate=False)
+
+    def action_grade(self, grade: int) -> None:
+        if not self.left:
+            self.notify("every pair of the pool is judged", severity="warning")
+            return
+        pair = self.left.pop(0)
+        self.judged += 1
+        self.post_message(ChangeWorkspace(partial(judge_pair, pair, grade)))
+        self._show_pair()
+
+    def action_skip(self) -> None:
+        if len(self.left) > 1:
+            self.left.append(self.left.pop(0))
+            self._show_pair()
+
+    def action_undo(self) -> None:
+        self.post_message(ChangeWorkspace(partial(undo_latest, self)))
+
+    def on_pool_queue_pane_undone(self, message: Undone) -> None:
+        """A judgment taken back: a pair of the pool is asked again, first."""
+        message.stop()
+        undone, opened = message.undone, self.opened
+        if undone is None or opened is None or undone.grade is not None:
+            return
+        pair = next((p for p in opened.pool.pairs if (p.question, p.id) == (undone.question, undone.id)), None)
+        if pair is not None and pair not in self.left:
+            self.left.insert(0, pair)
+            self.judged -= 1
+            self._show_pair()
+
+
+class PoolQueueScreen(Screen[None]):
+    """The judging queue over the app; Escape goes back to the tabs."""
+
+    BINDINGS = [Binding("escape", "close", "close", tooltip="Close the judging queue", id="pool.close")]
+
+    def __init__(self, context: Context) -> None:
+        super().__init__()
+        self._opened_on = context
+
+    def compose(self) -> ComposeResult:
+        yield PoolQueuePane(self._opened_on, id="pool-pane")
+        yield FittedFooter()
+
+    def action_close(self) -> None:
+        self.dismiss()
