@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ranklens.engine.compare import Comparison
     from ranklens.engine.corpus import Corpus
     from ranklens.engine.judged import Judged
+    from ranklens.engine.measures import Measure
     from ranklens.engine.workspace import Workspace
 
 MOVED_SHOWN = 10  # questions listed under "moved most" in the text output
@@ -48,18 +49,23 @@ def add_runs(sub: Any) -> None:
 
 
 def add_compare(sub: Any) -> None:
-    compare = sub.add_parser("compare", help="two runs (saved, TREC files or inline setups): measures, paired "
-                                             "tests, the questions that moved")
+    compare = sub.add_parser("compare", help="two or more runs (saved, TREC files or inline setups): measures, "
+                                             "paired tests, the questions that moved")
     compare.add_argument("corpus")
-    compare.add_argument("a", help="a saved run's name, a TREC run file (-: standard input), or a setup such as "
-                                   "\"bm25 --k1 0.9\"")
-    compare.add_argument("b", help="the same, compared against A (Δ = B - A)")
+    compare.add_argument("a", metavar="BASE", help="a saved run's name, a TREC run file (-: standard input), or a "
+                                                   "setup such as \"bm25 --k1 0.9\"")
+    compare.add_argument("b", metavar="R1", help="the same, compared against BASE (Δ = R1 - BASE)")
+    compare.add_argument("more", metavar="R2", nargs="*",
+                         help="more runs, each against BASE, p-values corrected over the runs (--correction)")
     compare.add_argument("--metrics", metavar="NAMES",
                          help="ir_measures-style names (default \"nDCG@10 MRR@10 P@5 R@100 MAP\")")
     compare.add_argument("--permutations", type=int_at_least("--permutations", 1000), default=10_000,
                          help="random sign flips of the randomization test (default 10000)")
     compare.add_argument("--seed", type=int_at_least("--seed", 0), default=42,
                          help="seed of the randomization test and the bootstrap (default 42)")
+    compare.add_argument("--correction", choices=("holm", "bonferroni"), default="holm",
+                         help="with two or more runs: how each measure's p-values are corrected over the runs "
+                              "(default holm)")
     add_workspace_options(compare)
     compare.add_argument("--json", action="store_true")
 
@@ -208,6 +214,8 @@ def run_compare(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     if args.a == args.b == "-":
         raise UsageError("ranklens compare: A and B cannot both read standard input")
     measures = parse_measures(args.metrics if args.metrics is not None else DEFAULT_MEASURES)
+    if args.more:
+        return compare_many_runs(args, measures)
     judged, workspace, workbench = _load(args)
     corpus = judged.corpus
     a = _side(args.a, corpus, workspace, workbench)
@@ -218,6 +226,30 @@ def run_compare(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     if args.json:
         return print_json({**comparison.to_dict(), "judgments": judged.to_dict()})
     _print_comparison(judged, comparison)
+    return 0
+
+
+def compare_many_runs(args: argparse.Namespace, measures: list[Measure]) -> int:
+    """``compare BASE R1 R2 …``: each run against BASE, p-values corrected over the runs."""
+    from ranklens.cli.many_runs import print_many
+    from ranklens.engine.compare_many import compare_many
+
+    specs = [args.a, args.b, *args.more]
+    if specs.count("-") > 1:
+        raise UsageError("ranklens compare: only one of BASE and the runs can read standard input (-)")
+    twice = next((spec for i, spec in enumerate(specs) if spec in specs[:i]), None)
+    if twice is not None:
+        raise UsageError(f"ranklens compare: {twice!r} is given twice: give each run once")
+    judged, workspace, workbench = _load(args)
+    sides = [_side(spec, judged.corpus, workspace, workbench) for spec in specs]
+    with TerminalProgress() as progress:
+        comparison = compare_many(sides[0], sides[1:], judged.corpus.questions, measures, args.permutations,
+                                  args.seed, args.correction, progress)
+    for note in comparison.notes:
+        tell("note", note)
+    if args.json:
+        return print_json({**comparison.to_dict(), "judgments": judged.to_dict()})
+    print_many(judged, comparison)
     return 0
 
 

@@ -12,6 +12,10 @@ and ``b[i]`` are the same question), and looks at the differences ``d = b - a``:
 - ``bootstrap_ci``: a percentile bootstrap confidence interval of the mean difference
   (questions resampled with replacement, seeded).
 
+Several systems tested against one baseline make a family of p-values, one per system;
+``holm`` and ``bonferroni`` adjust such a family (``CORRECTIONS`` names them) so that a
+p-value below alpha after adjustment keeps the family-wise error rate at alpha.
+
 ranx's ``compare`` runs the same randomization test by shuffling each question's pair; its
 p is the share of permutations at least as extreme, ours adds one to both counts
 (``(b + 1) / (n + 1)``, Phipson and Smyth 2010), so a p is never 0 from a finite sample.
@@ -125,6 +129,38 @@ def wins_ties_losses(a: Sequence[float], b: Sequence[float], tolerance: float = 
     wins = int(np.count_nonzero(d > tolerance))
     losses = int(np.count_nonzero(d < -tolerance))
     return wins, d.size - wins - losses, losses
+
+
+def bonferroni(p_values: Sequence[float]) -> list[float]:
+    """Bonferroni-adjusted p-values: ``min(1, m * p_i)``, ``m`` the number of p-values that are not NaN.
+
+    A NaN (no test) stays NaN and is not counted in the family. Equal to statsmodels'
+    ``multipletests(p, method="bonferroni")[1]`` on the p-values that are not NaN.
+    """
+    m = sum(1 for p in p_values if p == p)
+    return [p if p != p else min(1.0, m * p) for p in p_values]
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values (Holm 1979), in the order given.
+
+    With the ``m`` p-values that are not NaN sorted ascending, ``p_(1) <= ... <= p_(m)``, the
+    adjusted ``p~_(j) = min(1, max over i <= j of (m - i + 1) * p_(i))``: each is at least its
+    predecessor's (the running maximum keeps the step-down's order), and never above 1. A NaN
+    (no test) stays NaN and is not counted in the family. Equal to statsmodels'
+    ``multipletests(p, method="holm")[1]`` on the p-values that are not NaN.
+    """
+    order = sorted((i for i, p in enumerate(p_values) if p == p), key=lambda i: p_values[i])
+    m = len(order)
+    adjusted = list(p_values)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+CORRECTIONS = {"holm": holm, "bonferroni": bonferroni}  # --correction's choices, the default first
 
 
 SMALLEST_P_SHOWN = 0.0001

@@ -101,6 +101,7 @@ JSON_RUNS = [
     ("run", "studio-alfa", "--save", "docs"),
     ("runs", "studio-alfa"),
     ("compare", "studio-alfa", "tfidf", "bm25"),
+    ("compare", "studio-alfa", "tfidf", "bm25", "lsa"),
     ("why", "studio-alfa", "rimborso auto", "trasferte-0"),
     ("judgments", "studio-alfa", "--judge", "q01", "ferie-1", "1", "--undo"),
     ("corpora",),

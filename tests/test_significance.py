@@ -93,3 +93,42 @@ def test_wins_ties_losses() -> None:
 def test_unpaired_values_are_refused() -> None:
     with pytest.raises(ValueError, match="one length"):
         paired_t_test([1.0, 2.0], [1.0])
+
+
+@pytest.mark.parametrize("method", ["holm", "bonferroni"])
+@pytest.mark.parametrize(("seed", "m"), [(0, 1), (1, 2), (2, 3), (3, 7), (4, 40)])
+def test_corrections_are_statsmodels_multipletests(method: str, seed: int, m: int) -> None:
+    from statsmodels.stats.multitest import multipletests
+
+    from ranklens.engine.significance import CORRECTIONS
+
+    rng = np.random.default_rng(seed)
+    # small p-values, large ones (adjusted past 1: capped) and exact ties, as real families have
+    p = np.concatenate([rng.random(m) ** 3, rng.random(m)])[rng.permutation(2 * m)][:m]
+    if m > 2:
+        p[1] = p[2]
+    expected = multipletests(p, method=method)[1]
+    assert CORRECTIONS[method](list(p)) == pytest.approx(list(expected), rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("method", ["holm", "bonferroni"])
+def test_a_nan_p_value_stays_nan_and_is_not_counted(method: str) -> None:
+    from statsmodels.stats.multitest import multipletests
+
+    from ranklens.engine.significance import CORRECTIONS
+
+    p = [0.04, math.nan, 0.01, 0.3]
+    adjusted = CORRECTIONS[method](p)
+    assert math.isnan(adjusted[1])
+    kept = [0.04, 0.01, 0.3]
+    expected = multipletests(kept, method=method)[1]
+    assert [adjusted[0], adjusted[2], adjusted[3]] == pytest.approx(list(expected), rel=1e-12)
+
+
+def test_holm_by_hand() -> None:
+    from ranklens.engine.significance import holm
+
+    # sorted 0.01, 0.02, 0.04 times 3, 2, 1: 0.03, 0.04, 0.04 (the running maximum keeps the last from 0.04 → 0.04)
+    assert holm([0.04, 0.01, 0.02]) == pytest.approx([0.04, 0.03, 0.04])
+    assert holm([0.5, 0.6]) == [1.0, 1.0]  # capped at 1
+    assert holm([]) == []

@@ -20,7 +20,7 @@ from ranklens.tui.panes.compare import ComparePane
 from ranklens.tui.widgets.lists import KeyTable
 from ranklens.tui.widgets.fitted_line import FittedLine
 from ranklens.tui.widgets.work_status import WorkStatus
-from tests.support.app import opened, running, screen_text, settle, until
+from tests.support.app import notifications, opened, running, screen_text, settle, until
 from tests.support.cli import run_cli
 from tests.support.hostile import HOSTILE_IDS, HOSTILE_TEXTS
 
@@ -185,6 +185,83 @@ def test_compare_tab_snapshot(snap_compare) -> None:  # noqa: ANN001
         await choose(pilot, "bm25", "tfidf")
         # the filled table and q04's rankings are drawn by a later refresh: waited for, not assumed
         await until(pilot, lambda: all(part in screen_text(pilot.app) for part in ("+0.113", "q04: ho perso")))
+        await pilot.pause()
+
+    assert snap_compare(make_app("studio-alfa", cursor_blink=False), terminal_size=(80, 24), run_before=show)
+
+
+async def comparing_with(pilot, a: str, b: str, more: str) -> ComparePane:  # noqa: ANN001
+    """The Compare tab, ``a`` against ``b``, then ``more`` added from the keyboard."""
+    await pilot.press("escape", "6")
+    await settle(pilot)
+    await choose(pilot, a, b)
+    pane = pilot.app.query_one(ComparePane)
+    assert pane.many is None and "p Holm" not in screen_text(pilot.app)
+    await add_run(pilot, more)
+    return pane
+
+
+async def add_run(pilot, name: str) -> None:  # noqa: ANN001
+    """Pick ``name`` in the third box from the keyboard, as a user adds a run: focus it, open it, choose."""
+    app = pilot.app
+    more = app.query_one("#compare-more", Select)
+    more.focus()
+    await pilot.press("enter")
+    position = [value for _, value in more._options].index(name)  # the blank prompt is option 0
+    await pilot.press(*["down"] * position, "enter")
+    await settle(pilot)
+
+
+@pytest.mark.parametrize("size", [SIZE, (140, 45)])
+async def test_more_runs_are_each_tested_against_a_with_holm(capsys: pytest.CaptureFixture[str],
+                                                             size: tuple[int, int]) -> None:
+    save_runs("studio-alfa", "bm25", "tfidf", "fusion")
+    expected = run_cli(capsys, "compare", "studio-alfa", "bm25", "tfidf", "fusion", "--json").json
+    pair = run_cli(capsys, "compare", "studio-alfa", "bm25", "tfidf", "--json").json
+    async with running(size=size) as pilot:
+        app = pilot.app
+        pane = await comparing_with(pilot, "bm25", "tfidf", "fusion")
+        many = pane.many
+        assert many is not None and [r.side.label for r in many.runs] == ["tfidf", "fusion"]
+        assert app.query_one("#compare-more", Select).is_blank()  # the box is free for one more
+        for run, cli in zip(many.runs, expected["runs"]):
+            for name, numbers in cli["metrics"].items():
+                row = run.row(name)
+                assert (row.b, row.a, row.p_ttest, row.p_randomization, run.adjusted[name]) == pytest.approx(
+                    (numbers["mean"], numbers["baseline"], numbers["p_ttest"], numbers["p_randomization"],
+                     numbers["p_holm"]))
+        ndcg = expected["runs"][1]["metrics"]["nDCG@10"]
+        measures = rendered(app, "#compare-measures")
+        assert measures.startswith("nDCG@10 mean Δ p t-test p rand. p Holm")
+        assert f"C fusion {ndcg['mean']:.4f} {ndcg['delta']:+.4f}" in measures
+        assert f"{float(ndcg['p_holm']):.4f} [{ndcg['ci95'][0]:+.3f}, {ndcg['ci95'][1]:+.3f}]" in measures
+        assert "p Holm: p rand. corrected over 2 runs · measure 1 of 5 (m)" in screen_text(app)
+        # the questions below stay B against A
+        assert [q.b for q in pane.comparison.questions] == [q["b"] for q in pair["per_question"]]
+        table = pane.query_one("#compare-questions", KeyTable)
+        table.focus()
+        await pilot.press("m")
+        assert rendered(app, "#compare-measures").startswith("MRR@10 mean")
+        # a run compared already is said, not added twice
+        await add_run(pilot, "bm25")
+        assert "bm25 is compared already" in notifications(app) and len(pane.many.runs) == 2
+        table.focus()
+        await pilot.press("x")  # drops fusion: two runs again, their own table
+        await settle(pilot)
+        assert pane.many is None and rendered(app, "#compare-measures").startswith("measure A B Δ")
+        assert app.query_one("#compare-more", Select).prompt == "+ run"
+        assert not pane.check_action("next_measure", ()) and not pane.check_action("drop_run", ())
+
+
+def test_compare_tab_with_three_runs_snapshot(snap_compare) -> None:  # noqa: ANN001
+    """BM25 (A) against TF-IDF and fusion at 80x24: the runs' table with Holm p-values, the questions below."""
+    save_runs("studio-alfa", "bm25", "tfidf", "fusion")
+
+    async def show(pilot) -> None:  # noqa: ANN001
+        await opened(pilot)
+        await comparing_with(pilot, "bm25", "tfidf", "fusion")
+        pilot.app.query_one("#compare-questions").focus()
+        await until(pilot, lambda: all(part in screen_text(pilot.app) for part in ("C fusion", "q04: ho perso")))
         await pilot.pause()
 
     assert snap_compare(make_app("studio-alfa", cursor_blink=False), terminal_size=(80, 24), run_before=show)

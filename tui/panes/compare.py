@@ -6,6 +6,11 @@ now. The comparison is engine/compare.py's, as ``ranklens compare`` prints it: t
 interval of Δ), wins, ties and losses, the questions by how much they moved, and for the
 selected question the two rankings with each chunk's move and the relevant ones marked.
 ``y`` explains (engine/why.py) why the question's relevant chunk ranks where it does in B.
+
+More runs are added with the third box ("+ run"): A is then the baseline and B, C, … are each
+compared with it as ``ranklens compare BASE B C …`` compares them (engine/compare_many.py), one
+measure at a time (``m`` the next), each run's randomization p corrected over the runs by Holm's
+method; the questions and rankings below stay B against A. ``x`` drops the run added last.
 """
 from __future__ import annotations
 
@@ -33,6 +38,7 @@ from ranklens.tui.widgets.work_status import WorkStatus
 
 if TYPE_CHECKING:
     from ranklens.engine.compare import Comparison, Placed, QuestionRow, RunSide
+    from ranklens.engine.compare_many import ManyComparison
 
 CURRENT = "@current"  # the current setup among the choices; run names start with a letter or digit
 RANKS_SHOWN = 20  # chunks of each ranking listed for the selected question
@@ -54,6 +60,15 @@ def compare(context: Context, a: str, b: str, progress: Progress) -> Comparison:
 
     sides = [side(context, choice, progress) for choice in (a, b)]
     return compare_runs(sides[0], sides[1], context.corpus.questions, DEFAULT_MEASURES)
+
+
+def compare_several(context: Context, a: str, others: list[str], progress: Progress) -> ManyComparison:
+    """Each of ``others`` against the baseline ``a``, Holm-corrected over them (in a thread worker)."""
+    from ranklens.engine.compare_many import compare_many
+    from ranklens.engine.measures import DEFAULT_MEASURES
+
+    sides = [side(context, choice, progress) for choice in (a, *others)]
+    return compare_many(sides[0], sides[1:], context.corpus.questions, DEFAULT_MEASURES, progress=progress)
 
 
 def side(context: Context, choice: str, progress: Progress) -> RunSide:
@@ -102,6 +117,31 @@ def measures_table(comparison: Comparison) -> Group:
     primary = comparison.primary
     summary = Text(f"B vs A on {primary.name}: {primary.wins:,} wins, {primary.ties:,} ties, {primary.losses:,} losses"
                    f" · {len(comparison.questions):,} questions", style="dim")
+    return Group(table, summary)
+
+
+RUN_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def runs_table(many: ManyComparison, measure: str) -> Group:
+    """One measure of several runs against the baseline (A): the baseline's mean, then each run's mean, Δ,
+    both p-values, the p corrected over the runs and the 95 % interval of Δ."""
+    table = Table(box=None, padding=(0, 1, 0, 0), show_edge=False, header_style="bold")
+    table.add_column(measure, no_wrap=True, overflow="ellipsis", max_width=18)
+    corrected = f"p {many.correction.capitalize()}"[:7]
+    for name in ("mean", "Δ", "p t-test", "p rand.", corrected, "95% CI of Δ"):
+        table.add_column(name, justify="right", no_wrap=True)
+    baseline = many.baseline_means()[measure]
+    table.add_row(Text("A ") + safe_text(many.baseline.label, keep_newlines=False), f"{baseline:.4f}")
+    for letter, run in zip(RUN_LETTERS[1:], many.runs):
+        row = run.row(measure)
+        low, high = row.ci95
+        table.add_row(Text(f"{letter} ") + safe_text(run.side.label, keep_newlines=False), f"{row.b:.4f}",
+                      f"{row.delta:+.4f}", _p(row.p_ttest), _p(row.p_randomization), _p(run.adjusted[measure]),
+                      f"[{low:+.3f}, {high:+.3f}]")
+    position = many.measures.index(measure) + 1
+    summary = Text(f"{corrected}: p rand. corrected over {len(many.runs)} runs · measure {position} of "
+                   f"{len(many.measures)} (m) · {len(many.questions):,} questions", style="dim")
     return Group(table, summary)
 
 
@@ -168,11 +208,18 @@ class ComparePane(WorkPane):
         Binding("r", "rerun", "re-run", tooltip="Compare A and B again", id="compare.rerun"),
         Binding("y", "why", "why?", tooltip="Why not? The selected question's relevant chunk under B's setup",
                 id="compare.why"),
+        Binding("m", "next_measure", "measure", tooltip="With more than two runs: show the next measure",
+                id="compare.measure"),
+        Binding("x", "drop_run", "drop run", tooltip="With more than two runs: drop the run added last",
+                id="compare.drop"),
     ]
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self.comparison: Comparison | None = None
+        self.comparison: Comparison | None = None  # B against A
+        self.many: ManyComparison | None = None  # every run against A, when more than two are picked
+        self.more: list[str] = []  # the runs added with the third box, in order
+        self._measure = 0  # the measure the runs' table shows
         self._questions: list[QuestionRow] = []  # the table's rows, in order
         self._filling = False  # the choices are being set: their Changed events start nothing
         self._placed = False  # the focus was placed on the questions, the first time the tab was shown
@@ -183,6 +230,7 @@ class ComparePane(WorkPane):
             yield Select([("current setup", CURRENT)], value=CURRENT, allow_blank=False, compact=True, id="compare-a")
             yield Static("B", markup=False)
             yield Select([("current setup", CURRENT)], value=CURRENT, allow_blank=False, compact=True, id="compare-b")
+            yield Select([("current setup", CURRENT)], prompt="+ run", compact=True, id="compare-more")
         yield WorkStatus()
         yield Static(id="compare-measures")
         with Horizontal(id="compare-body"):
@@ -222,6 +270,7 @@ class ComparePane(WorkPane):
             names = []
         options = [("current setup", CURRENT), *((name, name) for name in names)]
         a, b = self.query_one("#compare-a", Select), self.query_one("#compare-b", Select)
+        more = self.query_one("#compare-more", Select)
         # Until the user picks, A is a saved run and B the current setup: "is what I have now better?"
         same = a.value == b.value
         wanted_a = a.value if a.value in names and not same else (names[0] if names else CURRENT)
@@ -231,14 +280,61 @@ class ComparePane(WorkPane):
             for select, value in ((a, wanted_a), (b, wanted_b)):
                 select.set_options(options)
                 select.value = value
+            more.set_options(options)
         finally:
             self._filling = False
+        self.more = [choice for choice in self.more if choice == CURRENT or choice in names]
+        self._more_prompt()
+
+    def _more_prompt(self) -> None:
+        more = self.query_one("#compare-more", Select)
+        more.prompt = f"+ run ({len(self.more)} added)" if self.more else "+ run"
+        self.refresh_bindings()
 
     @on(Select.Changed)
     def _choice_changed(self, event: Select.Changed) -> None:
         event.stop()
-        if not self._filling and self.context is not None:
+        if self._filling or self.context is None:
+            return
+        if event.select.id == "compare-more":
+            if event.value is Select.NULL:
+                return  # cleared below, once the run is added
+            self._add_run(str(event.value))
+            event.select.clear()
+            return
+        self._start(self.context)
+
+    def _add_run(self, choice: str) -> None:
+        assert self.context is not None
+        picked = [str(self.query_one(f"#compare-{x}", Select).value) for x in "ab"]
+        if choice in picked or choice in self.more:
+            self.notify(f"{self._label(choice)} is compared already", severity="warning", markup=False)
+            return
+        self.more.append(choice)
+        self._more_prompt()
+        self._start(self.context)
+
+    def action_drop_run(self) -> None:
+        if not self.more:
+            self.notify("no run added: the third box adds runs to compare with A", severity="warning")
+            return
+        self.more.pop()
+        self._more_prompt()
+        if self.context is not None:
             self._start(self.context)
+
+    def action_next_measure(self) -> None:
+        if self.many is None:
+            self.notify("with more than two runs, m shows the next measure (the third box adds runs)",
+                        severity="warning")
+            return
+        self._measure = (self._measure + 1) % len(self.many.measures)
+        self._show_measures()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("next_measure", "drop_run") and not self.more:
+            return False  # shown only with more than two runs
+        return super().check_action(action, parameters)
 
     def action_rerun(self) -> None:
         if self.has_corpus():
@@ -248,9 +344,14 @@ class ComparePane(WorkPane):
     def _start(self, context: Context) -> None:
         a, b = (str(self.query_one(f"#compare-{x}", Select).value) for x in "ab")
         if a == b:
-            self.comparison = None
+            self.comparison = self.many = None
             self._show_questions()
             self.query_one(WorkStatus).show(SAME)
+            return
+        others = list(dict.fromkeys(choice for choice in (b, *self.more) if choice != a))
+        if len(others) > 1:
+            self.start_work("compare", partial(compare_several, context, a, others), self._compared_several,
+                            label=f"comparing {len(others)} runs with {self._label(a)}")
             return
         self.start_work("compare", partial(compare, context, a, b), self._compared,
                         label=f"comparing {self._label(a)} with {self._label(b)}")
@@ -262,25 +363,41 @@ class ComparePane(WorkPane):
     # -- the results ----------------------------------------------------------------------------------
 
     def _compared(self, comparison: Comparison) -> None:
+        self.many = None
+        self._show_comparison(comparison, [*comparison.a.notes, *comparison.b.notes, *comparison.notes])
+
+    def _compared_several(self, many: ManyComparison) -> None:
+        self.many = many
+        self._measure %= len(many.measures)
+        notes = [*many.baseline.notes, *(note for run in many.runs for note in run.side.notes), *many.notes]
+        self._show_comparison(many.runs[0].pair, notes)
+
+    def _show_comparison(self, comparison: Comparison, notes: list[str]) -> None:
         self.comparison = comparison
         judged = self.context.judged if self.context is not None else None  # which judgments the measures count
-        said = [*([judged.describe()] if judged is not None else []),
-                *comparison.a.notes, *comparison.b.notes, *comparison.notes,
+        said = [*([judged.describe()] if judged is not None else []), *notes,
                 f"randomization: {comparison.permutations:,} sign flips, seed {comparison.seed}"]
         self.query_one(WorkStatus).show(one_line(" · ".join(said), 300))
         self._show_questions()
 
-    def _show_questions(self) -> None:
+    def _show_measures(self) -> None:
         measures = self.query_one("#compare-measures", Static)
+        if self.many is not None:
+            measures.update(runs_table(self.many, self.many.measures[self._measure]))
+        elif self.comparison is not None:
+            measures.update(measures_table(self.comparison))
+        else:
+            measures.update("")
+
+    def _show_questions(self) -> None:
         table = self.query_one("#compare-questions", KeyTable)
         table.clear(columns=True)
+        self._show_measures()
         comparison = self.comparison
         if comparison is None:
-            measures.update("")
             self._questions = []
             self._detail(Text())
             return
-        measures.update(measures_table(comparison))
         name = comparison.primary.name
         self._questions = sorted(comparison.questions, key=lambda q: -abs(q.b[name] - q.a[name]))
         table.add_column("Δ", key="delta")
