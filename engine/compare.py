@@ -156,7 +156,8 @@ def compare_runs(a: RunSide, b: RunSide, questions: Sequence[Question], measures
         measure_rows.append(MeasureRow(measure.name, sum(va) / len(va), sum(vb) / len(vb), paired_t_test(va, vb),
                                        randomization_test(va, vb, permutations, seed), bootstrap_ci(va, vb, seed=seed),
                                        wins, ties, losses))
-    coverage = judged_coverage({"A": a, "B": b}, [q.id for q in rows])
+    compared = {q.id for q in rows}
+    coverage = judged_coverage({"A": a, "B": b}, [q for q in questions if q.id in compared])
     return Comparison(a, b, measure_rows, rows, permutations, seed, notes, coverage)
 
 

@@ -8,6 +8,9 @@ questions. Below ``THRESHOLD`` on either side the comparison warns that a differ
 from unjudged chunks (judge the pool, or read bpref and the prime measures, which pass
 unjudged chunks over).
 
+A question with an answer span (``engine/judgments.py``'s ``wholly_judged``: the bundled lesson
+corpora's) is wholly judged: the span says of every chunk whether it holds the answer.
+
 The share is of what the run ranks in its top 10: judged@10 divides by 10 always, so a
 fully judged question that only 4 chunks match would read 40 % and warn for nothing. A
 question the run ranks nothing for has nothing unjudged and is left out of the mean. With
@@ -19,10 +22,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ranklens.engine.judgments import wholly_judged
 from ranklens.engine.measures.judged_share import judged_share
 
 if TYPE_CHECKING:
     from ranklens.engine.compare import RunSide
+    from ranklens.engine.corpus import Question
 
 DEPTH = 10  # the top k whose coverage is checked
 THRESHOLD = 0.8  # a side's coverage below this: warn
@@ -63,15 +68,18 @@ def _percent(share: float) -> str:
     return f"{int(share * 100 + 1e-9)} %"
 
 
-def judged_coverage(sides: Mapping[str, RunSide], question_ids: Sequence[str], depth: int = DEPTH,
+def judged_coverage(sides: Mapping[str, RunSide], questions: Sequence[Question], depth: int = DEPTH,
                     threshold: float = THRESHOLD) -> Coverage:
-    """Each side's judged share of its top ``depth`` over ``question_ids``, by its own judgments (grade 0
-    included); 1.0 for a side that ranks nothing for any of them."""
-    return Coverage({name: _mean_share(side, question_ids, depth) for name, side in sides.items()}, depth, threshold)
+    """Each side's judged share of its top ``depth`` over ``questions``, by its own judgments (grade 0
+    included; every chunk of a question with an answer span); 1.0 for a side that ranks nothing
+    for any of them."""
+    return Coverage({name: _mean_share(side, questions, depth) for name, side in sides.items()}, depth, threshold)
 
 
-def _mean_share(side: RunSide, question_ids: Sequence[str], depth: int) -> float:
-    tops = [([doc for doc, _ in side.run.rankings.get(qid, ())][:depth], side.qrels.get(qid, {}))
-            for qid in question_ids]
-    shares = [judged_share(top, grades) for top, grades in tops if top]
+def _mean_share(side: RunSide, questions: Sequence[Question], depth: int) -> float:
+    shares = []
+    for question in questions:
+        top = [doc for doc, _ in side.run.rankings.get(question.id, ())][:depth]
+        if top:
+            shares.append(1.0 if wholly_judged(question) else judged_share(top, side.qrels.get(question.id, {})))
     return sum(shares) / len(shares) if shares else 1.0

@@ -52,6 +52,25 @@ def test_compare_reports_each_sides_coverage_as_the_files_give_it(capsys, tmp_pa
         assert f"ranklens: warning: {said}" in run.err.splitlines()
 
 
+def test_a_question_with_an_answer_span_is_wholly_judged(capsys, tmp_path: Path) -> None:
+    # the span says of every chunk whether it holds the answer: q1 counts 1.0, q2 and q3 what their qrels judge
+    corpus = judged_corpus(tmp_path / "spans", fully=False, answers={"q1": "red cat sleeps"})
+    files = _saved(capsys, corpus, tmp_path)
+    coverage = run_cli(capsys, "compare", str(corpus), "bm25", "tfidf", "--permutations", "1000", "--json").json[
+        "coverage"]
+    qrels = corpus / "qrels" / "test.tsv"
+    expected = {side: coverage_from_files(files[scorer], qrels, whole=frozenset({"q1"}))
+                for side, scorer in (("a", "bm25"), ("b", "tfidf"))}
+    assert {side: coverage[side] for side in "ab"} == pytest.approx(expected, abs=1e-12)
+    assert expected["a"] > coverage_from_files(files["bm25"], qrels)
+
+
+def test_the_lesson_corpus_has_answer_spans_and_no_warning(capsys) -> None:
+    run = run_cli(capsys, "compare", "studio-alfa", "bm25", "tfidf", "--permutations", "1000", "--json")
+    assert run.json["coverage"] == {"depth": 10, "a": 1.0, "b": 1.0, "threshold": 0.8, "warning": None}
+    assert WARNING not in run.err
+
+
 def test_compare_text_warns_once_on_stderr(capsys, tmp_path: Path) -> None:
     corpus = judged_corpus(tmp_path / "sparse", fully=False)
     _saved(capsys, corpus, tmp_path)

@@ -17,12 +17,14 @@ QUERIES = [{"_id": "q1", "text": "red cat on a mat"}, {"_id": "q2", "text": "the
 RELEVANT = {"q1": "d0", "q2": "d5", "q3": "d11"}
 
 
-def judged_corpus(folder: Path, fully: bool) -> Path:
-    """The corpus with one relevant document per question, and every other one judged 0 when ``fully``."""
+def judged_corpus(folder: Path, fully: bool, answers: dict[str, str] | None = None) -> Path:
+    """The corpus with one relevant document per question, and every other one judged 0 when ``fully``;
+    ``answers`` gives questions an answer span."""
     rows = [f"{qid}\t{doc}\t1\n" for qid, doc in RELEVANT.items()]
     if fully:
         rows += [f"{qid}\t{r['_id']}\t0\n" for qid, doc in RELEVANT.items() for r in RECORDS if r["_id"] != doc]
-    return beir_folder(folder, RECORDS, QUERIES, "".join(rows))
+    queries = [{**q, "answer": answers[q["_id"]]} if q["_id"] in (answers or {}) else q for q in QUERIES]
+    return beir_folder(folder, RECORDS, queries, "".join(rows))
 
 
 def qrels_from_file(qrels_file: Path) -> dict[str, dict[str, int]]:
@@ -43,10 +45,12 @@ def tops_from_file(run_file: Path, depth: int = 10) -> dict[str, list[str]]:
     return {qid: [doc for _, doc in sorted(pairs)[:depth]] for qid, pairs in ranked.items()}
 
 
-def coverage_from_files(run_file: Path, qrels_file: Path, depth: int = 10) -> float:
+def coverage_from_files(run_file: Path, qrels_file: Path, depth: int = 10,
+                        whole: frozenset[str] = frozenset()) -> float:
     """The judged share of each question's top ``depth`` read straight from a TREC run and a BEIR qrels TSV,
-    averaged over the questions judged relevant that the run ranks something for."""
+    averaged over the questions judged relevant that the run ranks something for; those in ``whole``
+    (with an answer span) count as wholly judged."""
     qrels, tops = qrels_from_file(qrels_file), tops_from_file(run_file, depth)
-    shares = [sum(doc in qrels[qid] for doc in tops[qid]) / len(tops[qid]) for qid in sorted(qrels)
-              if qid in tops and any(grade >= 1 for grade in qrels[qid].values())]
+    shares = [1.0 if qid in whole else sum(doc in qrels[qid] for doc in tops[qid]) / len(tops[qid])
+              for qid in sorted(qrels) if qid in tops and any(grade >= 1 for grade in qrels[qid].values())]
     return sum(shares) / len(shares)
