@@ -6,8 +6,8 @@ those with something relevant on either side, in the corpus' order; a question a
 not rank scores 0 there. For each measure: the means of A and B, Δ = B - A, the paired
 t-test's and the randomization test's two-sided p-values, and the bootstrap 95 % interval
 of Δ (``engine/significance.py``); wins, ties and losses count questions where B is above,
-equal to or below A. Each side's coverage (judged@10, ``engine/coverage.py``) says when a
-difference may come from chunks nobody judged.
+equal to or below A. Each side's coverage (the judged share of its top 10, ``engine/coverage.py``)
+says when a difference may come from chunks nobody judged.
 
 The sides themselves are made here too, the same way for every front end: a run of a setup
 made now (``setup_run``, also what saving a run writes), or a saved run of the workspace
@@ -83,7 +83,7 @@ class Comparison:
     permutations: int
     seed: int
     notes: list[str] = field(default_factory=list)
-    coverage: Coverage | None = None  # each side's judged@10: its warning says when a Δ may be the holes'
+    coverage: Coverage | None = None  # each side's judged share of its top 10, and the warning when it is low
 
     @property
     def primary(self) -> MeasureRow:
