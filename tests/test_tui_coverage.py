@@ -8,10 +8,9 @@ import pytest
 from textual.widgets import Select
 
 from ranklens.tui.panes.compare import ComparePane
-from tests.support.app import running, settle
+from tests.support.app import running, screen_text, settle
 from tests.support.cli import run_cli
 from tests.support.coverage import judged_corpus
-from tests.test_tui_compare import rendered
 
 WARNING = "a difference may come from unjudged chunks"
 
@@ -28,7 +27,7 @@ async def test_the_compare_tab_warns_when_the_runs_top_10_is_sparsely_judged(
     for scorer in ("bm25", "tfidf"):
         assert run_cli(capsys, "run", str(corpus), "--scorer", scorer, "--save", scorer).status == 0
     said = run_cli(capsys, "compare", str(corpus), "bm25", "tfidf", "--json").json["coverage"]["warning"]
-    async with running(str(corpus), size=(80, 24)) as pilot:
+    async with running(str(corpus), size=(120, 30)) as pilot:  # the warning on one line
         app = pilot.app
         await pilot.press("escape", "6")
         await settle(pilot)
@@ -36,7 +35,7 @@ async def test_the_compare_tab_warns_when_the_runs_top_10_is_sparsely_judged(
         app.query_one("#compare-b", Select).value = "tfidf"
         await settle(pilot)
         assert app.query_one(ComparePane).comparison is not None
-        measures = rendered(app, "#compare-measures")
+        measures = screen_text(app)
         if fully:
             assert said is None and WARNING not in measures
         else:
