@@ -17,6 +17,7 @@ from ranklens.cli.output import TerminalProgress, print_explanation, print_json,
 from ranklens.cli.setup_args import judged_retriever
 from ranklens.cli.sides import load_with_workspace as _load, run_setup as _run_setup, side as _side
 from ranklens.cli.sides import sidecar_path as _sidecar_path
+from ranklens.engine.measures import DEFAULT_MEASURES
 
 if TYPE_CHECKING:
     from ranklens.engine.compare import Comparison
@@ -44,6 +45,7 @@ def add_run(sub: Any) -> None:
 def add_runs(sub: Any) -> None:
     runs = sub.add_parser("runs", help="the workspace's saved runs, their setups and headline measures")
     runs.add_argument("corpus")
+    runs.add_argument("--metrics", metavar="NAMES", help=f"ir_measures-style names (default \"{DEFAULT_MEASURES}\")")
     add_workspace_options(runs)
     runs.add_argument("--json", action="store_true")
 
@@ -57,8 +59,7 @@ def add_compare(sub: Any) -> None:
     compare.add_argument("b", metavar="R1", help="the same, compared against BASE (Δ = R1 - BASE)")
     compare.add_argument("more", metavar="R2", nargs="*",
                          help="more runs, each against BASE, p-values corrected over the runs (--correction)")
-    compare.add_argument("--metrics", metavar="NAMES",
-                         help="ir_measures-style names (default \"nDCG@10 MRR@10 P@5 R@100 MAP\")")
+    compare.add_argument("--metrics", metavar="NAMES", help=f"ir_measures-style names (default \"{DEFAULT_MEASURES}\")")
     compare.add_argument("--permutations", type=int_at_least("--permutations", 1000), default=10_000,
                          help="random sign flips of the randomization test (default 10000)")
     compare.add_argument("--seed", type=int_at_least("--seed", 0), default=42,
@@ -95,6 +96,22 @@ def add_judgments(sub: Any) -> None:
     judgments.add_argument("--undo", action="store_true", help="take back the latest judgment")
     add_workspace_options(judgments, measures=False)
     judgments.add_argument("--json", action="store_true")
+
+
+# -- shared -----------------------------------------------------------------------------------
+
+
+def _metrics(args: argparse.Namespace, command: str) -> list[Measure] | None:
+    """The measures ``--metrics`` names (None when not given); a bad name is one line naming the option."""
+    from ranklens.engine.errors import RanklensError
+    from ranklens.engine.measures import parse_measures
+
+    if args.metrics is None:
+        return None
+    try:
+        return parse_measures(args.metrics)
+    except RanklensError as error:
+        raise UsageError(f"ranklens {command}: --metrics: {error}") from None
 
 
 # -- run --------------------------------------------------------------------------------------
@@ -169,6 +186,7 @@ def run_runs(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     from ranklens.engine.errors import RanklensError
     from ranklens.engine.runs import corpus_identity
 
+    measures = _metrics(args, "runs")  # a bad name is said before any work
     judged, workspace, workbench = _load(args)
     corpus = judged.corpus
     fingerprint = corpus_identity(corpus)["fingerprint"]
@@ -180,7 +198,7 @@ def run_runs(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
         metrics = meta.get("metrics", {})
         if same:  # measured against the judgments that count now, as eval and compare measure
             try:
-                metrics = saved_measures(saved, workbench)
+                metrics = saved_measures(saved, workbench, measures)
             except RanklensError as error:
                 tell("warning", f"run {name!r}: its saved measures shown ({error})")
         rows.append({"name": name, "created": meta.get("created"), "k": meta.get("k"),
@@ -196,9 +214,11 @@ def run_runs(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     names = sorted({k for row in rows for k in row["metrics"]}, key=lambda k: list(rows[0]["metrics"]).index(k)
                    if k in rows[0]["metrics"] else 99)
     width = max(len(row["name"]) for row in rows)
-    say(f"{'run':<{width}}  {'created':<25} " + " ".join(f"{n:>8}" for n in names) + "  setup")
+    widths = {n: max(8, len(n)) for n in names}  # nDCG_prime@10 is wider than a number
+    say(f"{'run':<{width}}  {'created':<25} " + " ".join(f"{n:>{widths[n]}}" for n in names) + "  setup")
     for row in rows:
-        values = " ".join(f"{row['metrics'][n]:>8.3f}" if n in row["metrics"] else f"{'':>8}" for n in names)
+        values = " ".join(f"{row['metrics'][n]:>{widths[n]}.3f}" if n in row["metrics"] else " " * widths[n]
+                          for n in names)
         other = "" if row["same_corpus"] else "  (made on another version of the corpus: its saved measures)"
         say(f"{row['name']:<{width}}  {row['created'] or '':<25} {values}  {row['describe'] or ''}{other}")
     return 0
@@ -209,11 +229,11 @@ def run_runs(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 
 def run_compare(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     from ranklens.engine.compare import compare_runs
-    from ranklens.engine.measures import DEFAULT_MEASURES, parse_measures
+    from ranklens.engine.measures import parse_measures
 
     if args.a == args.b == "-":
         raise UsageError("ranklens compare: A and B cannot both read standard input")
-    measures = parse_measures(args.metrics if args.metrics is not None else DEFAULT_MEASURES)
+    measures = _metrics(args, "compare") or parse_measures(DEFAULT_MEASURES)
     if args.more:
         return compare_many_runs(args, measures)
     judged, workspace, workbench = _load(args)
@@ -223,6 +243,8 @@ def run_compare(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     comparison = compare_runs(a, b, corpus.questions, measures, args.permutations, args.seed)
     for note in comparison.notes:
         tell("note", note)
+    if comparison.coverage is not None and comparison.coverage.warning:
+        tell("warning", comparison.coverage.warning)
     if args.json:
         return print_json({**comparison.to_dict(), "judgments": judged.to_dict()})
     _print_comparison(judged, comparison)

@@ -6,7 +6,8 @@ those with something relevant on either side, in the corpus' order; a question a
 not rank scores 0 there. For each measure: the means of A and B, Δ = B - A, the paired
 t-test's and the randomization test's two-sided p-values, and the bootstrap 95 % interval
 of Δ (``engine/significance.py``); wins, ties and losses count questions where B is above,
-equal to or below A.
+equal to or below A. Each side's coverage (the judged share of its top 10, ``engine/coverage.py``)
+says when a difference may come from chunks nobody judged.
 
 The sides themselves are made here too, the same way for every front end: a run of a setup
 made now (``setup_run``, also what saving a run writes), or a saved run of the workspace
@@ -20,6 +21,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ranklens.engine.corpus import Question
+from ranklens.engine.coverage import Coverage, judged_coverage
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.measures import Measure, first_relevant_rank, parse_measures, relevant_only
 from ranklens.engine.significance import (PERMUTATIONS, SEED, bootstrap_ci, paired_t_test, randomization_test,
@@ -81,6 +83,7 @@ class Comparison:
     permutations: int
     seed: int
     notes: list[str] = field(default_factory=list)
+    coverage: Coverage | None = None  # each side's judged share of its top 10, and the warning when it is low
 
     @property
     def primary(self) -> MeasureRow:
@@ -113,6 +116,7 @@ class Comparison:
             "per_question": [{"id": q.id, "text": q.text, "a": q.a, "b": q.b, "rank_a": q.rank_a,
                               "rank_b": q.rank_b} for q in self.questions],
             "notes": list(self.notes),
+            "coverage": None if self.coverage is None else self.coverage.to_dict(),
         }
 
 
@@ -152,7 +156,9 @@ def compare_runs(a: RunSide, b: RunSide, questions: Sequence[Question], measures
         measure_rows.append(MeasureRow(measure.name, sum(va) / len(va), sum(vb) / len(vb), paired_t_test(va, vb),
                                        randomization_test(va, vb, permutations, seed), bootstrap_ci(va, vb, seed=seed),
                                        wins, ties, losses))
-    return Comparison(a, b, measure_rows, rows, permutations, seed, notes)
+    compared = {q.id for q in rows}
+    coverage = judged_coverage({"A": a, "B": b}, [q for q in questions if q.id in compared])
+    return Comparison(a, b, measure_rows, rows, permutations, seed, notes, coverage)
 
 
 # -- the sides --------------------------------------------------------------------------------
@@ -257,13 +263,15 @@ def saved_side(saved: SavedRun, workbench: Workbench) -> RunSide:
                    stored if isinstance(stored, dict) else None, tuple(notes))
 
 
-def saved_measures(saved: SavedRun, workbench: Workbench) -> dict[str, float]:
-    """A saved run's headline measures (those its sidecar keeps from when it was saved) against the
-    workbench's judgments now, resolved under its own chunking; empty when nothing is judged relevant."""
+def saved_measures(saved: SavedRun, workbench: Workbench,
+                   measures: str | Sequence[Measure] | None = None) -> dict[str, float]:
+    """A saved run's ``measures`` (default: the headline ones its sidecar keeps from when it was saved)
+    against the workbench's judgments now, resolved under its own chunking; empty when nothing is judged
+    relevant."""
     from ranklens.engine.measures import DEFAULT_MEASURES, measure_run
 
     side = saved_side(saved, workbench)
-    measured = measure_run(side.run.ids(), side.qrels, DEFAULT_MEASURES)
+    measured = measure_run(side.run.ids(), side.qrels, DEFAULT_MEASURES if measures is None else measures)
     return measured.means if measured.questions else {}
 
 

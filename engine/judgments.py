@@ -12,6 +12,13 @@ from ranklens.engine.chunking import contains_answer
 from ranklens.engine.corpus import Chunk, Question
 
 
+def wholly_judged(question: Question) -> bool:
+    """True when every chunk has a verdict, listed or not: the question has an answer span, and a chunk
+    without the span does not hold the answer (``judged`` lists no grade 0 for those: a corpus' worth of
+    zeros per question)."""
+    return bool(question.answer)
+
+
 class ChunkJudge:
     """Which of ``chunks`` a question's judgments name, and with what grade."""
 

@@ -1,8 +1,9 @@
 """Measures of a run against judgments, named as ir_measures names them: ``"nDCG@10 R@100 MRR@10 P@5"``.
 
-One module per measure, each a small function ``(ranked, relevant, k) -> float`` of one
+One module per measure, each a small function ``(ranked, grades, k) -> float`` of one
 question with its definition in the docstring; this module parses names and averages.
-Values equal ranx's (and trec_eval's) on the same ranking and qrels (``tests/test_measures.py``):
+Values equal ranx's (and trec_eval's) on the same ranking and qrels (``tests/test_measures.py``,
+``tests/test_measures_incomplete.py`` against trec_eval itself through pytrec_eval):
 
 - a chunk is relevant when its grade is >= 1; grades are nDCG's gains (linear);
 - the ranking is read as given: ``engine/trec.py`` orders a run file by score, ties by its
@@ -10,7 +11,11 @@ Values equal ranx's (and trec_eval's) on the same ranking and qrels (``tests/tes
   measure differently there);
 - the questions measured are those with something relevant; one missing from the run has
   an empty ranking and scores 0 (ranx's ``make_comparable``, trec_eval ``-c``);
-- ``@k`` cuts the ranking at ``k``; without it the whole ranking counts.
+- ``@k`` cuts the ranking at ``k``; without it the whole ranking counts;
+- the measures of incomplete judgments tell a chunk judged not relevant (grade 0) from one
+  never judged: ``judged@k`` (coverage of the top k), ``bpref`` (trec_eval's) and the
+  condensed-list ("prime") ``nDCG_prime@k`` and ``P_prime@k`` (Sakai 2007), also written
+  ``nDCG'@k`` and ``P'@k``; the others count an unjudged chunk as not relevant.
 
 Plain Python, no numpy: cheap to import before the TUI paints.
 """
@@ -22,11 +27,16 @@ from dataclasses import dataclass, field
 
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.measures.average_precision import average_precision
+from ranklens.engine.measures.bpref import bpref
+from ranklens.engine.measures.judged_share import judged_share
 from ranklens.engine.measures.ndcg import ndcg
+from ranklens.engine.measures.ndcg_prime import ndcg_prime
 from ranklens.engine.measures.precision import precision
+from ranklens.engine.measures.precision_prime import precision_prime
 from ranklens.engine.measures.r_precision import r_precision
 from ranklens.engine.measures.recall import recall
 from ranklens.engine.measures.reciprocal_rank import reciprocal_rank
+from ranklens.engine.measures.relevant import relevant_only
 from ranklens.engine.measures.success import success
 
 MeasureFunction = Callable[[Sequence[str], Mapping[str, int], "int | None"], float]
@@ -58,9 +68,18 @@ FAMILIES = (
     Family("MAP", average_precision, ("map", "ap"), summary="mean precision at each relevant chunk"),
     Family("Rprec", r_precision, ("rprec", "r-precision", "r_precision"), takes_k=False,
            summary="precision at R, the number of relevant chunks"),
+    Family("judged", judged_share, ("judged",), reads_unjudged=True,
+           summary="share of the top k that has a judgment, relevant or not (coverage)"),
+    Family("bpref", bpref, ("bpref",), takes_k=False, reads_unjudged=True,
+           summary="judged relevant chunks ranked above judged non-relevant ones (trec_eval's)"),
+    # Printed with _prime, not Sakai's apostrophe: a name in a JSON key or a jq filter stays unquoted
+    Family("nDCG_prime", ndcg_prime, ("ndcg'", "ndcg_prime"), reads_unjudged=True,
+           summary="nDCG of the ranking with its unjudged chunks removed (condensed list)"),
+    Family("P_prime", precision_prime, ("p'", "p_prime"), reads_unjudged=True,
+           summary="P of the ranking with its unjudged chunks removed (condensed list)"),
 )
 _BY_ALIAS = {alias: family for family in FAMILIES for alias in (*family.aliases, family.name.lower())}
-_NAME = re.compile(r"^(?P<family>[A-Za-z_\-]+)(?:@(?P<k>\d+))?$")
+_NAME = re.compile(r"^(?P<family>[A-Za-z_\-]+'?)(?:@(?P<k>\d+))?$")
 
 
 @dataclass(frozen=True)
@@ -82,14 +101,15 @@ class Measure:
 
 def known_names() -> str:
     """The measures' names as a user may write them, for messages."""
-    return ", ".join(f"{f.name}@k" if f.takes_k else f.name for f in FAMILIES) + " (k optional but for Rprec)"
+    fixed = " and ".join(f.name for f in FAMILIES if not f.takes_k)
+    return ", ".join(f"{f.name}@k" if f.takes_k else f.name for f in FAMILIES) + f" (k optional but for {fixed})"
 
 
 def parse_measures(text: str | Iterable[str]) -> list[Measure]:
     """Measures from ir_measures-style names, separated by spaces or commas; case does not matter.
 
-    ``RR``/``MRR``, ``Success``/``hit``, ``AP``/``MAP`` and ``R-precision``/``Rprec`` are the
-    same measures. An unknown name is a ``RanklensError`` listing the known ones.
+    ``RR``/``MRR``, ``Success``/``hit``, ``AP``/``MAP``, ``R-precision``/``Rprec``, ``nDCG'``/``nDCG_prime``
+    and ``P'``/``P_prime`` are the same measures. An unknown name is a ``RanklensError`` listing the known ones.
     """
     words = re.split(r"[\s,]+", text.strip()) if isinstance(text, str) else list(text)
     measures: list[Measure] = []
@@ -109,11 +129,6 @@ def parse_measures(text: str | Iterable[str]) -> list[Measure]:
     if not measures:
         raise RanklensError(f"no measures named (known: {known_names()})")
     return measures
-
-
-def relevant_only(grades: Mapping[str, int]) -> dict[str, int]:
-    """The judged ids with grade >= 1: what counts as relevant."""
-    return {doc: grade for doc, grade in grades.items() if grade >= 1}
 
 
 def first_relevant_rank(ranked: Sequence[str], relevant: Mapping[str, int]) -> int | None:

@@ -3,7 +3,8 @@
 A and B are each a saved run of the workspace (``S`` saves one) or the current setup, run
 now. The comparison is engine/compare.py's, as ``ranklens compare`` prints it: the measures
 (A, B, Δ, the paired t-test's and the randomization test's p-values, the bootstrap 95 %
-interval of Δ), wins, ties and losses, the questions by how much they moved, and for the
+interval of Δ), wins, ties and losses, a warning when either side's top 10 is less than 80 %
+judged (engine/coverage.py), the questions by how much they moved, and for the
 selected question the two rankings with each chunk's move and the relevant ones marked.
 ``y`` explains (engine/why.py) why the question's relevant chunk ranks where it does in B.
 
@@ -117,7 +118,8 @@ def measures_table(comparison: Comparison) -> Group:
     primary = comparison.primary
     summary = Text(f"B vs A on {primary.name}: {primary.wins:,} wins, {primary.ties:,} ties, {primary.losses:,} losses"
                    f" · {len(comparison.questions):,} questions", style="dim")
-    return Group(table, summary)
+    warning = comparison.coverage.warning if comparison.coverage is not None else None
+    return Group(table, summary, *([Text(f"⚠ {warning}", style="bold yellow")] if warning else []))
 
 
 RUN_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
