@@ -269,6 +269,8 @@ def compare_many_runs(args: argparse.Namespace, measures: list[Measure]) -> int:
                                   args.seed, args.correction, progress)
     for note in comparison.notes:
         tell("note", note)
+    if comparison.coverage is not None and comparison.coverage.warning:
+        tell("warning", comparison.coverage.warning)
     if args.json:
         return print_json({**comparison.to_dict(), "judgments": judged.to_dict()})
     print_many(judged, comparison)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ranklens.engine.compare import Comparison, MeasureRow, RunSide, compare_runs
+from ranklens.engine.coverage import Coverage, judged_coverage
 from ranklens.engine.corpus import Question
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.measures import Measure, parse_measures
@@ -54,6 +55,7 @@ class ManyComparison:
     permutations: int
     seed: int
     notes: list[str] = field(default_factory=list)
+    coverage: Coverage | None = None  # every side's judged share of its top 10, by label, and the warning
 
     def baseline_means(self) -> dict[str, float]:
         """The baseline's mean of every measure over ``questions`` (each pair's own mean when all pairs
@@ -87,6 +89,9 @@ class ManyComparison:
             "permutations": self.permutations,
             "seed": self.seed,
             "correction": self.correction,
+            "coverage": None if self.coverage is None else {
+                "depth": self.coverage.depth, "shares": dict(self.coverage.shares),
+                "threshold": self.coverage.threshold, "warning": self.coverage.warning},
             "notes": list(self.notes),
         }
 
@@ -120,8 +125,10 @@ def compare_many(baseline: RunSide, runs: Sequence[RunSide], questions: Sequence
     notes = list(dict.fromkeys(note for pair in pairs for note in pair.notes))
     compared_ids = {q.id for pair in pairs for q in pair.questions}
     in_order = [q.id for q in questions if q.id in compared_ids]
+    sides = {side.label: side for side in (baseline, *runs)}
+    coverage = judged_coverage(sides, [q for q in questions if q.id in compared_ids])
     many = ManyComparison(baseline, compared, [m.name for m in chosen], in_order, correction, permutations, seed,
-                          notes)
+                          notes, coverage)
     if not many.same_questions():
         many.notes.append("the runs' judgments resolve to different questions (they chunk differently): each "
                           "run's Δ is against the baseline on the questions of its own pair")

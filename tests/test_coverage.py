@@ -111,3 +111,17 @@ def test_bad_measure_names_are_one_line(capsys, tmp_path: Path, command: str, na
     sides = ["bm25", "tfidf"] if command == "compare" else []
     run = run_on(capsys, corpus, command, str(corpus), *sides, "--metrics", names)
     assert_error(run, f"ranklens {command}: {needle}")
+
+
+def test_compare_of_three_runs_reports_every_runs_coverage(capsys, tmp_path: Path) -> None:
+    corpus = judged_corpus(tmp_path / "sparse", fully=False)
+    files = _saved(capsys, corpus, tmp_path)
+    qrels = corpus / "qrels" / "test.tsv"
+    run = run_on(capsys, corpus, "compare", str(corpus), "bm25", "tfidf", "bm25 --k1 0.5", "--permutations",
+                 "1000", "--json")
+    assert run.status == 0, run.err
+    shares = run.json["coverage"]["shares"]
+    assert shares["bm25"] == pytest.approx(coverage_from_files(files["bm25"], qrels), abs=1e-12)
+    assert shares["tfidf"] == pytest.approx(coverage_from_files(files["tfidf"], qrels), abs=1e-12)
+    assert set(shares) == {"bm25", "tfidf", "bm25 --k1 0.5"}
+    assert WARNING in run.json["coverage"]["warning"] and WARNING in run.err

@@ -40,6 +40,7 @@ from ranklens.tui.widgets.work_status import WorkStatus
 if TYPE_CHECKING:
     from ranklens.engine.compare import Comparison, Placed, QuestionRow, RunSide
     from ranklens.engine.compare_many import ManyComparison
+    from ranklens.engine.coverage import Coverage
 
 CURRENT = "@current"  # the current setup among the choices; run names start with a letter or digit
 RANKS_SHOWN = 20  # chunks of each ranking listed for the selected question
@@ -118,8 +119,13 @@ def measures_table(comparison: Comparison) -> Group:
     primary = comparison.primary
     summary = Text(f"B vs A on {primary.name}: {primary.wins:,} wins, {primary.ties:,} ties, {primary.losses:,} losses"
                    f" · {len(comparison.questions):,} questions", style="dim")
-    warning = comparison.coverage.warning if comparison.coverage is not None else None
-    return Group(table, summary, *([Text(f"⚠ {warning}", style="bold yellow")] if warning else []))
+    return Group(table, summary, *_coverage_warning(comparison.coverage))
+
+
+def _coverage_warning(coverage: Coverage | None) -> list[Text]:
+    """The line warning that a side's top 10 is too little judged, when one is (a Text: labels are untrusted)."""
+    warning = coverage.warning if coverage is not None else None
+    return [Text(f"⚠ {warning}", style="bold yellow")] if warning else []
 
 
 RUN_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -144,7 +150,7 @@ def runs_table(many: ManyComparison, measure: str) -> Group:
     position = many.measures.index(measure) + 1
     summary = Text(f"{corrected}: p rand. corrected over {len(many.runs)} runs · measure {position} of "
                    f"{len(many.measures)} (m) · {len(many.questions):,} questions", style="dim")
-    return Group(table, summary)
+    return Group(table, summary, *_coverage_warning(many.coverage))
 
 
 def _move(placed: Placed) -> Text:
