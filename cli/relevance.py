@@ -17,6 +17,7 @@ from ranklens.cli.options import (COMMAND_LINE, Parser, UsageError, add_setup_op
                                   int_at_least, setup_overrides)
 from ranklens.cli.output import TerminalProgress, print_explanation, print_json, say, tell, terminal_text
 from ranklens.cli.setup_args import judged_retriever, load
+from ranklens.cli.strata import Strata, add_by_option
 
 if TYPE_CHECKING:
     from ranklens.engine.compare import Comparison, RunSide
@@ -62,6 +63,7 @@ def add_compare(sub: Any) -> None:
                          help="random sign flips of the randomization test (default 10000)")
     compare.add_argument("--seed", type=int_at_least("--seed", 0), default=42,
                          help="seed of the randomization test and the bootstrap (default 42)")
+    add_by_option(compare)
     add_workspace_options(compare)
     compare.add_argument("--json", action="store_true")
 
@@ -289,14 +291,17 @@ def run_compare(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     measures = parse_measures(args.metrics if args.metrics is not None else DEFAULT_MEASURES)
     judged, workspace, workbench = _load(args)
     corpus = judged.corpus
+    strata = Strata(args.by, corpus.questions)  # a field no question has: said before any run is made
     a = _side(args.a, corpus, workspace, workbench)
     b = _side(args.b, corpus, workspace, workbench)
     comparison = compare_runs(a, b, corpus.questions, measures, args.permutations, args.seed)
+    strata.split(comparison)
     for note in comparison.notes:
         tell("note", note)
     if args.json:
-        return print_json({**comparison.to_dict(), "judgments": judged.to_dict()})
+        return print_json({**comparison.to_dict(), **strata.to_dict(), "judgments": judged.to_dict()})
     _print_comparison(judged, comparison)
+    strata.say(comparison)
     return 0
 
 
