@@ -62,8 +62,9 @@ class Strata:
         if self.by is None:
             return
         primary, others = comparison.rows[0].name, [row.name for row in comparison.rows[1:]]
+        overlap = sum(s.questions for s in self.strata) > len(comparison.questions)
         say(f"by {terminal_text(self.by)}: {primary} of A and B per stratum, B's wins/ties/losses, Δ of the "
-            "other measures (a question counts in each of its strata)")
+            "other measures" + (" (a question with several values counts in each of their strata)" if overlap else ""))
         width = min(STRATUM_CELLS, max(7, *(len(terminal_text(s.stratum)) for s in self.strata)))
         deltas = [(f"Δ {name}", max(8, len(name) + 3)) for name in others]
         say(f"{'stratum':<{width}} {'n':>4}  {'A':>7} {'B':>7} {'Δ':>8}  {'w/t/l':>9}"
