@@ -68,7 +68,7 @@ async def test_b_shows_each_scorer_by_tag_then_length_then_the_questions_again()
         assert not app.pane.has_class("-strata") and app.query_one(QuestionList).display
 
 
-async def test_a_setup_change_groups_the_new_numbers(tmp_path: Path) -> None:
+async def test_a_setup_change_groups_the_new_numbers() -> None:
     app = PaneHarness(MetricsPane)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
