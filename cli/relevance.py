@@ -18,6 +18,7 @@ from ranklens.cli.setup_args import judged_retriever
 from ranklens.cli.sides import load_with_workspace as _load, run_setup as _run_setup, side as _side
 from ranklens.cli.sides import sidecar_path as _sidecar_path
 from ranklens.engine.measures import DEFAULT_MEASURES
+from ranklens.cli.strata import Strata, add_by_option
 
 if TYPE_CHECKING:
     from ranklens.engine.compare import Comparison
@@ -67,6 +68,7 @@ def add_compare(sub: Any) -> None:
     compare.add_argument("--correction", choices=("holm", "bonferroni"), default="holm",
                          help="with two or more runs: how each measure's p-values are corrected over the runs "
                               "(default holm)")
+    add_by_option(compare)
     add_workspace_options(compare)
     compare.add_argument("--json", action="store_true")
 
@@ -238,16 +240,19 @@ def run_compare(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
         return compare_many_runs(args, measures)
     judged, workspace, workbench = _load(args)
     corpus = judged.corpus
+    strata = Strata(args.by, corpus.questions)  # a field no question has: said before any run is made
     a = _side(args.a, corpus, workspace, workbench)
     b = _side(args.b, corpus, workspace, workbench)
     comparison = compare_runs(a, b, corpus.questions, measures, args.permutations, args.seed)
+    strata.split(comparison)
     for note in comparison.notes:
         tell("note", note)
     if comparison.coverage is not None and comparison.coverage.warning:
         tell("warning", comparison.coverage.warning)
     if args.json:
-        return print_json({**comparison.to_dict(), "judgments": judged.to_dict()})
+        return print_json({**comparison.to_dict(), **strata.to_dict(), "judgments": judged.to_dict()})
     _print_comparison(judged, comparison)
+    strata.say(comparison)
     return 0
 
 
@@ -263,6 +268,7 @@ def compare_many_runs(args: argparse.Namespace, measures: list[Measure]) -> int:
     if twice is not None:
         raise UsageError(f"ranklens compare: {twice!r} is given twice: give each run once")
     judged, workspace, workbench = _load(args)
+    Strata(args.by, judged.corpus.questions)  # a field no question has: said before any run is made
     sides = [_side(spec, judged.corpus, workspace, workbench) for spec in specs]
     with TerminalProgress() as progress:
         comparison = compare_many(sides[0], sides[1:], judged.corpus.questions, measures, args.permutations,
@@ -271,9 +277,18 @@ def compare_many_runs(args: argparse.Namespace, measures: list[Measure]) -> int:
         tell("note", note)
     if comparison.coverage is not None and comparison.coverage.warning:
         tell("warning", comparison.coverage.warning)
+    # each run's strata against the baseline, read off its pair as two-run compare reads them
+    strata = [Strata(args.by, judged.corpus.questions).split(run.pair) for run in comparison.runs]
     if args.json:
-        return print_json({**comparison.to_dict(), "judgments": judged.to_dict()})
+        report = comparison.to_dict()
+        for run, split in zip(report["runs"], strata):
+            run.update(split.to_dict())
+        return print_json({**report, "judgments": judged.to_dict()})
     print_many(judged, comparison)
+    for run, split in zip(comparison.runs, strata):
+        if args.by is not None:
+            say(f"{terminal_text(run.side.label)} (B) against {terminal_text(comparison.baseline.label)} (A):")
+        split.say(run.pair)
     return 0
 
 

@@ -5,7 +5,8 @@ under the setup's analysis and chunking settings, then the current scorer's
 threshold analysis; ``rerank`` is the setup's ranking reranked
 (``engine.rerank.evaluate_reranking``), a run of its own so that changing only
 the reranker does not measure the scorers again; ``tune`` is the fusion
-sweep. ``first_stage`` and ``whole_setup`` say what each result depends on.
+sweep; ``strata`` groups the measured scorers' numbers by a question field.
+``first_stage`` and ``whole_setup`` say what each result depends on.
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:  # numpy comes with the engine's results; the first paint must
     from ranklens.engine.experiments.scorers import ScorerComparison
     from ranklens.engine.experiments.weights import FusionSweep
     from ranklens.engine.rerank import Reranking
+    from ranklens.engine.strata import StratumMeans
 
 RERANKED = "rerank"  # the reranked ranking's name: its row's key, its column of ranks, its row exported
 
@@ -98,3 +100,27 @@ def tune(context: Context, progress: Progress) -> FusionSweep:
     from ranklens.engine.experiments.weights import fusion_sweep
 
     return fusion_sweep(context.workbench.retriever(context.setup, progress), progress=progress)
+
+
+@dataclass(frozen=True)
+class StrataTable:
+    """The measured scorers' metrics per stratum of a question field, as the tab shows them."""
+
+    by: str  # the field (or "length")
+    fields: tuple[str, ...]  # every field the corpus' questions can be grouped by, "length" last
+    scorers: tuple[str, ...]  # the scorers' registered names, in the table's order
+    questions: int  # the questions measured (a question may count in several strata)
+    strata: tuple[StratumMeans, ...]
+
+
+def strata(context: Context, result: ScorerComparison, by: str | None, progress: Progress) -> StrataTable:
+    """``result``'s scorers by the question field ``by``, or by the first field when ``by`` is None or no
+    longer a field of the corpus' questions (in a worker)."""
+    from ranklens.engine.strata import field_paths, scorer_strata
+
+    questions = context.corpus.questions
+    progress(0, 0, "grouping the questions")
+    fields = tuple(field_paths(questions))
+    chosen = by if by in fields else fields[0]
+    return StrataTable(chosen, fields, tuple(r.scorer for r in result.scorers), result.question_count,
+                       tuple(scorer_strata(result, questions, chosen)))

@@ -24,6 +24,9 @@ SEED_PROMPT = "\n".join([
     "Question: ho cancellato un file per sbaglio",
 ])
 
+# Seed 004's TF-IDF rank of each answerable question's gold passage, in file order.
+SEED_TFIDF_RANKS = [1, 4, 1, 3, 2, 1, 1, 1, 1, 1, 5, 1, 2, 1, 1]
+
 
 def seed_chunk(testo: str, dimensione: int, sovrapposizione: int) -> list[str]:
     """Seed 004's chunking function, verbatim: the reference the chunk tests compare windows with."""

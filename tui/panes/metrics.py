@@ -7,7 +7,9 @@ reranked (``engine.rerank.evaluate_reranking``) shows beside it, as a row of the
 table and a column of ranks: a second run, started once the scorers are measured,
 so changing only the reranker reranks without measuring the scorers again. The
 tab runs both in workers (tui/metrics_work.py) and draws the results with its
-widgets: the scorers' table, the questions' ranks, the threshold chart.
+widgets: the scorers' table, the questions' ranks, the threshold chart. ``b`` shows,
+in place of the ranks, the scorers' numbers per stratum of a question field
+(``engine/strata.py``: tags, metadata, length), grouped in a worker once measured.
 """
 from __future__ import annotations
 
@@ -22,15 +24,17 @@ from textual.binding import Binding
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
+from ranklens.engine.metric_table import better_metrics, eval_metrics
 from ranklens.engine.scoring.registry import scorer_names, spec
 from ranklens.tui.context import Context, UseQuery
 from ranklens.tui.metric_text import plural
 from ranklens.tui.metrics_work import (
-    Reranked, first_stage, measure, rerank, safe_name, table_text, tune, whole_setup,
+    Reranked, StrataTable, first_stage, measure, rerank, safe_name, strata, table_text, tune, whole_setup,
 )
 from ranklens.tui.panes.base import WorkPane
-from ranklens.tui.safe import clean, one_line, safe_text
+from ranklens.tui.safe import clean, one_line, safe_content, safe_text
 from ranklens.tui.saving import SaveFlow, ask_and_save
+from ranklens.tui.strata_text import strata_text
 from ranklens.tui.widgets.input import TextBox
 from ranklens.tui.widgets.lists import KeyScroll
 from ranklens.tui.widgets.question_list import QuestionList
@@ -58,6 +62,9 @@ class MetricsPane(WorkPane):
     MetricsPane #metrics-sweep { height: 1fr; display: none; }
     MetricsPane.-tuned #metrics-sweep { display: block; }
     MetricsPane.-tuned #metrics-questions, MetricsPane.-tuned #metrics-threshold { display: none; }
+    MetricsPane #metrics-strata { height: 1fr; display: none; }
+    MetricsPane.-strata #metrics-strata { display: block; }
+    MetricsPane.-strata #metrics-questions, MetricsPane.-strata #metrics-threshold { display: none; }
     MetricsPane #metrics-empty { display: none; padding: 1 2; }
     MetricsPane.-no-questions #metrics-empty { display: block; }
     MetricsPane.-no-questions #metrics-scorers, MetricsPane.-no-questions #metrics-questions,
@@ -69,6 +76,10 @@ class MetricsPane(WorkPane):
         Binding("o", "order", "sort", tooltip="Sort the questions: worst rank first / file order", id="metrics.order"),
         Binding("u", "tune", "tune", tooltip="Tune the fusion: weight, method, normalisation, cross-validated "
                 "(u again: back to the questions)", id="metrics.tune"),
+        Binding("b", "by_field", "by field", tooltip="Measures by a question field: tags, metadata, length "
+                "(b again: the next field, then back to the questions)", id="metrics.by_field"),
+        Binding("B", "strata_measure", "measure", tooltip="Measures by a question field: the next measure",
+                show=False, id="metrics.strata_measure"),
         Binding("e", "export", "export", tooltip="Export the table (CSV, or JSON by the file's name)", show=False,
                 id="metrics.export"),
     ]
@@ -82,6 +93,9 @@ class MetricsPane(WorkPane):
         self.worst_first = False  # the questions' order: file order, or the current scorer's worst rank first
         self._last_export: Path | None = None
         self._filter_timer: Timer | None = None
+        self.strata_by: str | None = None  # the field the strata view groups by ("": the first); None: not shown
+        self.strata_table: StrataTable | None = None
+        self.strata_measure = better_metrics()[0].key  # the metric the strata view shows
 
     def compose(self) -> ComposeResult:
         yield WorkStatus()
@@ -90,6 +104,8 @@ class MetricsPane(WorkPane):
         yield QuestionList(id="metrics-questions", classes="-framed")
         with KeyScroll(id="metrics-sweep", classes="-framed"):
             yield Static(id="metrics-sweep-text", markup=False)
+        with KeyScroll(id="metrics-strata", classes="-framed"):
+            yield Static(id="metrics-strata-text", markup=False)
         yield ThresholdChart(id="metrics-threshold")
         yield Static(id="metrics-empty", markup=False)
 
@@ -127,6 +143,7 @@ class MetricsPane(WorkPane):
         box.value = ""
         self.remove_class("-filtering")
         self._show_sweep(False)
+        self._show_strata(None)  # another corpus' questions have other fields
 
     def _clear(self) -> None:
         self.result = None
@@ -135,6 +152,8 @@ class MetricsPane(WorkPane):
         self.query_one(ScorerTable).clear()
         self.query_one(QuestionList).clear()
         self.query_one("#metrics-sweep-text", Static).update("")
+        self.strata_table = None
+        self.query_one("#metrics-strata-text", Static).update("")
         self._show_sweep(False)
         self.query_one(ThresholdChart).plot(None)
 
@@ -179,6 +198,8 @@ class MetricsPane(WorkPane):
             self._show_reranked(self.context)
         else:
             self._draw()
+        if self.strata_by is not None:
+            self._group(self.strata_by)
 
     def _rerank_failed(self, message: str) -> None:
         # The scorers' table stands; the line keeps why the reranking is missing (the notification fades).
@@ -293,6 +314,65 @@ class MetricsPane(WorkPane):
         self.start_work("tune", lambda progress: tune(context, progress), self._tuned,
                         label=f"tuning the fusion of {parts} on {clean(context.corpus.name)}")
 
+    def action_by_field(self) -> None:
+        """The strata view by the first field, then the next, and after ``length`` back to the questions."""
+        if not self.has_corpus():
+            return
+        table = self.strata_table
+        if self.strata_by is None:
+            self._group("")
+        elif table is not None and table.by != table.fields[-1]:
+            self._group(table.fields[table.fields.index(table.by) + 1])
+        else:  # past the last field, or b again before the first grouping arrived
+            self._show_strata(None)
+
+    def _group(self, by: str) -> None:
+        """Group the measured scorers by ``by`` (a field, "" for the first) in a worker; before they are
+        measured, the view waits for them."""
+        self.strata_by = by
+        self._show_strata(by)
+        result, context = self.result, self.context
+        if result is None or not result.scorers or context is None:
+            self.query_one("#metrics-strata", KeyScroll).border_title = "by a question field · once measured"
+            return
+        self.start_work("strata", lambda progress: strata(context, result, by, progress), self._grouped)
+
+    def _grouped(self, table: StrataTable) -> None:
+        self.strata_by, self.strata_table = table.by, table
+        self._draw_strata()
+
+    def _draw_strata(self) -> None:
+        table = self.strata_table
+        if table is None:
+            return
+        following = "questions" if table.by == table.fields[-1] else table.fields[table.fields.index(table.by) + 1]
+        shown = next(m.header for m in eval_metrics() if m.key == self.strata_measure)
+        self.query_one("#metrics-strata", KeyScroll).border_title = safe_content(
+            one_line(f"{shown} by {table.by} · b: {following} · B: next measure", max(20, self.size.width - 6)))
+        self.query_one("#metrics-strata-text", Static).update(
+            strata_text(table, self.strata_measure, f"bold {self.colour('success')}"))
+
+    def action_strata_measure(self) -> None:
+        if self.strata_by is None:
+            self.notify("b shows the measures by a question field first", severity="warning")
+            return
+        keys = [m.key for m in eval_metrics()]
+        self.strata_measure = keys[(keys.index(self.strata_measure) + 1) % len(keys)]
+        self._draw_strata()
+
+    def _show_strata(self, by: str | None) -> None:
+        """The strata view in place of the questions and threshold (``by`` a field), or back (None)."""
+        had_focus = self.app.focused is self.query_one("#metrics-strata")
+        self.set_class(by is not None, "-strata")
+        if by is not None:
+            self._show_sweep(False)
+            self.query_one("#metrics-strata", KeyScroll).focus()
+            return
+        self.strata_by, self.strata_table = None, None
+        self.query_one("#metrics-strata-text", Static).update("")
+        if had_focus:
+            self.query_one(QuestionList).focus()
+
     def _tuned(self, sweep: FusionSweep) -> None:
         from ranklens.engine.experiments.weights import grid_lines, verdict_lines
 
@@ -303,6 +383,7 @@ class MetricsPane(WorkPane):
         self.query_one(WorkStatus).show(
             f"held out: tuned fusion {sweep.cv_ndcg:.3f}, best single {sweep.cv_single_ndcg:.3f}, "
             f"gain {sweep.gain:+.3f} (p={sweep.p_ttest:.2g}) · u back")
+        self._show_strata(None)
         self._show_sweep(True)
 
     def _show_sweep(self, shown: bool) -> None:
