@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ranklens.cli.options import UsageError, add_setup_options, add_workspace_options, int_at_least
 from ranklens.cli.output import TerminalProgress, print_explanation, print_json, say, tell, terminal_text
 from ranklens.cli.setup_args import judged_retriever
-from ranklens.cli.sides import load_with_workspace as _load, run_setup as _run_setup, side as _side
-from ranklens.cli.sides import sidecar_path as _sidecar_path
+from ranklens.cli.sides import load_with_workspace, run_setup, side, sidecar_path
 from ranklens.engine.measures import DEFAULT_MEASURES
 from ranklens.cli.strata import Strata, add_by_option
 
@@ -125,9 +124,9 @@ def run_run(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     from ranklens.engine.compare import setup_run
     from ranklens.engine.trec import STANDARD_STREAM, atomic_write, write_run
 
-    judged, workspace, workbench = _load(args)
+    judged, workspace, workbench = load_with_workspace(args)
     corpus = judged.corpus
-    setup = _run_setup(corpus, overrides)
+    setup = run_setup(corpus, overrides)
     if not corpus.questions:
         raise UsageError(f"ranklens: {corpus.name} has no questions to run (add some to the workspace: "
                          "ranklens judgments --import-queries FILE)")
@@ -156,13 +155,13 @@ def run_run(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     else:
         path = Path(args.output)
         write_run(path, run, name)
-        atomic_write(_sidecar_path(path), json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
+        atomic_write(sidecar_path(path), json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
     if args.json:
-        return print_json({**meta, "path": str(path), "sidecar": str(_sidecar_path(path))})
+        return print_json({**meta, "path": str(path), "sidecar": str(sidecar_path(path))})
     measures = "  ".join(f"{k} {v:.3f}" for k, v in headline.items()) or "no judged questions"
     say(f"# {corpus.name} · {retriever.setup.describe()} · {judged.describe()}")
     say(f"run {name}: {len(run.rankings)} questions, up to {setup.k} chunks each · {measures}")
-    say(f"written to {path} (setup in {_sidecar_path(path).name})")
+    say(f"written to {path} (setup in {sidecar_path(path).name})")
     return 0
 
 
@@ -189,7 +188,7 @@ def run_runs(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     from ranklens.engine.runs import corpus_identity
 
     measures = _metrics(args, "runs")  # a bad name is said before any work
-    judged, workspace, workbench = _load(args)
+    judged, workspace, workbench = load_with_workspace(args)
     corpus = judged.corpus
     fingerprint = corpus_identity(corpus)["fingerprint"]
     rows = []
@@ -238,11 +237,11 @@ def run_compare(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     measures = _metrics(args, "compare") or parse_measures(DEFAULT_MEASURES)
     if args.more:
         return compare_many_runs(args, measures)
-    judged, workspace, workbench = _load(args)
+    judged, workspace, workbench = load_with_workspace(args)
     corpus = judged.corpus
     strata = Strata(args.by, corpus.questions)  # a field no question has: said before any run is made
-    a = _side(args.a, corpus, workspace, workbench)
-    b = _side(args.b, corpus, workspace, workbench)
+    a = side(args.a, corpus, workspace, workbench)
+    b = side(args.b, corpus, workspace, workbench)
     comparison = compare_runs(a, b, corpus.questions, measures, args.permutations, args.seed)
     strata.split(comparison)
     for note in comparison.notes:
@@ -267,9 +266,9 @@ def compare_many_runs(args: argparse.Namespace, measures: list[Measure]) -> int:
     twice = next((spec for i, spec in enumerate(specs) if spec in specs[:i]), None)
     if twice is not None:
         raise UsageError(f"ranklens compare: {twice!r} is given twice: give each run once")
-    judged, workspace, workbench = _load(args)
+    judged, workspace, workbench = load_with_workspace(args)
     Strata(args.by, judged.corpus.questions)  # a field no question has: said before any run is made
-    sides = [_side(spec, judged.corpus, workspace, workbench) for spec in specs]
+    sides = [side(spec, judged.corpus, workspace, workbench) for spec in specs]
     with TerminalProgress() as progress:
         comparison = compare_many(sides[0], sides[1:], judged.corpus.questions, measures, args.permutations,
                                   args.seed, args.correction, progress)
@@ -393,7 +392,7 @@ def run_judgments(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     from ranklens.engine.workspace_files import export_qrels, export_questions, import_qrels, import_questions
 
     _check_streams(args)
-    judged, workspace, _ = _load(args)
+    judged, workspace, _ = load_with_workspace(args)
     corpus = judged.corpus
     done: dict[str, Any] = {}
     question_ids = {q.id for q in corpus.questions}
