@@ -256,7 +256,7 @@ class RanklensApp(App[None]):
             self.notify(message.reason)
 
     def on_change_workspace(self, message: ChangeWorkspace) -> None:
-        self.workspace_actions.change(message.change)
+        self.workspace_actions.change(message.change, message.judges)
 
     # -- tabs and the focus -------------------------------------------------------------------------
 
