@@ -43,8 +43,9 @@ def rater_problem(name: str) -> str | None:
 
 
 def check_rater(name: str) -> str:
-    """``name`` when it is a usable rater's name; else ``RanklensError`` saying why."""
-    problem = rater_problem(name)
+    """``name`` when it is a usable rater's name or the unnamed rater (``""``, who wrote the logs before raters
+    were recorded, and writes where no login name is found); else ``RanklensError`` saying why."""
+    problem = None if name == UNNAMED else rater_problem(name)
     if problem is not None:
         raise RanklensError(f"rater {name!r}: {problem}")
     return name
