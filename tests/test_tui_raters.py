@@ -3,7 +3,6 @@ given last (else the login name), written with every judgment, named in judge mo
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -23,17 +22,18 @@ def logged_raters(app) -> list[str]:  # noqa: ANN001
     return [json.loads(line)["rater"] for line in path.read_text().splitlines()] if path.exists() else []
 
 
-def offered(app) -> str:  # noqa: ANN001
-    return app.screen.query_one("#path-input").value
+async def asked_at(pilot, key: str) -> str:  # noqa: ANN001
+    """Search, judge mode, ``key`` (a grade or u): the dialog asking who judges opens; the name it offers."""
+    await search(pilot, UNANSWERED)
+    await pilot.press("escape", "J", key)
+    await until(pilot, lambda: bool(pilot.app.screen.query("#path-input")))
+    return pilot.app.screen.query_one("#path-input").value
 
 
 async def test_the_first_judgment_asks_once_and_every_judgment_carries_the_name() -> None:
     async with running(size=SIZE) as pilot:
         app = pilot.app
-        await search(pilot, UNANSWERED)
-        await pilot.press("escape", "J", "3")
-        await until(pilot, lambda: bool(app.screen.query("#path-input")))
-        assert offered(app) == "ada"  # the login name
+        assert await asked_at(pilot, "3") == "ada"  # the login name
         assert "Who is judging?" in screen_text(app)
         await name_rater(pilot, "bea [b]x[/b]")  # markup in a name is text
         assert logged_raters(app) == ["bea [b]x[/b]"]
@@ -51,9 +51,7 @@ async def test_the_first_judgment_asks_once_and_every_judgment_carries_the_name(
 async def test_escape_judges_nothing_and_asks_again_next_time() -> None:
     async with running(size=SIZE) as pilot:
         app = pilot.app
-        await search(pilot, UNANSWERED)
-        await pilot.press("escape", "J", "2")
-        await until(pilot, lambda: bool(app.screen.query("#path-input")))
+        await asked_at(pilot, "2")
         await pilot.press("escape")
         await settle(pilot)
         assert "nothing judged: judging asks who judges first" in notifications(app)
@@ -63,17 +61,13 @@ async def test_escape_judges_nothing_and_asks_again_next_time() -> None:
         assert logged_raters(app) == ["ada"]
 
 
-async def test_the_next_session_offers_the_name_given_last(tmp_path: Path) -> None:
+async def test_the_next_session_offers_the_name_given_last() -> None:
     async with running(size=SIZE) as pilot:
-        await search(pilot, UNANSWERED)
-        await pilot.press("escape", "J", "2")
+        await asked_at(pilot, "2")
         await name_rater(pilot, "bea")
     async with running(size=SIZE) as pilot:
         app = pilot.app
-        await search(pilot, UNANSWERED)
-        await pilot.press("escape", "J", "u")  # an undo asks too: it takes back the rater's own
-        await until(pilot, lambda: bool(app.screen.query("#path-input")))
-        assert offered(app) == "bea"
+        assert await asked_at(pilot, "u") == "bea"  # an undo asks too: it takes back the rater's own
         await name_rater(pilot, "cy")
         assert "no judgment of cy's to undo" in notifications(app)
         assert app.context.workspace.judgments() == {"u1": {"trasferte-2": 2}}  # bea's stays
