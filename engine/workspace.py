@@ -109,7 +109,7 @@ class Judgment:
     question: str
     id: str
     grade: int | None
-    previous: int | None  # the grade before this line (None: unjudged)
+    previous: int | None  # the same rater's grade of the pair before this line (None: unjudged)
     undoes: int | None = None  # for an undo: the line it takes back
     rater: str = UNNAMED  # who gave it (engine/raters.py); "" on lines written before raters were recorded
 
