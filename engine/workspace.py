@@ -27,7 +27,8 @@ a chunk not relevant, which also overrides the corpus' own qrels for that pair.
 Raters: each line carries ``"rater"`` (a line without one is the unnamed rater's, ``""``). Each
 rater has their own grade of a pair; a line's ``previous`` is that rater's grade before it, and
 undo takes back the latest judgment *of the rater undoing* that is not undone yet, restoring their
-previous grade, so one rater never undoes another's work. Where several raters graded a pair,
+previous grade, so one rater never undoes another's work (the unnamed rater's old lines are
+anyone's to take back). Where several raters graded a pair,
 the workspace's rater rule (engine/raters.py) makes the one grade that counts and that ``qrels``
 holds.
 """
@@ -376,19 +377,20 @@ class Workspace:
 
     def undo(self, *, rater: str | None = None) -> Judgment | None:
         """Take back ``rater``'s (default: the workspace's) latest judgment not yet undone, by appending its
-        reversal; None when that rater has none left."""
+        reversal; None when that rater has none left. A judgment of the unnamed rater (a log line from before
+        raters were recorded) is anyone's to take back; its reversal stays the unnamed rater's."""
         rater = self.rater if rater is None else check_rater(rater)
         with self.locked():
             rule = self.rater_rule()
             entries = self.log()
             undone = {e.undoes for e in entries if e.op == "undo"}
             target = next((e for e in reversed(entries)
-                           if e.op == "judge" and e.rater == rater and e.line not in undone), None)
+                           if e.op == "judge" and e.rater in (rater, UNNAMED) and e.line not in undone), None)
             if target is None:
                 return None
-            current = _ratings(entries).get(target.question, {}).get(target.id, {}).get(rater)
+            current = _ratings(entries).get(target.question, {}).get(target.id, {}).get(target.rater)
             reversal = Judgment(self._next_line(self.log_path), "undo", target.question, target.id,
-                                target.previous, current, target.line, rater)
+                                target.previous, current, target.line, target.rater)
             self._append(self.log_path, [_log_line(reversal)])
             atomic_write(self.qrels_path, qrels_text(_combined(_ratings([*entries, reversal]), rule)))
         return reversal

@@ -62,10 +62,14 @@ def test_a_log_without_raters_is_the_unnamed_raters_and_replays_as_before(tmp_pa
     assert [e.rater for e in workspace.log()] == ["", "", "", ""]
     assert workspace.ratings() == {"q": {"c1": {"": 3}}}
     assert workspace.judgments() == {"q": {"c1": 3}}
-    assert workspace.undo(rater="ann") is None  # ann has nothing to take back
+    workspace.judge("q", "c3", 1, rater="bob")
+    assert workspace.undo(rater="ann") is not None  # the unnamed rater's lines are anyone's to take back
+    assert workspace.log()[-1].rater == ""  # and stay the unnamed rater's
+    assert workspace.judgments() == {"q": {"c1": 2, "c3": 1}}  # bob's stays
     undone = workspace.undo(rater="")
-    assert undone is not None and (undone.id, undone.grade, undone.rater) == ("c1", 2, "")
-    assert workspace.judgments() == {"q": {"c1": 2}}
+    assert undone is not None and (undone.id, undone.grade, undone.rater) == ("c1", None, "")
+    assert workspace.undo(rater="ann") is None
+    assert workspace.judgments() == {"q": {"c3": 1}}
 
 
 def test_undo_takes_back_the_undoing_raters_latest_only(tmp_path: Path) -> None:
