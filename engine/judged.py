@@ -3,7 +3,9 @@
 The judgments that count are the corpus' own (its qrels and answer spans) plus the
 workspace's (the user's questions and graded ids), the latest grade winning: a grade in
 the workspace replaces the corpus' for the same question and id, and within the workspace
-the log's last line for a pair wins (grade 0 judges an id not relevant). Without a
+the log's last line for a pair wins (grade 0 judges an id not relevant). When several raters
+graded a pair, the workspace's rater rule (engine/raters.py: latest, mean, majority, max) makes
+their grades one, and reports say so (``· 2 raters, majority``). Without a
 workspace (``--no-workspace``, the TUI's toggle) the corpus' own judgments count alone.
 
 ``judged_corpus`` applies the rule and says what it used (``Judged.describe`` for people,
@@ -14,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from ranklens.engine.raters import DEFAULT_RULE
 
 if TYPE_CHECKING:
     from ranklens.engine.corpus import Corpus
@@ -26,7 +30,8 @@ class Judged:
 
     ``workspace`` is None when the corpus' own judgments count alone. ``own_questions``
     and ``own_judgments`` count the workspace's questions and judged (question, id) pairs
-    of questions the corpus or the workspace has (0 without a workspace).
+    of questions the corpus or the workspace has (0 without a workspace); ``raters`` names who graded
+    them, and ``rater_rule`` is the workspace's rule for a pair several raters graded.
     """
 
     corpus: Corpus
@@ -34,6 +39,8 @@ class Judged:
     own_questions: int = 0
     own_judgments: int = 0
     warnings: tuple[str, ...] = ()
+    raters: tuple[str, ...] = ()
+    rater_rule: str = DEFAULT_RULE
 
     @property
     def source(self) -> str:
@@ -53,12 +60,14 @@ class Judged:
         parts = [f"{self.own_judgments} judgment{'' if self.own_judgments == 1 else 's'} of yours"]
         if self.own_questions:
             parts.append(f"{self.own_questions} question{'' if self.own_questions == 1 else 's'} of yours")
+        if len(self.raters) > 1:
+            parts.append(f"{len(self.raters)} raters, {self.rater_rule}")
         return " · ".join([head, *parts])
 
     def to_dict(self) -> dict[str, Any]:
         return {"source": self.source, "workspace": None if self.workspace is None else str(self.workspace.root),
                 "questions": self.questions, "own_questions": self.own_questions,
-                "own_judgments": self.own_judgments}
+                "own_judgments": self.own_judgments, "raters": list(self.raters), "rater_rule": self.rater_rule}
 
 
 def judged_corpus(corpus: Corpus, workspace: Workspace | None) -> Judged:
@@ -72,5 +81,7 @@ def judged_corpus(corpus: Corpus, workspace: Workspace | None) -> Judged:
     applied, warnings = workspace.apply(corpus)
     questions = {q.id for q in applied.questions}
     own = workspace.questions()
-    counted = sum(len(grades) for qid, grades in workspace.judgments().items() if qid in questions)
-    return Judged(applied, workspace, len(own), counted, tuple(warnings))
+    ratings = {qid: by_id for qid, by_id in workspace.ratings().items() if qid in questions}
+    counted = sum(len(by_id) for by_id in ratings.values())
+    raters = sorted({rater for by_id in ratings.values() for by in by_id.values() for rater in by})
+    return Judged(applied, workspace, len(own), counted, tuple(warnings), tuple(raters), workspace.rater_rule())

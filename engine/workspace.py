@@ -8,8 +8,9 @@ written, and nothing is ever written into the corpus folder by default.
 
 ```
 queries.jsonl      the user's questions: {"_id", "text", optional "answer"} (BEIR's format)
-judgments.jsonl    the judgment log, append-only: one JSON object per judgment or undo
+judgments.jsonl    the judgment log, append-only: one JSON object per judgment or undo, naming its rater
 qrels              the log replayed, as TREC qrels (qid 0 id grade): rewritten after each change
+settings.json      the workspace's own settings: {"rater_rule": "majority"} (engine/raters.py)
 runs/NAME.run      a saved TREC run
 runs/NAME.json     its sidecar: setup, corpus identity, depth, date, headline measures
 .lock              taken (fcntl.flock) by every writer
@@ -22,6 +23,14 @@ written (no newline yet) is ignored. Undo appends a reversal to the log (the jud
 previous grade, or its absence); nothing is ever rewritten in place. Ids in the judgments
 are chunk ids (or document ids) as ``Retriever.relevant`` reads them; a grade <= 0 judges
 a chunk not relevant, which also overrides the corpus' own qrels for that pair.
+
+Raters: each line carries ``"rater"`` (a line without one is the unnamed rater's, ``""``). Each
+rater has their own grade of a pair; a line's ``previous`` is that rater's grade before it, and
+undo takes back the latest judgment *of the rater undoing* that is not undone yet, restoring their
+previous grade, so one rater never undoes another's work (the unnamed rater's old lines are
+anyone's to take back). Where several raters graded a pair,
+the workspace's rater rule (engine/raters.py) makes the one grade that counts and that ``qrels``
+holds.
 """
 from __future__ import annotations
 
@@ -42,9 +51,13 @@ from typing import Any
 from ranklens.engine.corpus import Corpus, Question, normalise_space
 from ranklens.engine.errors import RanklensError, json_problem
 from ranklens.engine.grades import DEFAULT_MAX_GRADE, check_grade, max_grade
+from ranklens.engine.raters import DEFAULT_RULE, UNNAMED, check_rater, check_rule, combine, default_rater
 from ranklens.engine.trec import Run, atomic_write, qrels_text, read_run, write_run
 _RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 _KEY_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+RULE_KEY = "rater_rule"  # settings.json's key naming the workspace's rater rule
+
+Ratings = dict[str, dict[str, dict[str, int]]]  # question -> id -> rater -> grade, raters in the order they graded
 
 
 def data_home() -> Path:
@@ -97,8 +110,9 @@ class Judgment:
     question: str
     id: str
     grade: int | None
-    previous: int | None  # the grade before this line (None: unjudged)
+    previous: int | None  # the same rater's grade of the pair before this line (None: unjudged)
     undoes: int | None = None  # for an undo: the line it takes back
+    rater: str = UNNAMED  # who gave it (engine/raters.py); "" on lines written before raters were recorded
 
 
 @dataclass
@@ -114,19 +128,27 @@ class SavedRun:
 class Workspace:
     """The files of one corpus' workspace; see the module docstring for the layout and the locking."""
 
-    def __init__(self, root: str | os.PathLike[str], max_grade: int = DEFAULT_MAX_GRADE) -> None:
+    def __init__(self, root: str | os.PathLike[str], max_grade: int = DEFAULT_MAX_GRADE,
+                 rater: str | None = None) -> None:
         self.root = Path(root)
         self.max_grade = max_grade  # judgments are refused above it (engine/grades.py)
+        # who judges and undoes unless a call names another: the login name unless given
+        self.rater = default_rater() if rater is None else check_rater(rater)
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.root)!r})"
 
     @classmethod
-    def for_corpus(cls, corpus: Corpus, folder: str | os.PathLike[str] | None = None) -> Workspace:
+    def for_corpus(cls, corpus: Corpus, folder: str | os.PathLike[str] | None = None,
+                   rater: str | None = None) -> Workspace:
         """``folder`` when given, else the corpus' folder under the user's data folder; grading on the
-        corpus' scale."""
+        corpus' scale, as ``rater`` (default: the login name)."""
         root = Path(folder) if folder is not None else data_home() / "ranklens" / "workspaces" / corpus_key(corpus)
-        return cls(root, max_grade(corpus))
+        return cls(root, max_grade(corpus), rater)
+
+    def as_rater(self, rater: str) -> Workspace:
+        """The same workspace, judging and undoing as ``rater``."""
+        return Workspace(self.root, self.max_grade, rater)
 
     # -- files -------------------------------------------------------------------------------
 
@@ -145,6 +167,10 @@ class Workspace:
     @property
     def runs_dir(self) -> Path:
         return self.root / "runs"
+
+    @property
+    def settings_path(self) -> Path:
+        return self.root / "settings.json"
 
     @contextmanager
     def locked(self) -> Iterator[None]:
@@ -268,60 +294,105 @@ class Workspace:
         entries = []
         for lineno, record in self._jsonl(self.log_path):
             try:
+                rater = record.get("rater", UNNAMED)
+                if not isinstance(rater, str):
+                    raise TypeError(rater)
                 entries.append(Judgment(lineno, str(record["op"]), str(record["question"]), str(record["id"]),
                                         _grade(record.get("grade")), _grade(record.get("previous")),
-                                        record.get("undoes")))
+                                        record.get("undoes"), rater))
             except (KeyError, TypeError, ValueError):
-                raise RanklensError(f"{self.log_path}:{lineno}: not a judgment (op, question, id, grade)") from None
+                raise RanklensError(f"{self.log_path}:{lineno}: not a judgment (op, question, id, grade, "
+                                    "rater)") from None
         return entries
 
+    def ratings(self) -> Ratings:
+        """The log replayed rater by rater: question id -> id -> rater -> grade, raters in the order their
+        grades were given (the last is the latest), questions and ids in the order first judged."""
+        return _ratings(self.log())
+
     def judgments(self) -> dict[str, dict[str, int]]:
-        """The log replayed: question id -> {id: grade}, in the order questions were first judged."""
-        return _replay(self.log())
+        """The log replayed: question id -> {id: grade}, several raters' grades of a pair made one by the
+        workspace's rater rule; questions in the order first judged."""
+        return _combined(self.ratings(), self.rater_rule())
 
-    def judge(self, question: str, ident: str, grade: int | None) -> Judgment:
-        """Grade ``ident`` for ``question`` (None: take the judgment back); appended to the log."""
-        return self.judge_many([(question, ident, grade)])[-1]
+    def rater_rule(self) -> str:
+        """The workspace's rule for several raters' grades of one pair (``settings.json``), ``latest`` unless set."""
+        value = self._settings().get(RULE_KEY, DEFAULT_RULE)
+        return check_rule(value if isinstance(value, str) else repr(value), f"{self.settings_path}: {RULE_KEY}")
 
-    def judge_many(self, rows: Sequence[tuple[str, str, int | None]]) -> list[Judgment]:
-        """Several judgments under one lock, in order (an import); the qrels file is rewritten once.
+    def set_rater_rule(self, rule: str) -> None:
+        """Declare ``rule`` (engine/raters.py) the workspace's rater rule; the qrels file follows it."""
+        check_rule(rule, RULE_KEY)
+        with self.locked():
+            settings = {**self._settings(), RULE_KEY: rule}
+            atomic_write(self.settings_path, json.dumps(settings, ensure_ascii=False, indent=2) + "\n")
+            atomic_write(self.qrels_path, qrels_text(_combined(self.ratings(), rule)))
 
-        A grade off the workspace's scale (0..``max_grade``) is refused (``GradeError``) before any is written.
+    def _settings(self) -> dict[str, Any]:
+        if not self.settings_path.is_file():
+            return {}
+        try:
+            settings = json.loads(self.settings_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise RanklensError(f"{self.settings_path}: not readable workspace settings ({error})") from None
+        if not isinstance(settings, dict):
+            raise RanklensError(f"{self.settings_path}: not workspace settings (expected a JSON object)")
+        return settings
+
+    def judge(self, question: str, ident: str, grade: int | None, *, rater: str | None = None) -> Judgment:
+        """Grade ``ident`` for ``question`` (None: take the judgment back) as ``rater`` (default: the
+        workspace's); appended to the log."""
+        return self.judge_many([(question, ident, grade)], rater=rater)[-1]
+
+    def judge_many(self, rows: Sequence[tuple[str, str, int | None]], *, rater: str | None = None) -> list[Judgment]:
+        """Several judgments by ``rater`` (default: the workspace's) under one lock, in order (an import); the
+        qrels file is rewritten once.
+
+        A grade off the workspace's scale (0..``max_grade``), or a bad rater's name, is refused (``GradeError``,
+        ``RanklensError``) before any is written.
         """
+        rater = self.rater if rater is None else check_rater(rater)
         for _, _, grade in rows:
             if grade is not None:
                 check_grade(grade, self.max_grade)
         with self.locked():
+            rule = self.rater_rule()
             entries = self.log()
-            state = _replay(entries)
+            ratings = _ratings(entries)
+            mine = {(q, ident): by[rater] for q, ids in ratings.items() for ident, by in ids.items() if rater in by}
             line = self._next_line(self.log_path) - 1
             lines, made = [], []
             for question, ident, grade in rows:
-                previous = state.get(question, {}).get(ident)
                 line += 1
-                made.append(Judgment(line, "judge", question, ident, grade, previous))
-                lines.append(_log_line("judge", question, ident, grade, previous))
-                _set(state, question, ident, grade)
+                made.append(Judgment(line, "judge", question, ident, grade, mine.get((question, ident)),
+                                     rater=rater))
+                lines.append(_log_line(made[-1]))
+                if grade is None:
+                    mine.pop((question, ident), None)
+                else:
+                    mine[question, ident] = grade
             self._append(self.log_path, lines)
-            atomic_write(self.qrels_path, qrels_text(state))
+            atomic_write(self.qrels_path, qrels_text(_combined(_ratings([*entries, *made]), rule)))
         return made
 
-    def undo(self) -> Judgment | None:
-        """Take back the latest judgment not yet undone, by appending its reversal; None when none is left."""
+    def undo(self, *, rater: str | None = None) -> Judgment | None:
+        """Take back ``rater``'s (default: the workspace's) latest judgment not yet undone, by appending its
+        reversal; None when that rater has none left. A judgment of the unnamed rater (a log line from before
+        raters were recorded) is anyone's to take back; its reversal stays the unnamed rater's."""
+        rater = self.rater if rater is None else check_rater(rater)
         with self.locked():
+            rule = self.rater_rule()
             entries = self.log()
             undone = {e.undoes for e in entries if e.op == "undo"}
-            target = next((e for e in reversed(entries) if e.op == "judge" and e.line not in undone), None)
+            target = next((e for e in reversed(entries)
+                           if e.op == "judge" and e.rater in (rater, UNNAMED) and e.line not in undone), None)
             if target is None:
                 return None
-            state = _replay(entries)
-            current = state.get(target.question, {}).get(target.id)
+            current = _ratings(entries).get(target.question, {}).get(target.id, {}).get(target.rater)
             reversal = Judgment(self._next_line(self.log_path), "undo", target.question, target.id,
-                                target.previous, current, target.line)
-            self._append(self.log_path, [_log_line("undo", target.question, target.id, target.previous, current,
-                                                   undoes=target.line)])
-            _set(state, target.question, target.id, target.previous)
-            atomic_write(self.qrels_path, qrels_text(state))
+                                target.previous, current, target.line, target.rater)
+            self._append(self.log_path, [_log_line(reversal)])
+            atomic_write(self.qrels_path, qrels_text(_combined(_ratings([*entries, reversal]), rule)))
         return reversal
 
     # -- the corpus with the workspace -------------------------------------------------------
@@ -429,26 +500,48 @@ def _grade(value: Any) -> int | None:
     return value
 
 
-def _log_line(op: str, question: str, ident: str, grade: int | None, previous: int | None,
-              undoes: int | None = None) -> str:
-    record: dict[str, Any] = {"op": op, "question": question, "id": ident, "grade": grade, "previous": previous}
-    if undoes is not None:
-        record["undoes"] = undoes
+def _log_line(entry: Judgment) -> str:
+    record: dict[str, Any] = {"op": entry.op, "question": entry.question, "id": entry.id, "grade": entry.grade,
+                              "previous": entry.previous}
+    if entry.undoes is not None:
+        record["undoes"] = entry.undoes
+    record["rater"] = entry.rater
     record["at"] = datetime.now(UTC).isoformat(timespec="seconds")
     return json.dumps(record, ensure_ascii=False) + "\n"
 
 
-def _set(state: dict[str, dict[str, int]], question: str, ident: str, grade: int | None) -> None:
-    if grade is None:
-        state.get(question, {}).pop(ident, None)
-        if question in state and not state[question]:
-            del state[question]
-    else:
-        state.setdefault(question, {})[ident] = grade
+def _ratings(entries: Sequence[Judgment]) -> Ratings:
+    """Each rater's grade of each pair after ``entries``, raters ordered by when their grade was given.
 
-
-def _replay(entries: Sequence[Judgment]) -> dict[str, dict[str, int]]:
-    state: dict[str, dict[str, int]] = {}
+    A rater's grades of a pair are a stack: a judgment pushes, the undo of the judgment on top pops
+    it (so a grade an undo restores counts as given when it was first given). An undo that does not
+    match the top (a log edited by hand) sets its grade as a judgment would.
+    """
+    stacks: dict[tuple[str, str, str], list[tuple[int | None, int]]] = {}
+    order: dict[str, dict[str, None]] = {}
     for entry in entries:
-        _set(state, entry.question, entry.id, entry.grade)
-    return state
+        order.setdefault(entry.question, {}).setdefault(entry.id)
+        stack = stacks.setdefault((entry.question, entry.id, entry.rater), [])
+        if entry.op == "undo" and stack and stack[-1][1] == entry.undoes:
+            stack.pop()
+            if (stack[-1][0] if stack else None) == entry.grade:
+                continue
+        stack.append((entry.grade, entry.line))
+    given: list[tuple[int, str, str, str, int]] = []
+    for (question, ident, rater), stack in stacks.items():
+        grade = stack[-1][0] if stack else None
+        if grade is not None:
+            given.append((stack[-1][1], question, ident, rater, grade))
+    by_pair: dict[tuple[str, str], dict[str, int]] = {}
+    for _, question, ident, rater, grade in sorted(given):
+        by_pair.setdefault((question, ident), {})[rater] = grade
+    ratings: Ratings = {}
+    for question, ids in order.items():
+        for ident in ids:
+            if (question, ident) in by_pair:
+                ratings.setdefault(question, {})[ident] = by_pair[question, ident]
+    return ratings
+
+
+def _combined(ratings: Ratings, rule: str) -> dict[str, dict[str, int]]:
+    return {question: {ident: combine(by, rule) for ident, by in ids.items()} for question, ids in ratings.items()}

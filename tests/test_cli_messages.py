@@ -46,12 +46,13 @@ def test_an_option_whose_message_does_not_name_it_keeps_argparses_prefix(capsys)
 
 def test_judgments_reports_in_sentences_not_python_reprs(capsys, tmp_path: Path) -> None:
     ws = str(tmp_path / "ws")
-    judged = run_cli(capsys, "judgments", "studio-alfa", "--workspace", ws, "--judge", "q01", "copie-0", "2")
-    assert judged.status == 0 and "judged copie-0 for q01: grade 2 (was unjudged)" in judged.out
-    undone = run_cli(capsys, "judgments", "studio-alfa", "--workspace", ws, "--undo")
-    assert "undone: copie-0 for q01 is unjudged again" in undone.out
-    nothing = run_cli(capsys, "judgments", "studio-alfa", "--workspace", ws, "--undo")
-    assert nothing.status == 0 and nothing.err == "ranklens: note: nothing to undo\n"
+    judged = run_cli(capsys, "judgments", "studio-alfa", "--workspace", ws, "--judge", "q01", "copie-0", "2",
+                     "--rater", "ann")
+    assert judged.status == 0 and "judged copie-0 for q01: grade 2 by ann (was unjudged)" in judged.out
+    undone = run_cli(capsys, "judgments", "studio-alfa", "--workspace", ws, "--undo", "--rater", "ann")
+    assert "undone: copie-0 for q01 is unjudged again for ann" in undone.out
+    nothing = run_cli(capsys, "judgments", "studio-alfa", "--workspace", ws, "--undo", "--rater", "ann")
+    assert nothing.status == 0 and nothing.err == "ranklens: note: nothing of ann's to undo\n"
     for run in (judged, undone, nothing):
         assert not re.search(r"[{}]|None|'question'", run.out), run.out
 

@@ -181,20 +181,21 @@ def test_judging_importing_and_undoing_change_the_measures(capsys, tmp_path: Pat
         return next((q["a"]["MRR"] for q in data["per_question"] if q["id"] == "q4"), None)
 
     assert mrr_of_q4() is None  # q4 has nothing judged: not compared
-    judged = run_cli(capsys, "judgments", str(corpus), "--judge", "q4", "c3", "3", *ws, "--json")
+    judged = run_cli(capsys, "judgments", str(corpus), "--judge", "q4", "c3", "3", *ws, "--json", "--rater", "ann")
     assert judged.status == 0, judged.err
-    assert judged.json["judged"] == {"question": "q4", "id": "c3", "grade": 3, "previous": None}
+    assert judged.json["judged"] == {"question": "q4", "id": "c3", "grade": 3, "previous": None, "rater": "ann"}
     assert mrr_of_q4() == 0.0  # "an unanswerable question" shares no term with c3
     (tmp_path / "more.qrels").write_text("q4 0 c0 1\nq1 0 c0 0\n")
     imported = run_cli(capsys, "judgments", str(corpus), "--import-qrels", str(tmp_path / "more.qrels"), *ws,
-                       "--json")
+                       "--json", "--rater", "bob")
     assert imported.json["imported_judgments"] == 2 and imported.json["judgments"] == 3
     exported = tmp_path / "out.qrels"
     run_cli(capsys, "judgments", str(corpus), "--export-qrels", str(exported), *ws)
     assert read_qrels(exported).judgments == {"q1": {"c2": 1, "c0": 0}, "q2": {"c3": 1, "c4": 2},
                                               "q3": {"c5": 1, "c1": 1}, "q4": {"c3": 3, "c0": 1}}
-    undone = run_cli(capsys, "judgments", str(corpus), "--undo", *ws, "--json").json
-    assert undone["undone"] == {"question": "q1", "id": "c0", "grade": None}  # the corpus' own grade 2 is back
+    undone = run_cli(capsys, "judgments", str(corpus), "--undo", *ws, "--json", "--rater", "bob").json
+    # bob's latest: the corpus' own grade 2 is back
+    assert undone["undone"] == {"question": "q1", "id": "c0", "grade": None, "rater": "bob"}
     assert read_qrels(tmp_path / "ws" / "qrels").judgments == {"q4": {"c3": 3, "c0": 1}}
 
 

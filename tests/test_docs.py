@@ -104,6 +104,7 @@ JSON_RUNS = [
     ("compare", "studio-alfa", "tfidf", "bm25", "lsa"),
     ("why", "studio-alfa", "rimborso auto", "trasferte-0"),
     ("judgments", "studio-alfa", "--judge", "q01", "ferie-1", "1", "--undo"),
+    ("judgments", "studio-alfa", "--agreement", "--rater-rule", "majority"),
     ("corpora",),
     ("prompt", "studio-alfa", "rimborso auto"),
 ]

@@ -15,7 +15,7 @@ from ranklens.tui.app import make_app
 from ranklens.tui.panes.metrics import MetricsPane
 from ranklens.tui.panes.search import SearchPane
 from ranklens.tui.widgets.lists import KeyTable
-from tests.support.app import notifications, opened, running, screen_text, search, settle, until
+from tests.support.app import name_rater, notifications, opened, running, screen_text, search, settle, until
 
 SIZE = (100, 30)
 # studio-alfa's first question without an answer; TF-IDF ranks trasferte-2 then accessi-1 for it
@@ -26,6 +26,7 @@ SEED_MRR = 707 / 900  # TF-IDF's MRR over the 15 answerable questions: the seed'
 @pytest.fixture(autouse=True)
 def _own_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    monkeypatch.setenv("LOGNAME", "ada")  # the login name the rater dialog offers
 
 
 def detail_text(app) -> str:  # noqa: ANN001
@@ -62,7 +63,7 @@ async def test_grading_writes_qrels_undo_restores_them_and_metrics_follow() -> N
         assert pane.judging and app.focused is pane.query_one("#results")
         assert grade_cells(pane) == ["·"] * 5  # nothing judged yet
         await pilot.press("j", "3")  # the second result: perfect
-        await settle(pilot)
+        await name_rater(pilot)  # the session's first judgment asks who judges: Enter takes the login name
         workspace = app.context.workspace
         assert workspace.qrels_path.read_text() == "u1 0 accessi-1 3\n"  # the corpus' own id for the question
         assert grade_cells(pane) == ["·", "3", "·", "·", "·"]
@@ -94,7 +95,7 @@ async def test_a_new_query_is_saved_as_a_question_when_graded() -> None:
         app = pilot.app
         pane = await search(pilot, "rimborso taxi aeroporto")
         await pilot.press("escape", "J", "2")
-        await settle(pilot)
+        await name_rater(pilot)
         workspace = app.context.workspace
         assert [(q.id, q.text) for q in workspace.questions()] == [("w1", "rimborso taxi aeroporto")]
         top = pane._rows[0].hit.chunk.id
@@ -203,7 +204,10 @@ async def test_hostile_queries_are_saved_and_shown_literally() -> None:
         app = pilot.app
         for text in HOSTILE_TEXTS[:3]:
             pane = await search(pilot, text + " password")
-            await pilot.press("escape", "J", "1", "J")
+            await pilot.press("escape", "J", "1")
+            if text == HOSTILE_TEXTS[0]:
+                await name_rater(pilot)
+            await pilot.press("J")
             await settle(pilot)
             assert grade_cells(pane)[0] == "1"
             await pilot.press("y")
@@ -225,10 +229,12 @@ async def test_judged_only_is_said_in_the_results_title_at_80_columns() -> None:
     async with running(size=(80, 24)) as pilot:
         app = pilot.app
         pane = await search(pilot, UNANSWERED)
-        await pilot.press("escape", "J", "3", "o")
+        await pilot.press("escape", "J", "3")
+        await name_rater(pilot)
+        await pilot.press("o")
         await settle(pilot)
         assert pane.query_one("#results", KeyTable).row_count == 1
-        assert "results · judged 1/5 · JUDGE MODE · judged only ─" in screen_text(app)
+        assert "results · judged 1/5 · JUDGE MODE · judged only" in screen_text(app)  # the rater, last, is cut
         await pilot.press("o")
         await settle(pilot)
         assert "results · judged 1/5 · JUDGE MODE (alt+digit: tabs)" in screen_text(app)
@@ -253,7 +259,7 @@ async def test_in_judge_mode_digits_grade_and_alt_digits_switch_tabs_as_the_scre
             assert f" {key} " in footer, footer  # each whole, none cut by the edge
 
         await pilot.press("2")  # grades, as the footer says
-        await settle(pilot)
+        await name_rater(pilot)
         assert app.query_one("#tabs").active == "search" and grade_cells(pane)[0] == "2"
         await pilot.press("alt+2")  # switches tabs, as the footer says
         await settle(pilot)

@@ -10,7 +10,7 @@ from ranklens.tui.panes.compare import ComparePane
 from ranklens.tui.panes.metrics import MetricsPane
 from ranklens.tui.widgets.fitted_line import FittedLine
 from ranklens.tui.widgets.work_status import WorkStatus
-from tests.support.app import notifications, running, search, settle
+from tests.support.app import name_rater, notifications, running, search, settle
 from tests.support.cli import run_cli
 
 SIZE = (80, 24)
@@ -41,7 +41,7 @@ async def test_metrics_count_what_the_command_line_counts_and_the_toggle_leaves_
         app = pilot.app
         await search(pilot, Q02)
         await pilot.press("escape", "J", "3")  # judge mode: the first result, which the corpus does not judge, perfect
-        await settle(pilot)
+        await name_rater(pilot)
         judged = app.context.workspace.judgments()
         assert list(judged) == ["q02"] and list(judged["q02"].values()) == [3]
         await pilot.press("J", "2")  # judge mode off: 2 is the Metrics tab

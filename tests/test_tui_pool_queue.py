@@ -13,7 +13,7 @@ from ranklens.cli.main import main
 from ranklens.engine.pool import load_pool, pool_names
 from ranklens.engine.workspace import Workspace
 from ranklens.tui.pool_queue import PoolQueuePane, PoolQueueScreen
-from tests.support.app import notifications, running, screen_text, settle, until
+from tests.support.app import name_rater, notifications, running, screen_text, settle, until
 
 SIZE = (80, 24)
 
@@ -41,7 +41,7 @@ def shown(app, part: str) -> str:  # noqa: ANN001
 
 async def open_queue(pilot) -> None:  # noqa: ANN001
     await pilot.press("escape", "P")  # out of the query box first: P would type there
-    await settle(pilot)
+    await name_rater(pilot)  # asked before the queue opens, once a session
     assert isinstance(pilot.app.screen, PoolQueueScreen)
 
 
@@ -144,3 +144,16 @@ async def test_one_run_is_not_a_pool() -> None:
         await pilot.press("m")
         await settle(pilot)
         assert any("pick two runs or more" in n for n in notifications(pilot.app))
+
+
+async def test_the_queue_judges_as_the_rater_named_when_it_opened(capsys) -> None:  # noqa: ANN001
+    save_run("bm25", "--scorer", "bm25")
+    capsys.readouterr()
+    async with running(size=SIZE) as pilot:
+        await pilot.press("escape", "P")
+        await name_rater(pilot, "ada")
+        assert isinstance(pilot.app.screen, PoolQueueScreen)
+        await make_pool(pilot, 1)
+        await pilot.press("2")
+        await until(pilot, lambda: bool(workspace(pilot.app).log()))
+        assert [entry.rater for entry in workspace(pilot.app).log()] == ["ada"]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ranklens.tui.panes.metrics import MetricsPane
-from tests.support.app import notifications, open_path, running, settle, until
+from tests.support.app import name_rater, notifications, open_path, running, settle, until
 from tests.support.cli import run_cli
 
 SIZE = (100, 30)
@@ -47,7 +47,9 @@ async def test_imported_questions_and_judgments_are_measured_undone_and_exported
         workspace = app.context.workspace
         assert workspace.judgments() == {"m1": {"accessi-1": 2}, "m2": {"ferie-1": 3, "ferie-2": 0}}
 
-        await pilot.press("1", "J", "u", "J")  # undo takes the last imported judgment back
+        await pilot.press("1", "J", "u")  # undo takes the last imported judgment back
+        await name_rater(pilot)  # the login name, who imported them
+        await pilot.press("J")
         await settle(pilot)
         assert workspace.judgments() == {"m1": {"accessi-1": 2}, "m2": {"ferie-1": 3}}
 

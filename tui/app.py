@@ -15,7 +15,7 @@ the palette's rows (palette_rows.py). How the parts fit: docs/architecture.md.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cache
+from functools import cache, partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, ComposeResult
@@ -259,7 +259,7 @@ class RanklensApp(App[None]):
             self.notify(message.reason)
 
     def on_change_workspace(self, message: ChangeWorkspace) -> None:
-        self.workspace_actions.change(message.change)
+        self.workspace_actions.change(message.change, message.judges)
 
     # -- tabs and the focus -------------------------------------------------------------------------
 
@@ -381,7 +381,8 @@ class RanklensApp(App[None]):
         if context is None or context.workspace is None:
             self.notify("no corpus is open yet", severity="warning")
             return
-        self.push_screen(PoolQueueScreen(context))
+        # asked before the queue opens: a grade the dialog then dropped would leave the queue a pair ahead
+        self.workspace_actions.with_rater(partial(self.push_screen, PoolQueueScreen(context)))
 
     def action_count_mine(self) -> None:
         self.workspace_actions.toggle_counting()

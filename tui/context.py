@@ -47,11 +47,13 @@ class ChangeSetup(Message):
 class ChangeWorkspace(Message):
     """A pane asks the app to write to the workspace: ``change(workspace, corpus)`` runs in a thread worker,
     ``corpus`` being the corpus as loaded (without the workspace), and returns what to tell the user; then
-    the app applies the workspace again and publishes the new context."""
+    the app applies the workspace again and publishes the new context. A change that ``judges`` (a grade,
+    an undo) is made as the session's rater, asked for first at the session's first judgment."""
 
-    def __init__(self, change: Callable[[Workspace, Corpus], str]) -> None:
+    def __init__(self, change: Callable[[Workspace, Corpus], str], judges: bool = False) -> None:
         super().__init__()
         self.change = change
+        self.judges = judges
 
 
 class ShowQuery(Message, bubble=False):

@@ -322,7 +322,7 @@ class PoolQueuePane(WorkPane):
             return
         pair = self.left.pop(0)
         self.judged += 1
-        self.post_message(ChangeWorkspace(partial(judge_pair, pair, grade)))
+        self.post_message(ChangeWorkspace(partial(judge_pair, pair, grade), judges=True))
         self._show_pair()
 
     def action_skip(self) -> None:
@@ -331,7 +331,7 @@ class PoolQueuePane(WorkPane):
             self._show_pair()
 
     def action_undo(self) -> None:
-        self.post_message(ChangeWorkspace(partial(undo_latest, self)))
+        self.post_message(ChangeWorkspace(partial(undo_latest, self), judges=True))
 
     def on_pool_queue_pane_undone(self, message: Undone) -> None:
         """A judgment taken back: a pair of the pool is asked again, first."""

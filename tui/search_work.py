@@ -170,9 +170,11 @@ def save_question(text: str, workspace: Workspace, corpus: Corpus) -> str:
 
 
 def undo_judgment(workspace: Workspace, corpus: Corpus) -> str:
+    from ranklens.engine.raters import shown_rater
+
     undone = workspace.undo()
     if undone is None:
-        return "no judgment to undo"
+        return f"no judgment of {shown_rater(workspace.rater)}'s to undo"
     back = "unjudged" if undone.grade is None else f"grade {undone.grade}"
     return f"undone: {undone.id} for question {undone.question} is {back} again"
 

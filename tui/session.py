@@ -49,6 +49,7 @@ class Context:
     generation: int = 0  # bumps on every change, so workers can drop stale results
     workspace: Workspace | None = None  # None until a corpus is open; kept (and written) while not counted
     judged: Judged | None = None  # the judgments the workbench's corpus counts, None until a corpus is open
+    rater: str = ""  # who judges (the session's ``rater``), "" until the first judgment asked
 
     @property
     def corpus(self) -> Corpus:
@@ -90,6 +91,8 @@ class Session:
         # "Count my judgments": the workspace's judgments count with the corpus' own (off: as --no-workspace).
         # It stays as set when another corpus is opened.
         self.counting = True
+        # Who judges: asked at the session's first judgment (tui/rater.py), None until then; kept across corpora.
+        self.rater: str | None = None
         # Setups before each change (undo) and after each undo (redo).
         self._undo: list[Setup] = []
         self._redo: list[Setup] = []
@@ -119,7 +122,7 @@ class Session:
         self._redo.clear()
         self.loaded = loaded
         self.context = Context(workbench, setup, self.query, previous.generation + 1 if previous else 0, workspace,
-                               judged)
+                               judged, self.rater or "")
         return self.context
 
     def opened_workspace(self) -> tuple[Workspace, Corpus] | None:
@@ -147,7 +150,8 @@ class Session:
         assert self.context is not None
         # A new context even when the questions compare equal: a grade 0 changes no question's relevant
         # chunks, but the Search tab shows it.
-        self._next(workbench=self.context.workbench.with_questions(judged.corpus), judged=judged)
+        self._next(workbench=self.context.workbench.with_questions(judged.corpus), judged=judged,
+                   rater=self.rater or "")
         return True
 
     # -- the context ---------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 a question saved), the palette's imports and exports, and the runs saved with ``S``; and "Count my
 judgments", which counts the workspace's judgments or leaves them out (as ``--no-workspace``).
 
-Every write runs in a thread worker; writes to the workspace run one at a time, in the order made,
+A change that judges (a grade, an undo) is made as the session's rater, asked for at the first one
+(tui/rater.py). Every write runs in a thread worker; writes to the workspace run one at a time, in the order made,
 and then the corpus is judged again by the one rule (engine/judged.py) and the session publishes a
 context whose workbench shares the old one's indexes. The app owns one ``WorkspaceActions`` (tui/app.py).
 """
@@ -37,26 +38,50 @@ class WorkspaceActions:
         self.session = app.session
         self._lock = threading.Lock()  # workspace writes, one at a time
 
-    def change(self, change: Change) -> None:
-        """Make ``change`` to the open corpus' workspace (a pane's ``ChangeWorkspace``)."""
+    def change(self, change: Change, judges: bool = False) -> None:
+        """Make ``change`` to the open corpus' workspace (a pane's ``ChangeWorkspace``); one that ``judges``
+        as the session's rater, asking who that is first when no judgment of the session did."""
         opened = self.session.opened_workspace()
         if opened is None:
             self.app.notify("no corpus is open yet", severity="warning")
             return
-        self._write(change, *opened)
+        if judges and self.session.rater is None:
+            self.with_rater(partial(self.change, change, judges=True))
+            return
+        self._write(change, *opened, self.session.rater if judges else None)
 
-    def _write(self, change: Change, workspace: Workspace, corpus: Corpus) -> None:
-        self.app.run_worker(partial(self._write_in_worker, change, workspace, corpus), thread=True,
+    def with_rater(self, then: Callable[[], object]) -> None:
+        """``then()`` once the session knows who judges: at once, or after asking (nothing when not answered)."""
+        from ranklens.tui.rater import ask_rater
+
+        if self.session.rater is not None:
+            then()
+            return
+        ask_rater(self.app, partial(self._judge_as, then))
+
+    def _judge_as(self, then: Callable[[], object], rater: str) -> None:
+        """The session's rater is ``rater`` from now on (and the next session's dialog offers it)."""
+        from ranklens.tui.rater import remember_rater
+
+        self.session.rater = rater
+        self.app.notify(f"judging as {rater} this session")
+        self.app.run_worker(partial(remember_rater, rater), thread=True, group="rater")
+        then()
+
+    def _write(self, change: Change, workspace: Workspace, corpus: Corpus, rater: str | None = None) -> None:
+        self.app.run_worker(partial(self._write_in_worker, change, workspace, corpus, rater), thread=True,
                             group="workspace")
 
-    def _write_in_worker(self, change: Change | None, workspace: Workspace, corpus: Corpus) -> None:
-        """Make ``change`` (None: none, the toggle changed) and judge the corpus again; changes run one at
-        a time, in the order made."""
+    def _write_in_worker(self, change: Change | None, workspace: Workspace, corpus: Corpus,
+                         rater: str | None = None) -> None:
+        """Make ``change`` (None: none, the toggle changed), as ``rater`` when given, and judge the corpus
+        again; changes run one at a time, in the order made."""
         from ranklens.engine.judged import judged_corpus
 
         with self._lock:
             try:
-                said = change(workspace, corpus) if change is not None else ""
+                writer = workspace if rater is None else workspace.as_rater(rater)
+                said = change(writer, corpus) if change is not None else ""
                 judged = judged_corpus(corpus, workspace if self.session.counting else None)
             except RanklensError as error:
                 self.app.call_from_thread(self.app.notify, str(error), severity="error")
@@ -102,8 +127,8 @@ class WorkspaceActions:
             def change(workspace: Workspace, corpus: Corpus) -> str:
                 return entry.run(workspace, corpus, path)
 
-            if entry.imports:
-                self._write(change, workspace, loaded)
+            if entry.imports:  # judgments imported are the session's rater's once asked, else the login name's
+                self._write(change, workspace, loaded, self.session.rater)
             else:
                 self.app.run_worker(partial(self._export, change, workspace, loaded), thread=True,
                                     group="workspace-file")

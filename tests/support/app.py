@@ -9,6 +9,7 @@ from typing import Any
 
 from textual import events
 from textual.app import App
+from textual.widgets import Input
 from textual.pilot import Pilot
 from textual.worker import WorkerCancelled
 
@@ -54,6 +55,16 @@ async def until(pilot: Pilot, condition: Callable[[], bool], timeout: float = 60
         assert time.monotonic() < deadline, f"condition still false after {timeout}s"
         await _workers_done(pilot)
         await pilot.pause(0.05)
+
+
+async def name_rater(pilot: Pilot, name: str | None = None) -> None:
+    """Answer the dialog the session's first judgment opens: ``name`` typed over the name it offers (None:
+    the name offered), then Enter."""
+    await until(pilot, lambda: bool(pilot.app.screen.query("#path-input")))
+    if name is not None:
+        pilot.app.screen.query_one("#path-input", Input).value = name
+    await pilot.press("enter")
+    await settle(pilot)
 
 
 async def opened(pilot: Pilot) -> None:

@@ -211,7 +211,7 @@ class SearchPane(WorkPane):
     def _fill_table(self, cursor: int | None = None) -> None:
         """Fill the table from the rows; the cursor goes to row ``cursor`` (None: stays where it is)."""
         self.query_one(ResultsTable).show(self._found, judging=self.judging, judged_only=self.judged_only,
-                                          cursor=cursor)
+                                          cursor=cursor, rater=self._rater)
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._fill_table)
@@ -256,9 +256,14 @@ class SearchPane(WorkPane):
             self.judged_only = False
             self._fill_table()
         else:
-            results.retitle(judging=self.judging, judged_only=self.judged_only)
+            results.retitle(judging=self.judging, judged_only=self.judged_only, rater=self._rater)
             results.focus()
         self.refresh_bindings()
+
+    @property
+    def _rater(self) -> str:
+        """Who judges, for judge mode's title ("" until the first judgment asked)."""
+        return self.context.rater if self.context is not None else ""
 
     def action_grade(self, grade: int) -> None:
         results = self.query_one(ResultsTable)
@@ -266,13 +271,13 @@ class SearchPane(WorkPane):
         if row is None or context is None or not context.query.strip():
             self.notify("no result to grade: search first", severity="warning")
             return
-        self.post_message(ChangeWorkspace(partial(grade_result, context.query, row.hit.chunk.id, grade)))
+        self.post_message(ChangeWorkspace(partial(grade_result, context.query, row.hit.chunk.id, grade), judges=True))
         # On to the next result, as one judges down a list.
         if results.cursor_row + 1 < len(results.shown_rows):
             results.move_cursor(row=results.cursor_row + 1)
 
     def action_undo_judgment(self) -> None:
-        self.post_message(ChangeWorkspace(undo_judgment))
+        self.post_message(ChangeWorkspace(undo_judgment, judges=True))
 
     def action_judged_only(self) -> None:
         self.judged_only = not self.judged_only

@@ -7,6 +7,7 @@ the table's width: below MIN_DOCUMENT_COLUMN cells the document's name goes.
 from __future__ import annotations
 
 from rich.text import Text
+from textual.content import Content
 
 from ranklens.tui.colours import theme_colour
 from ranklens.tui.search_work import Found, ResultRow
@@ -23,7 +24,8 @@ class ResultsTable(KeyTable):
         self.found: Found | None = None  # what the rows come from
         self.shown_rows: list[ResultRow] = []  # the rows in the table, in order (judged only: a subset)
 
-    def show(self, found: Found | None, *, judging: bool, judged_only: bool, cursor: int | None = None) -> None:
+    def show(self, found: Found | None, *, judging: bool, judged_only: bool, cursor: int | None = None,
+             rater: str = "") -> None:
         """Fill the table from ``found``'s rows (``judged_only``: those with a grade); the cursor goes to row
         ``cursor`` (None: stays where it is)."""
         keep = self.cursor_row if cursor is None else cursor
@@ -33,7 +35,7 @@ class ResultsTable(KeyTable):
         grades = found.grades if found is not None else {}
         relevant = found.relevant if found is not None else frozenset()
         self.shown_rows = [row for row in rows if not judged_only or row.hit.index in grades]
-        self.retitle(judging=judging, judged_only=judged_only)
+        self.retitle(judging=judging, judged_only=judged_only, rater=rater)
         # Room for a vertical scrollbar is always kept, so widths do not depend on whether one shows.
         width = self.size.width - SCROLLBAR_WIDTH
         # Below MIN_DOCUMENT_COLUMN cells the document's name goes (the detail's heading names it):
@@ -59,8 +61,9 @@ class ResultsTable(KeyTable):
         if self.shown_rows and keep > 0:
             self.move_cursor(row=min(keep, len(self.shown_rows) - 1))
 
-    def retitle(self, *, judging: bool, judged_only: bool) -> None:
-        """The title: how many of the results are judged, and the judge mode's state."""
+    def retitle(self, *, judging: bool, judged_only: bool, rater: str = "") -> None:
+        """The title: how many of the results are judged, and the judge mode's state (with who judges, once
+        known)."""
         title = "results"
         if self.found is not None and self.found.rows:
             judged = sum(row.hit.index in self.found.grades for row in self.found.rows)
@@ -70,7 +73,9 @@ class ResultsTable(KeyTable):
             title += " · JUDGE MODE · judged only"
         elif judging:
             title += " · JUDGE MODE (alt+digit: tabs)"
-        self.border_title = title
+        if rater and (judging or judged_only):  # last: a narrow terminal cuts it before the mode's state
+            title += f" · as {rater}"
+        self.border_title = Content(title)  # a rater's name is the user's text: never markup
 
     def selected(self) -> ResultRow | None:
         """The row under the cursor."""
