@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ranklens.cli import backend, commands, experiments, pool, relevance
+from ranklens.cli import backend, commands, experiments, judgments, pool, relevance
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ SUBCOMMANDS = (
     Subcommand("compare", relevance.add_compare, relevance.run_compare, setup=False),
     Subcommand("pool", pool.add_pool, pool.run_pool, setup=False),
     Subcommand("why", relevance.add_why, relevance.run_why),
-    Subcommand("judgments", relevance.add_judgments, relevance.run_judgments, setup=False),
+    Subcommand("judgments", judgments.add_judgments, judgments.run_judgments, setup=False),
     # last: besides push, it adds --backend to the commands above that rank
     Subcommand("push", backend.add_parsers, backend.run_push),
 )

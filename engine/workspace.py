@@ -44,20 +44,19 @@ import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, UTC
 from pathlib import Path
 from typing import Any
 
 from ranklens.engine.corpus import Corpus, Question, normalise_space
 from ranklens.engine.errors import RanklensError, json_problem
 from ranklens.engine.grades import DEFAULT_MAX_GRADE, check_grade, max_grade
-from ranklens.engine.raters import DEFAULT_RULE, UNNAMED, check_rater, check_rule, combine, default_rater
+from ranklens.engine.judgment_log import Judgment, Ratings, combined, log_line, read_entry, replay
+from ranklens.engine.raters import DEFAULT_RULE, UNNAMED, check_rater, check_rule, default_rater
 from ranklens.engine.trec import Run, atomic_write, qrels_text, read_run, write_run
 _RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 _KEY_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 RULE_KEY = "rater_rule"  # settings.json's key naming the workspace's rater rule
 
-Ratings = dict[str, dict[str, dict[str, int]]]  # question -> id -> rater -> grade, raters in the order they graded
 
 
 def data_home() -> Path:
@@ -99,20 +98,6 @@ def known_question(text: str, questions: Iterable[Question]) -> Question | None:
 
 class RunExists(RanklensError):
     """A run is saved under the name already, and replacing it was not asked for."""
-
-
-@dataclass(frozen=True)
-class Judgment:
-    """One line of the log: ``grade`` given to ``id`` for ``question``; None means unjudged again."""
-
-    line: int  # 1-based line of the log
-    op: str  # "judge" or "undo"
-    question: str
-    id: str
-    grade: int | None
-    previous: int | None  # the same rater's grade of the pair before this line (None: unjudged)
-    undoes: int | None = None  # for an undo: the line it takes back
-    rater: str = UNNAMED  # who gave it (engine/raters.py); "" on lines written before raters were recorded
 
 
 @dataclass
@@ -291,29 +276,17 @@ class Workspace:
 
     def log(self) -> list[Judgment]:
         """Every line of the judgment log, in order."""
-        entries = []
-        for lineno, record in self._jsonl(self.log_path):
-            try:
-                rater = record.get("rater", UNNAMED)
-                if not isinstance(rater, str):
-                    raise TypeError(rater)
-                entries.append(Judgment(lineno, str(record["op"]), str(record["question"]), str(record["id"]),
-                                        _grade(record.get("grade")), _grade(record.get("previous")),
-                                        record.get("undoes"), rater))
-            except (KeyError, TypeError, ValueError):
-                raise RanklensError(f"{self.log_path}:{lineno}: not a judgment (op, question, id, grade, "
-                                    "rater)") from None
-        return entries
+        return [read_entry(record, lineno, self.log_path) for lineno, record in self._jsonl(self.log_path)]
 
     def ratings(self) -> Ratings:
         """The log replayed rater by rater: question id -> id -> rater -> grade, raters in the order their
         grades were given (the last is the latest), questions and ids in the order first judged."""
-        return _ratings(self.log())
+        return replay(self.log())
 
     def judgments(self) -> dict[str, dict[str, int]]:
         """The log replayed: question id -> {id: grade}, several raters' grades of a pair made one by the
         workspace's rater rule; questions in the order first judged."""
-        return _combined(self.ratings(), self.rater_rule())
+        return combined(self.ratings(), self.rater_rule())
 
     def rater_rule(self) -> str:
         """The workspace's rule for several raters' grades of one pair (``settings.json``), ``latest`` unless set."""
@@ -326,7 +299,7 @@ class Workspace:
         with self.locked():
             settings = {**self._settings(), RULE_KEY: rule}
             atomic_write(self.settings_path, json.dumps(settings, ensure_ascii=False, indent=2) + "\n")
-            atomic_write(self.qrels_path, qrels_text(_combined(self.ratings(), rule)))
+            atomic_write(self.qrels_path, qrels_text(combined(self.ratings(), rule)))
 
     def _settings(self) -> dict[str, Any]:
         if not self.settings_path.is_file():
@@ -358,7 +331,7 @@ class Workspace:
         with self.locked():
             rule = self.rater_rule()
             entries = self.log()
-            ratings = _ratings(entries)
+            ratings = replay(entries)
             mine = {(q, ident): by[rater] for q, ids in ratings.items() for ident, by in ids.items() if rater in by}
             line = self._next_line(self.log_path) - 1
             lines, made = [], []
@@ -366,13 +339,13 @@ class Workspace:
                 line += 1
                 made.append(Judgment(line, "judge", question, ident, grade, mine.get((question, ident)),
                                      rater=rater))
-                lines.append(_log_line(made[-1]))
+                lines.append(log_line(made[-1]))
                 if grade is None:
                     mine.pop((question, ident), None)
                 else:
                     mine[question, ident] = grade
             self._append(self.log_path, lines)
-            atomic_write(self.qrels_path, qrels_text(_combined(_ratings([*entries, *made]), rule)))
+            atomic_write(self.qrels_path, qrels_text(combined(replay([*entries, *made]), rule)))
         return made
 
     def undo(self, *, rater: str | None = None) -> Judgment | None:
@@ -388,11 +361,11 @@ class Workspace:
                            if e.op == "judge" and e.rater in (rater, UNNAMED) and e.line not in undone), None)
             if target is None:
                 return None
-            current = _ratings(entries).get(target.question, {}).get(target.id, {}).get(target.rater)
+            current = replay(entries).get(target.question, {}).get(target.id, {}).get(target.rater)
             reversal = Judgment(self._next_line(self.log_path), "undo", target.question, target.id,
                                 target.previous, current, target.line, target.rater)
-            self._append(self.log_path, [_log_line(reversal)])
-            atomic_write(self.qrels_path, qrels_text(_combined(_ratings([*entries, reversal]), rule)))
+            self._append(self.log_path, [log_line(reversal)])
+            atomic_write(self.qrels_path, qrels_text(combined(replay([*entries, reversal]), rule)))
         return reversal
 
     # -- the corpus with the workspace -------------------------------------------------------
@@ -490,58 +463,3 @@ def read_sidecar(path: Path) -> dict[str, Any] | None:
     if not isinstance(meta, dict):
         raise RanklensError(f"{path}: not a run sidecar (expected a JSON object)")
     return meta
-
-
-def _grade(value: Any) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(value)
-    return value
-
-
-def _log_line(entry: Judgment) -> str:
-    record: dict[str, Any] = {"op": entry.op, "question": entry.question, "id": entry.id, "grade": entry.grade,
-                              "previous": entry.previous}
-    if entry.undoes is not None:
-        record["undoes"] = entry.undoes
-    record["rater"] = entry.rater
-    record["at"] = datetime.now(UTC).isoformat(timespec="seconds")
-    return json.dumps(record, ensure_ascii=False) + "\n"
-
-
-def _ratings(entries: Sequence[Judgment]) -> Ratings:
-    """Each rater's grade of each pair after ``entries``, raters ordered by when their grade was given.
-
-    A rater's grades of a pair are a stack: a judgment pushes, the undo of the judgment on top pops
-    it (so a grade an undo restores counts as given when it was first given). An undo that does not
-    match the top (a log edited by hand) sets its grade as a judgment would.
-    """
-    stacks: dict[tuple[str, str, str], list[tuple[int | None, int]]] = {}
-    order: dict[str, dict[str, None]] = {}
-    for entry in entries:
-        order.setdefault(entry.question, {}).setdefault(entry.id)
-        stack = stacks.setdefault((entry.question, entry.id, entry.rater), [])
-        if entry.op == "undo" and stack and stack[-1][1] == entry.undoes:
-            stack.pop()
-            if (stack[-1][0] if stack else None) == entry.grade:
-                continue
-        stack.append((entry.grade, entry.line))
-    given: list[tuple[int, str, str, str, int]] = []
-    for (question, ident, rater), stack in stacks.items():
-        grade = stack[-1][0] if stack else None
-        if grade is not None:
-            given.append((stack[-1][1], question, ident, rater, grade))
-    by_pair: dict[tuple[str, str], dict[str, int]] = {}
-    for _, question, ident, rater, grade in sorted(given):
-        by_pair.setdefault((question, ident), {})[rater] = grade
-    ratings: Ratings = {}
-    for question, ids in order.items():
-        for ident in ids:
-            if (question, ident) in by_pair:
-                ratings.setdefault(question, {})[ident] = by_pair[question, ident]
-    return ratings
-
-
-def _combined(ratings: Ratings, rule: str) -> dict[str, dict[str, int]]:
-    return {question: {ident: combine(by, rule) for ident, by in ids.items()} for question, ids in ratings.items()}

@@ -40,7 +40,8 @@ from ranklens.tui.widgets.work_status import WorkStatus
 if TYPE_CHECKING:
     from ranklens.engine.corpus import Corpus
     from ranklens.engine.pool import Pool, PoolPair, QueueState
-    from ranklens.engine.workspace import Judgment, Workspace
+    from ranklens.engine.judgment_log import Judgment
+    from ranklens.engine.workspace import Workspace
 
 DEFAULT_DEPTH = "10"
 GRADE_KEYS = 10  # digit keys bound; those above the corpus' max_grade do nothing (check_action)
