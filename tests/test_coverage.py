@@ -125,3 +125,19 @@ def test_compare_of_three_runs_reports_every_runs_coverage(capsys, tmp_path: Pat
     assert shares["tfidf"] == pytest.approx(coverage_from_files(files["tfidf"], qrels), abs=1e-12)
     assert set(shares) == {"bm25", "tfidf", "bm25 --k1 0.5"}
     assert WARNING in run.json["coverage"]["warning"] and WARNING in run.err
+
+
+def test_a_side_exactly_at_the_threshold_is_not_warned_about() -> None:
+    from ranklens.engine.compare import RunSide
+    from ranklens.engine.corpus import Question
+    from ranklens.engine.coverage import judged_coverage
+    from ranklens.engine.trec import Run
+
+    ranked = [(f"c{i}", 10.0 - i) for i in range(10)]
+    eight = {f"c{i}": int(i == 0) for i in range(8)}  # 8 of the top 10 judged: 80 %, the threshold itself
+    seven = {f"c{i}": int(i == 0) for i in range(7)}
+    question = Question("q", "text", {"c0": 1})
+    at = judged_coverage({"A": RunSide("a", Run({"q": ranked}), {"q": eight})}, [question])
+    below = judged_coverage({"A": RunSide("a", Run({"q": ranked}), {"q": seven})}, [question])
+    assert at.shares == {"A": pytest.approx(0.8)} and at.warning is None
+    assert below.shares == {"A": pytest.approx(0.7)} and below.warning is not None

@@ -223,6 +223,20 @@ MUTANTS = [
            "tail = (1.0 - level) * 100.0", RELEVANCE_CLI, "the 95 % interval is a 90 % one"),
     Mutant("randomization-strict", "engine/significance.py", "means >= observed - _TOLERANCE",
            "means > observed + _TOLERANCE", RELEVANCE_CLI, "permutations as extreme as the observed one do not count"),
+    # -- issue 23: judging at scale -------------------------------------------------------------------------
+    Mutant("holm-no-running-max", "engine/significance.py",
+           "running = max(running, min(1.0, (m - rank) * p_values[i]))",
+           "running = min(1.0, (m - rank) * p_values[i])", ("tests/test_significance.py",),
+           "Holm's adjusted p-values lose the step-down's running maximum"),
+    Mutant("bpref-denominator", "engine/measures/bpref.py", "denominator = min(relevant, len(grades) - relevant)",
+           "denominator = relevant", ("tests/test_measures_incomplete.py",),
+           "bpref divides by R instead of min(R, N)"),
+    Mutant("kappa-linear-squared", "engine/agreement.py", "return abs(x - y) if linear else int(x != y)",
+           "return (x - y) ** 2 if linear else int(x != y)", ("tests/test_agreement.py",),
+           "the linearly weighted kappa weighs disagreements by their square"),
+    Mutant("coverage-at-threshold", "engine/coverage.py", "if share < self.threshold]", "if share <= self.threshold]",
+           ("tests/test_coverage.py", "tests/test_compare_runs.py"),
+           "a side exactly at 80 % judged is warned about"),
 ]
 
 
