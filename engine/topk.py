@@ -244,4 +244,24 @@ class PendingScores:
         return self.full().touched
 
     def gold_rank(self, relevant: np.ndarray) -> int | None:
+        """As ``QueryScores.gold_rank``; read off the top k found already when a relevant chunk is in it above
+        the k-th score (so the question is not scored in full: an evaluation's usual case)."""
+        if self._full is None and self._top is not None:
+            rank = _rank_in_top(*self._top, np.asarray(relevant, dtype=np.int64))
+            if rank is not None:
+                return rank
         return self.full().gold_rank(relevant)
+
+
+def _rank_in_top(known: np.ndarray, values: np.ndarray, relevant: np.ndarray) -> int | None:
+    """The 1-based rank of the best-ranked relevant chunk when the top list (chunk indices best first, ties to
+    the lower index, and their scores) decides it, else None.
+
+    Every chunk scoring above the list's last score is in the list, in the stable descending order: a relevant
+    chunk in it above that score is the best-ranked relevant chunk, at its position. One tied with the last score
+    is not decided (a chunk of the same score with a lower index may lie beyond the list).
+    """
+    if not known.size:
+        return None
+    hits = np.flatnonzero(np.isin(known, relevant) & (values > values[-1]))
+    return int(hits[0]) + 1 if hits.size else None

@@ -34,3 +34,42 @@ def test_top_k_on_large_inputs_with_ties(k: int) -> None:
 def test_more_than_n_returns_every_index_in_order() -> None:
     scores = np.array([0.5, 2.0, 0.5, 1.0])
     assert top_k(scores, 10).tolist() == [1, 3, 0, 2]
+
+
+class _Counted:
+    """A scorer over a fixed score vector that finds its top k itself (a PrunedTopK, as BM25's MaxScore or an
+    external engine) and counts how often a question is scored in full."""
+
+    def __init__(self, scores: np.ndarray) -> None:
+        self.vector, self.full_scorings = scores, 0
+
+    def query_scores(self, query: object):  # noqa: ANN201
+        from ranklens.engine.topk import QueryScores
+
+        self.full_scorings += 1
+        return QueryScores.of(self.vector)
+
+    def top_k(self, query: object, k: int) -> tuple[np.ndarray, np.ndarray]:
+        chosen = np.asarray(stable_top(self.vector, k), dtype=np.int64)
+        return chosen, self.vector[chosen]
+
+
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(1, 200), k=st.integers(1, 20), levels=st.integers(1, 5), seed=st.integers(0, 2**32 - 1),
+       relevant=st.integers(1, 6))
+def test_a_rank_read_off_the_top_k_equals_the_full_sorts(n: int, k: int, levels: int, seed: int,
+                                                         relevant: int) -> None:
+    from ranklens.engine.topk import PendingScores
+
+    rng = np.random.default_rng(seed)
+    scores = rng.integers(0, levels, n).astype(np.float64)  # few values: ties at the k-th score are common
+    rel = rng.choice(n, min(relevant, n), replace=False)
+    oracle = int(np.flatnonzero(np.isin(np.argsort(-scores, kind="stable"), rel))[0]) + 1
+    scorer = _Counted(scores)
+    pending = PendingScores(scorer, None, n)
+    top = pending.top_k(k).tolist()
+    assert pending.gold_rank(rel) == oracle
+    # scored in full only when the top k could not decide: no relevant chunk above the k-th score
+    kth = scores[top[-1]]
+    decided = any(i in set(rel.tolist()) and scores[i] > kth for i in top)
+    assert scorer.full_scorings == (0 if decided else 1)
