@@ -127,9 +127,13 @@ def score_question(q: QuestionScores) -> QuestionResult:
     if rel.size == 0:
         return QuestionResult(q.id, q.text, None, {m.key: 0.0 for m in eval_metrics()})
     s = q.scores if isinstance(q.scores, (QueryScores, PendingScores)) else np.asarray(q.scores)
-    # the top first: a pending vector finds it pruned, and most ranks are read off it without scoring in full
-    top = top_k(s, depth())
-    rank = gold_rank(s, rel)
+    if isinstance(s, PendingScores) and s.top_first:
+        # an engine's top 10 first: most ranks are read off it, without the deep query scoring in full takes
+        top = top_k(s, depth())
+        rank = gold_rank(s, rel)
+    else:
+        rank = gold_rank(s, rel)  # first: a pending vector is then scored once, for the rank and the top alike
+        top = top_k(s, depth())
     assert rank is not None  # something is relevant, and every chunk has a rank
     ranked = Ranked(rank, gains_at(top, rel, grades), grades)
     return QuestionResult(q.id, q.text, rank, {m.key: m.value(ranked) for m in eval_metrics()})

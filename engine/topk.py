@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ranklens.engine.scoring.base import PrunedTopK, TouchedScores
+from ranklens.engine.scoring.base import DeepScoringCostly, PrunedTopK, TouchedScores
 
 _SAMPLE_STEP = 64  # large inputs: a strided sample bounds the k-th score from below
 _SAMPLED_ABOVE = 1 << 12  # 10k scores: 0.05 ms sampled, 0.12 ms partitioned whole
@@ -242,6 +242,11 @@ class PendingScores:
     @property
     def touched(self) -> int:
         return self.full().touched
+
+    @property
+    def top_first(self) -> bool:
+        """Whether to find the top k before the rank: scoring in full costs many top k's (an engine's deep query)."""
+        return isinstance(self.scorer, DeepScoringCostly)
 
     def gold_rank(self, relevant: np.ndarray) -> int | None:
         """As ``QueryScores.gold_rank``; read off the top k found already when a relevant chunk is in it above

@@ -73,3 +73,24 @@ def test_a_rank_read_off_the_top_k_equals_the_full_sorts(n: int, k: int, levels:
     kth = scores[top[-1]]
     decided = any(i in set(rel.tolist()) and scores[i] > kth for i in top)
     assert scorer.full_scorings == (0 if decided else 1)
+
+
+class _Engine(_Counted):
+    depth = 1000  # declares DeepScoringCostly: scoring in full is an engine's deep query
+
+
+@pytest.mark.parametrize(("relevant", "full_scorings"), [([3], 0), ([7], 1)])
+def test_an_engines_evaluation_scores_in_full_only_when_its_top_10_holds_nothing_relevant(
+        relevant: list[int], full_scorings: int) -> None:
+    from ranklens.engine.metrics import QuestionScores, score_question
+    from ranklens.engine.topk import PendingScores
+
+    scores = np.array([0.0] * 5 + [0.5] * 30 + [1.0] * 5 + [2.0] * 6)  # chunk 3 scores 0: beyond the top 10
+    scores[3], scores[7] = 3.0, 0.25
+    engine, local = _Engine(scores), _Counted(scores)
+    for scorer in (engine, local):
+        result = score_question(QuestionScores("q", "", PendingScores(scorer, None, scores.size),
+                                               np.array(relevant), np.ones(len(relevant))))
+        assert result.rank == int(np.flatnonzero(np.argsort(-scores, kind="stable") == relevant[0])[0]) + 1
+    assert PendingScores(engine, None, 1).top_first and not PendingScores(local, None, 1).top_first
+    assert engine.full_scorings == full_scorings and local.full_scorings == 1  # a local scorer ranks first, in full

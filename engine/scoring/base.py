@@ -69,6 +69,16 @@ class PrunedTopK(Protocol):
         ...
 
 
+@runtime_checkable
+class DeepScoringCostly(Protocol):
+    """A scorer whose scoring of a query in full is a deep query of an external engine (its top ``depth``),
+    many times a top 10's cost: an evaluation asks it for the top 10 first and reads most questions' ranks off
+    that (``engine/topk.py``). ranklens' own sparse scorers score a question in full about as fast as they prune
+    on the collections measured (Cranfield, SQuAD-it: the rank first was 25 % faster), so they do not declare it."""
+
+    depth: int  # chunks a scoring in full asks the engine for
+
+
 class NoAdjustments:
     """For scorers that run with the settings they are given."""
 
