@@ -13,7 +13,7 @@ per spare core: each is ``python -c`` importing this module, reading pickled bat
 of texts on its stdin and writing their analyses on its stdout. This process analyses
 batches itself whenever every helper has ``IN_FLIGHT`` batches queued, so both cores
 work and at most ``IN_FLIGHT`` batches per helper plus ``_AHEAD`` analysed ones are
-held at a time. A helper that dies is dropped and its batches analysed here; leaving
+held at a time. A helper that cannot start or dies is dropped and its batches analysed here; leaving
 the ``with`` block (finished, failed or cancelled) kills the helpers and waits for them.
 """
 from __future__ import annotations
@@ -201,7 +201,11 @@ class BatchAnalysis:
         self.helpers: list[_Helper] = []
 
     def __enter__(self) -> BatchAnalysis:
-        self.helpers = [_Helper(self.analyzer) for _ in range(self.n_helpers)]
+        for _ in range(self.n_helpers):
+            try:
+                self.helpers.append(_Helper(self.analyzer))
+            except OSError:  # no process to be had (a limit reached): this one analyses what is left
+                break
         return self
 
     def __exit__(self, *exc: object) -> None:

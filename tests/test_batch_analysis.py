@@ -133,3 +133,15 @@ def test_a_helper_killed_midway_is_replaced_by_this_process(small_batches: None)
     assert killed
     assert_same_index(got, TermIndex.build(texts, analyzer, helpers=0))
     assert not helper_pids()
+
+
+def test_no_process_to_be_had_means_one_process(small_batches: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = generated_texts(500)
+    analyzer = Analyzer.from_setup(Setup())
+    alone = TermIndex.build(texts, analyzer, helpers=0)
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(batch_analysis.subprocess, "Popen", refused)
+    assert_same_index(TermIndex.build(texts, analyzer, helpers=2), alone)
