@@ -29,7 +29,7 @@ import threading
 from collections import deque
 from collections.abc import Iterator, Sequence
 from itertools import chain
-from typing import NamedTuple
+from typing import IO, NamedTuple
 
 import numpy as np
 
@@ -39,9 +39,10 @@ from ranklens.engine.progress import Progress
 BATCH = 2000  # texts per batch: their token lists (~16 MB) are the transient peak of whoever analyses them
 HELPERS_FROM = 50_000  # fewer texts take a few seconds at most: not worth starting a process
 MAX_HELPERS = 3  # this process merges every batch: more helpers would wait on it
-IN_FLIGHT = 2  # batches queued per helper: one analysed while the next is on its way
-_AHEAD = 4  # batches analysed here while waiting for an older one from a helper
+IN_FLIGHT = 4  # batches queued per helper: it never waits while this process analyses one of its own
+_AHEAD = 8  # batches analysed here while waiting for an older one from a helper
 _WAIT_S = 0.2  # how often a wait for a helper checks for cancellation
+_PIPE_BYTES = 1 << 20  # a batch's texts or answer (~0.7 MB); Linux's default ceiling for a pipe
 _LOST = object()  # a helper's answer stream ended
 
 
@@ -104,6 +105,7 @@ class _Helper:
         self.process = subprocess.Popen(
             [sys.executable, "-c", "from ranklens.engine.batch_analysis import serve; serve()"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        _widen(self.process.stdin, self.process.stdout)
         self.jobs: queue.SimpleQueue = queue.SimpleQueue()
         self.answers: queue.SimpleQueue = queue.SimpleQueue()
         self.queued = 0
@@ -171,6 +173,21 @@ class _Helper:
         for pipe in (self.process.stdin, self.process.stdout):
             with contextlib.suppress(OSError):  # a flush into the dead helper's pipe
                 pipe.close()  # type: ignore[union-attr]
+
+
+def _widen(*pipes: IO[bytes] | None) -> None:
+    """Pipes that hold a whole batch (Linux): a helper writes its answer at once, instead of waiting
+    for each 64 KiB to be read by a thread that needs the interpreter lock this process' analysis holds."""
+    try:
+        import fcntl
+
+        resize = fcntl.F_SETPIPE_SZ
+    except (ImportError, AttributeError):  # not Linux: pipes as they come
+        return
+    for pipe in pipes:
+        if pipe is not None:
+            with contextlib.suppress(OSError):  # above the system's ceiling: as they come
+                fcntl.fcntl(pipe.fileno(), resize, _PIPE_BYTES)
 
 
 class _Slot(NamedTuple):
