@@ -18,6 +18,9 @@ from ranklens.engine.batch_analysis import BatchAnalysis
 from ranklens.engine.progress import Progress, no_progress
 
 
+_REMAP = 1 << 20  # postings remapped at once: 8 MB of ids widened to intp
+
+
 class _Pieces:
     """Arrays appended batch by batch, joined once at the end.
 
@@ -113,7 +116,11 @@ class TermIndex:
         np.cumsum(row_sizes.joined(), out=indptr[1:])
         # one list at a time, remapped in place: the peak is the postings twice and a half, not four times
         indices = row_terms.joined()
-        np.take(new_id, indices, out=indices)  # first-seen ids to sorted-vocabulary ids
+        # first-seen ids to sorted-vocabulary ids, a slice at a time and clipped (every id is in range):
+        # np.take's default mode would buffer a copy of the whole output, and widen the ids to intp at once
+        for start in range(0, len(indices), _REMAP):
+            part = indices[start:start + _REMAP]
+            np.take(new_id, part, out=part, mode="clip")
         data = row_counts.joined()
         counts = sp.csr_matrix((data, indices, indptr), shape=(total, len(term_list)))
         counts.sort_indices()
