@@ -7,19 +7,18 @@ randomised SVD depends on) matches ``TfidfVectorizer`` exactly.
 from __future__ import annotations
 
 import gc
-from collections import defaultdict
 from dataclasses import dataclass
-from itertools import chain
 from collections.abc import Sequence
 
 import numpy as np
 import scipy.sparse as sp
 
 from ranklens.engine.analysis import Analyzer
+from ranklens.engine.batch_analysis import BatchAnalysis
 from ranklens.engine.progress import Progress, no_progress
 
-_BATCH = 500  # texts analysed at once: their token strings are the build's transient peak (~4 MB), and
-# small batches let the allocator reuse the same memory instead of fragmenting it around new terms
+
+_REMAP = 1 << 20  # postings remapped at once: 8 MB of ids widened to intp
 
 
 class _Pieces:
@@ -84,10 +83,11 @@ class TermIndex:
         return self.counts.shape[0]
 
     @classmethod
-    def build(cls, texts: Sequence[str], analyzer: Analyzer, progress: Progress = no_progress) -> TermIndex:
-        vocab: defaultdict[str, int] = defaultdict()
-        vocab.default_factory = vocab.__len__  # first sight of a term gives it the next id
-        lookup = vocab.__getitem__
+    def build(cls, texts: Sequence[str], analyzer: Analyzer, progress: Progress = no_progress,
+              helpers: int | None = None) -> TermIndex:
+        """The index of ``texts``; ``helpers``: processes analysing batches beside this one
+        (None: one per spare core for a large corpus, see ``batch_analysis``). Any number
+        of helpers gives the same index."""
         total = len(texts)
         lengths = np.zeros(total, dtype=np.int64)
         row_terms = _Pieces(np.int32)  # each chunk's distinct term ids, chunk by chunk
@@ -98,22 +98,17 @@ class TermIndex:
         collecting = gc.isenabled()
         gc.disable()
         try:
-            for start in range(0, total, _BATCH):
-                batch = analyzer.terms_many(texts[start:start + _BATCH])
-                sizes = np.fromiter(map(len, batch), dtype=np.int64, count=len(batch))
-                lengths[start:start + len(batch)] = sizes
-                ids = np.fromiter(map(lookup, chain.from_iterable(batch)), dtype=np.int64, count=int(sizes.sum()))
-                # counting per batch keeps memory at one int per posting, not per token
-                keys, counts = np.unique(np.repeat(np.arange(len(batch), dtype=np.int64), sizes) << 32 | ids,
-                                         return_counts=True)
-                row_terms.append((keys & 0xFFFFFFFF).astype(np.int32))
-                row_counts.append(counts.astype(np.int32))
-                row_sizes.append(np.bincount(keys >> 32, minlength=len(batch)))
-                progress(min(start + _BATCH, total), total, "analysing")
+            with BatchAnalysis(texts, analyzer, progress, helpers) as batches:
+                for start, batch in batches:
+                    lengths[start:start + len(batch.lengths)] = batch.lengths
+                    row_terms.append(batch.terms)
+                    row_counts.append(batch.counts)
+                    row_sizes.append(batch.sizes.astype(np.int64))
+                    progress(start + len(batch.lengths), total, "analysing")
         finally:
             if collecting:
                 gc.enable()
-        term_list = list(vocab)
+        term_list = batches.vocabulary.words
         order = np.array(sorted(range(len(term_list)), key=term_list.__getitem__), dtype=np.int64)
         new_id = np.empty(len(term_list), dtype=np.int32)
         new_id[order] = np.arange(len(term_list), dtype=np.int32)
@@ -121,7 +116,11 @@ class TermIndex:
         np.cumsum(row_sizes.joined(), out=indptr[1:])
         # one list at a time, remapped in place: the peak is the postings twice and a half, not four times
         indices = row_terms.joined()
-        np.take(new_id, indices, out=indices)  # first-seen ids to sorted-vocabulary ids
+        # first-seen ids to sorted-vocabulary ids, a slice at a time and clipped (every id is in range):
+        # np.take's default mode would buffer a copy of the whole output, and widen the ids to intp at once
+        for start in range(0, len(indices), _REMAP):
+            part = indices[start:start + _REMAP]
+            np.take(new_id, part, out=part, mode="clip")
         data = row_counts.joined()
         counts = sp.csr_matrix((data, indices, indptr), shape=(total, len(term_list)))
         counts.sort_indices()

@@ -1,0 +1,283 @@
+"""Texts analysed in batches for the term index, in this process and in helper processes.
+
+A batch comes back compact: int32 arrays of term ids and counts per text, never token
+lists. Ids come from a ``Vocabulary`` that lives as long as the build: this process'
+own for the batches it analyses, a helper's own for a helper's, which then sends only
+the terms its vocabulary had not seen before (the parent maps those to its ids once,
+and every later batch of that helper with an array lookup). Batches are yielded in
+text order whoever analysed them; ids are labels that ``TermIndex.build`` sorts by
+term, so the index is the one a single process builds.
+
+A large corpus (``HELPERS_FROM`` texts or more) is shared with helper processes, one
+per spare core: each is ``python -c`` importing this module, reading pickled batches
+of texts on its stdin and writing their analyses on its stdout. This process analyses
+batches itself whenever every helper has ``IN_FLIGHT`` batches queued, so both cores
+work and at most ``IN_FLIGHT`` batches per helper plus ``_AHEAD`` analysed ones are
+held at a time. A helper that cannot start or dies is dropped and its batches analysed here; leaving
+the ``with`` block (finished, failed or cancelled) kills the helpers and waits for them.
+"""
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import pickle
+import queue
+import subprocess
+import sys
+import threading
+from collections import deque
+from collections.abc import Iterator, Sequence
+from itertools import chain
+from typing import IO, NamedTuple
+
+import numpy as np
+
+from ranklens.engine.analysis import Analyzer
+from ranklens.engine.progress import Progress
+
+BATCH = 2000  # texts per batch: their token lists (~16 MB) are the transient peak of whoever analyses them
+HELPERS_FROM = 50_000  # fewer texts take a few seconds at most: not worth starting a process
+MAX_HELPERS = 3  # this process merges every batch: more helpers would wait on it
+IN_FLIGHT = 4  # batches queued per helper: it never waits while this process analyses one of its own
+_AHEAD = 8  # batches analysed here while waiting for an older one from a helper
+_WAIT_S = 0.2  # how often a wait for a helper checks for cancellation
+_PIPE_BYTES = 1 << 20  # a batch's texts or answer (~0.7 MB); Linux's default ceiling for a pipe
+_LOST = object()  # a helper's answer stream ended
+
+
+class Vocabulary(dict[str, int]):
+    """Term -> id, ids given in order of first sight; ``words[i]`` is the term of id ``i``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.words: list[str] = []
+
+    def __missing__(self, term: str) -> int:
+        # called by dict lookups for new terms only: the per-token path stays in C
+        self[term] = new = len(self.words)
+        self.words.append(term)
+        return new
+
+
+class AnalysedBatch(NamedTuple):
+    """One batch of texts after analysis, ids from the vocabulary it was analysed with."""
+
+    new_words: list[str]  # terms that vocabulary first saw in this batch, in id order
+    lengths: np.ndarray  # int32, analysed terms per text, repeats counted
+    sizes: np.ndarray  # int32, distinct terms per text
+    terms: np.ndarray  # int32 term ids, text by text, ascending within a text
+    counts: np.ndarray  # int32, occurrences of each of ``terms`` in its text
+
+
+def analyse_batch(analyzer: Analyzer, texts: Sequence[str], vocabulary: Vocabulary) -> AnalysedBatch:
+    """``texts`` analysed by ``analyzer`` into per-text term counts, new terms added to ``vocabulary``."""
+    lists = analyzer.terms_many(texts)
+    known = len(vocabulary.words)
+    lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+    ids = np.fromiter(map(vocabulary.__getitem__, chain.from_iterable(lists)), dtype=np.int64,
+                      count=int(lengths.sum()))
+    # counting per batch keeps what is held (and sent) at one int per (text, term), not per token
+    keys, counts = np.unique(np.repeat(np.arange(len(lists), dtype=np.int64), lengths) << 32 | ids,
+                             return_counts=True)
+    return AnalysedBatch(
+        new_words=vocabulary.words[known:],
+        lengths=lengths.astype(np.int32),
+        sizes=np.bincount(keys >> 32, minlength=len(lists)).astype(np.int32),
+        terms=(keys & 0xFFFFFFFF).astype(np.int32),
+        counts=counts.astype(np.int32),
+    )
+
+
+def default_helpers(n_texts: int) -> int:
+    """Helper processes worth starting for ``n_texts``: none for a small corpus, else one per spare core."""
+    if n_texts < HELPERS_FROM:
+        return 0
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(0, min(cores - 1, MAX_HELPERS))
+
+
+class _Helper:
+    """A helper process: batches go in through a sender thread (a pipe write must never block the
+    parent while the helper is blocked writing an answer), answers come back in order through a reader."""
+
+    def __init__(self, analyzer: Analyzer) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", "from ranklens.engine.batch_analysis import serve; serve()"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        _widen(self.process.stdin, self.process.stdout)
+        self.jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self.answers: queue.SimpleQueue = queue.SimpleQueue()
+        self.queued = 0
+        self.lost = False
+        self.ids = np.zeros(1024, dtype=np.int32)  # the helper's term id -> this process' id
+        self.known = 0  # how many of ``ids`` are set
+        self.jobs.put(analyzer)
+        self.threads = [threading.Thread(target=self._send, daemon=True),
+                        threading.Thread(target=self._receive, daemon=True)]
+        for thread in self.threads:
+            thread.start()
+
+    def _send(self) -> None:
+        sink = self.process.stdin
+        assert sink is not None
+        try:
+            for job in iter(self.jobs.get, _LOST):
+                pickle.dump(job, sink, protocol=pickle.HIGHEST_PROTOCOL)
+                sink.flush()
+        except (OSError, ValueError):  # the helper is gone (or its pipe closed): the reader reports it
+            pass
+
+    def _receive(self) -> None:
+        source = self.process.stdout
+        assert source is not None
+        try:
+            while True:
+                self.answers.put(pickle.load(source))
+        except Exception:  # noqa: BLE001 - EOF, a broken pipe or a truncated answer all mean the helper is lost
+            self.answers.put(_LOST)
+
+    def submit(self, texts: list[str]) -> None:
+        self.queued += 1
+        self.jobs.put(texts)
+
+    def ready(self) -> bool:
+        return self.lost or not self.answers.empty()
+
+    def answer(self, vocabulary: Vocabulary, wait: float) -> AnalysedBatch | None:
+        """The oldest queued batch, its ids mapped into ``vocabulary``; None once the helper is lost.
+
+        Raises ``queue.Empty`` when nothing came within ``wait`` seconds.
+        """
+        if self.lost:
+            return None
+        got = self.answers.get(timeout=wait)
+        if got is _LOST:
+            self.lost = True
+            return None
+        self.queued -= 1
+        batch = AnalysedBatch(*got)
+        new = np.fromiter(map(vocabulary.__getitem__, batch.new_words), dtype=np.int32, count=len(batch.new_words))
+        if self.known + len(new) > len(self.ids):
+            self.ids = np.concatenate([self.ids, np.zeros(max(len(self.ids), len(new)), dtype=np.int32)])
+        self.ids[self.known:self.known + len(new)] = new
+        self.known += len(new)
+        return batch._replace(new_words=[], terms=self.ids[batch.terms])
+
+    def stop(self) -> None:
+        self.jobs.put(_LOST)
+        self.process.kill()  # every answer wanted has been read, or the build is being abandoned
+        self.process.wait()
+        for thread in self.threads:
+            thread.join()
+        for pipe in (self.process.stdin, self.process.stdout):
+            with contextlib.suppress(OSError):  # a flush into the dead helper's pipe
+                pipe.close()  # type: ignore[union-attr]
+
+
+def _widen(*pipes: IO[bytes] | None) -> None:
+    """Pipes that hold a whole batch (Linux): a helper writes its answer at once, instead of waiting
+    for each 64 KiB to be read by a thread that needs the interpreter lock this process' analysis holds."""
+    try:
+        import fcntl
+
+        resize = fcntl.F_SETPIPE_SZ
+    except (ImportError, AttributeError):  # not Linux: pipes as they come
+        return
+    for pipe in pipes:
+        if pipe is not None:
+            with contextlib.suppress(OSError):  # above the system's ceiling: as they come
+                fcntl.fcntl(pipe.fileno(), resize, _PIPE_BYTES)
+
+
+class _Slot(NamedTuple):
+    start: int
+    stop: int
+    helper: _Helper | None  # None: ``done`` holds the batch analysed here
+    done: AnalysedBatch | None
+
+
+class BatchAnalysis:
+    """Analysed batches of ``texts`` in order, as ``(first text's index, AnalysedBatch)``, their ids
+    from ``vocabulary`` (which ends holding every term of ``texts``).
+
+    Use as a context manager: entering starts the helpers (``helpers``: how many; None:
+    ``default_helpers``), leaving stops them. ``progress`` is called with the texts
+    yielded so far while waiting for a helper, so a cancelled build stops even if a
+    helper is slow.
+    """
+
+    def __init__(self, texts: Sequence[str], analyzer: Analyzer, progress: Progress,
+                 helpers: int | None = None) -> None:
+        self.texts = texts
+        self.analyzer = analyzer
+        self.progress = progress
+        self.batch = BATCH
+        self.vocabulary = Vocabulary()
+        self.n_helpers = default_helpers(len(texts)) if helpers is None else helpers
+        self.helpers: list[_Helper] = []
+
+    def __enter__(self) -> BatchAnalysis:
+        for _ in range(self.n_helpers):
+            try:
+                self.helpers.append(_Helper(self.analyzer))
+            except OSError:  # no process to be had (a limit reached): this one analyses what is left
+                break
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        helpers, self.helpers = self.helpers, []
+        for helper in helpers:
+            helper.stop()
+
+    def __iter__(self) -> Iterator[tuple[int, AnalysedBatch]]:
+        total = len(self.texts)
+        slots: deque[_Slot] = deque()
+        handed = 0
+        while handed < total or slots:
+            while slots and (slots[0].helper is None or slots[0].helper.ready()):
+                yield slots[0].start, self._collect(slots.popleft())
+            stop = min(handed + self.batch, total)
+            helper = min((h for h in self.helpers if not h.lost and h.queued < IN_FLIGHT),
+                         key=lambda h: h.queued, default=None)
+            if handed < total and helper is not None:
+                helper.submit(list(self.texts[handed:stop]))
+                slots.append(_Slot(handed, stop, helper, None))
+                handed = stop
+            elif handed < total and sum(s.helper is None for s in slots) < _AHEAD:
+                slots.append(_Slot(handed, stop, None, self._here(handed, stop)))
+                handed = stop
+            elif slots:
+                yield slots[0].start, self._collect(slots.popleft())
+
+    def _here(self, start: int, stop: int) -> AnalysedBatch:
+        return analyse_batch(self.analyzer, self.texts[start:stop], self.vocabulary)
+
+    def _collect(self, slot: _Slot) -> AnalysedBatch:
+        """The slot's batch: analysed here, or the helper's answer, waited for with cancellation checks."""
+        if slot.helper is None:
+            assert slot.done is not None
+            return slot.done
+        while True:
+            try:
+                got = slot.helper.answer(self.vocabulary, _WAIT_S)
+            except queue.Empty:
+                self.progress(slot.start, len(self.texts), "analysing")
+                continue
+            return got if got is not None else self._here(slot.start, slot.stop)
+
+
+def serve() -> None:
+    """A helper process' loop: an analyzer, then batches of texts, on stdin; their analyses on stdout."""
+    source, sink = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # nothing printed by accident may corrupt the answers
+    gc.disable()  # short-lived token lists hold no cycles (see TermIndex.build)
+    analyzer = pickle.load(source)
+    vocabulary = Vocabulary()
+    while True:
+        try:
+            texts = pickle.load(source)
+        except EOFError:
+            return
+        pickle.dump(tuple(analyse_batch(analyzer, texts, vocabulary)), sink, protocol=pickle.HIGHEST_PROTOCOL)
+        sink.flush()
