@@ -9,8 +9,10 @@ text order whoever analysed them; ids are labels that ``TermIndex.build`` sorts 
 term, so the index is the one a single process builds.
 
 A large corpus (``HELPERS_FROM`` texts or more) is shared with helper processes, one
-per spare core: each is ``python -c`` importing this module, reading pickled batches
-of texts on its stdin and writing their analyses on its stdout. This process analyses
+per spare core: each is ``python -c`` importing this module, reading the analyzer's
+settings (JSON) and then batches of texts on its stdin and writing their analyses on its
+stdout, as plain frames of UTF-8 strings and int32 arrays (nothing is unpickled: the
+engine never unpickles, tests/test_hostile_text.py). This process analyses
 batches itself whenever every helper has ``IN_FLIGHT`` batches queued, so both cores
 work and at most ``IN_FLIGHT`` batches per helper plus ``_AHEAD`` analysed ones are
 held at a time. A helper that cannot start or dies is dropped and its batches analysed here; leaving
@@ -21,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-import pickle
+import json
 import queue
 import subprocess
 import sys
@@ -112,7 +114,7 @@ class _Helper:
         self.lost = False
         self.ids = np.zeros(1024, dtype=np.int32)  # the helper's term id -> this process' id
         self.known = 0  # how many of ``ids`` are set
-        self.jobs.put(analyzer)
+        self.jobs.put([_analyzer_json(analyzer)])  # the first frame: the analyzer's settings
         self.threads = [threading.Thread(target=self._send, daemon=True),
                         threading.Thread(target=self._receive, daemon=True)]
         for thread in self.threads:
@@ -123,7 +125,7 @@ class _Helper:
         assert sink is not None
         try:
             for job in iter(self.jobs.get, _LOST):
-                pickle.dump(job, sink, protocol=pickle.HIGHEST_PROTOCOL)
+                _write_strings(sink, job)
                 sink.flush()
         except (OSError, ValueError):  # the helper is gone (or its pipe closed): the reader reports it
             pass
@@ -133,7 +135,7 @@ class _Helper:
         assert source is not None
         try:
             while True:
-                self.answers.put(pickle.load(source))
+                self.answers.put(_read_batch(source))
         except Exception:  # noqa: BLE001 - EOF, a broken pipe or a truncated answer all mean the helper is lost
             self.answers.put(_LOST)
 
@@ -156,7 +158,7 @@ class _Helper:
             self.lost = True
             return None
         self.queued -= 1
-        batch = AnalysedBatch(*got)
+        batch = got
         new = np.fromiter(map(vocabulary.__getitem__, batch.new_words), dtype=np.int32, count=len(batch.new_words))
         if self.known + len(new) > len(self.ids):
             self.ids = np.concatenate([self.ids, np.zeros(max(len(self.ids), len(new)), dtype=np.int32)])
@@ -272,12 +274,68 @@ def serve() -> None:
     source, sink = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing printed by accident may corrupt the answers
     gc.disable()  # short-lived token lists hold no cycles (see TermIndex.build)
-    analyzer = pickle.load(source)
     vocabulary = Vocabulary()
-    while True:
-        try:
-            texts = pickle.load(source)
-        except EOFError:
-            return
-        pickle.dump(tuple(analyse_batch(analyzer, texts, vocabulary)), sink, protocol=pickle.HIGHEST_PROTOCOL)
-        sink.flush()
+    try:
+        analyzer = _analyzer_of(_read_strings(source)[0])
+        while True:
+            _write_batch(sink, analyse_batch(analyzer, _read_strings(source), vocabulary))
+            sink.flush()
+    except EOFError:
+        return
+
+
+# -- the frames on the pipes: an int64 size, then the bytes -------------------------------------------------------
+
+
+def _analyzer_json(analyzer: Analyzer) -> str:
+    return json.dumps({"token_pattern": analyzer.token_pattern, "lowercase": analyzer.lowercase,
+                       "fold_accents": analyzer.fold_accents, "stopwords": sorted(analyzer.stopwords),
+                       "stem": analyzer.stem})
+
+
+def _analyzer_of(settings: str) -> Analyzer:
+    fields = json.loads(settings)
+    return Analyzer(**{**fields, "stopwords": frozenset(fields["stopwords"])})
+
+
+def _read_exact(source: IO[bytes], size: int) -> bytes:
+    data = source.read(size)
+    if len(data) < size:
+        raise EOFError("the pipe ended inside a frame")
+    return data
+
+
+def _write_array(sink: IO[bytes], array: np.ndarray) -> None:
+    sink.write(np.int64(array.size).tobytes())
+    sink.write(np.ascontiguousarray(array).tobytes())
+
+
+def _read_array(source: IO[bytes], dtype: type[np.generic]) -> np.ndarray:
+    size = int(np.frombuffer(_read_exact(source, 8), dtype=np.int64)[0])
+    return np.frombuffer(_read_exact(source, size * np.dtype(dtype).itemsize), dtype=dtype).copy()
+
+
+def _write_strings(sink: IO[bytes], strings: Sequence[str]) -> None:
+    # surrogatepass: a text read with errors="surrogateescape" holds lone surrogates, and must come back whole
+    data = [text.encode("utf-8", "surrogatepass") for text in strings]
+    _write_array(sink, np.fromiter(map(len, data), dtype=np.int64, count=len(data)))
+    sink.write(b"".join(data))
+
+
+def _read_strings(source: IO[bytes]) -> list[str]:
+    sizes = _read_array(source, np.int64)
+    blob = _read_exact(source, int(sizes.sum()))
+    ends = np.cumsum(sizes).tolist()
+    return [blob[start:end].decode("utf-8", "surrogatepass") for start, end in zip([0, *ends[:-1]], ends)]
+
+
+def _write_batch(sink: IO[bytes], batch: AnalysedBatch) -> None:
+    _write_strings(sink, batch.new_words)
+    for array in (batch.lengths, batch.sizes, batch.terms, batch.counts):
+        _write_array(sink, array.astype(np.int32, copy=False))
+
+
+def _read_batch(source: IO[bytes]) -> AnalysedBatch:
+    new_words = _read_strings(source)
+    lengths, sizes, terms, counts = (_read_array(source, np.int32) for _ in range(4))
+    return AnalysedBatch(new_words, lengths, sizes, terms, counts)

@@ -145,3 +145,27 @@ def test_no_process_to_be_had_means_one_process(small_batches: None, monkeypatch
 
     monkeypatch.setattr(batch_analysis.subprocess, "Popen", refused)
     assert_same_index(TermIndex.build(texts, analyzer, helpers=2), alone)
+
+
+def test_the_pipe_frames_carry_any_text_and_the_analyzer_whole() -> None:
+    import io
+
+    from ranklens.engine.batch_analysis import (_analyzer_json, _analyzer_of, _read_batch, _read_strings,
+                                                _write_batch, _write_strings, analyse_batch, Vocabulary)
+
+    texts = ["", "caffè ☕ 東京", "nul\x00inside", "a lone \udcff surrogate", "x" * 100_000, "[/] [bold]x"]
+    pipe = io.BytesIO()
+    _write_strings(pipe, texts)
+    analyzer = Analyzer(r"(?u)\b\w\w+\b", fold_accents=True, stopwords=frozenset({"inside", "è"}), stem="it")
+    _write_strings(pipe, [_analyzer_json(analyzer)])
+    batch = analyse_batch(analyzer, texts, Vocabulary())
+    _write_batch(pipe, batch)
+    pipe.seek(0)
+    assert _read_strings(pipe) == texts
+    assert _analyzer_of(_read_strings(pipe)[0]) == analyzer
+    back = _read_batch(pipe)
+    assert back.new_words == batch.new_words
+    for got, sent in zip(back[1:], batch[1:]):
+        assert got.dtype == sent.dtype and np.array_equal(got, sent)
+    with pytest.raises(EOFError):
+        _read_strings(io.BytesIO(pipe.getvalue()[:20]))  # a frame cut short is the end of the helper
