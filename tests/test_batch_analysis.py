@@ -169,3 +169,20 @@ def test_the_pipe_frames_carry_any_text_and_the_analyzer_whole() -> None:
         assert got.dtype == sent.dtype and np.array_equal(got, sent)
     with pytest.raises(EOFError):
         _read_strings(io.BytesIO(pipe.getvalue()[:20]))  # a frame cut short is the end of the helper
+
+
+def test_a_helper_answers_batches_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the equality tests above would pass if every helper failed and this process analysed all: count its answers
+    answered = []
+    original = batch_analysis._Helper.answer
+
+    def counted(self, vocabulary, wait):  # noqa: ANN001, ANN202
+        got = original(self, vocabulary, wait)
+        answered.append(got is not None)
+        return got
+
+    monkeypatch.setattr(batch_analysis._Helper, "answer", counted)
+    texts = [f"word{i % 997} other{i % 31} text number {i}" for i in range(40_000)]
+    with batch_analysis.BatchAnalysis(texts, Analyzer(r"(?u)\b\w\w+\b"), lambda *_: None, helpers=1) as analysis:
+        assert sum(1 for _ in analysis) == len(texts) // batch_analysis.BATCH
+    assert any(answered)
