@@ -157,3 +157,22 @@ async def test_the_queue_judges_as_the_rater_named_when_it_opened(capsys) -> Non
         await pilot.press("2")
         await until(pilot, lambda: bool(workspace(pilot.app).log()))
         assert [entry.rater for entry in workspace(pilot.app).log()] == ["ada"]
+
+
+async def test_keys_in_the_queue_never_act_on_the_tabs_behind_it(capsys) -> None:  # noqa: ANN001
+    save_run("bm25", "--scorer", "bm25")
+    capsys.readouterr()
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
+        before, tab = app.session.context.setup, app.query_one("#tabs").active
+        await open_queue(pilot)
+        await pilot.press("s", "2", "R", "M", "slash")  # the scorer, a tab, reset, my judgments, the query box
+        await settle(pilot)
+        assert isinstance(app.screen, PoolQueueScreen)
+        assert app.session.context.setup == before and app.query_one("#tabs").active == tab
+        assert "1-6 tabs" not in screen_text(app)  # the footer offers none of them
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("s")  # back on the tabs, the same key changes the scorer
+        await settle(pilot)
+        assert app.session.context.setup.scorer != before.scorer

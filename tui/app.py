@@ -15,7 +15,7 @@ the palette's rows (palette_rows.py). How the parts fit: docs/architecture.md.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cache, partial
+from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, ComposeResult
@@ -110,6 +110,9 @@ class RanklensApp(App[None]):
     HIDDEN_WHILE_TYPING = frozenset({"focus_query", "help", "quit", "setting", "reset", "save_run", "count_mine",
                                      "judge_pool"})
     SHOWN_WHILE_TYPING = frozenset({"help_while_typing"})
+    # Never from a screen over the tabs (a dialog, the queue, the help): `s` there changed the unseen scorer.
+    ON_THE_TABS = frozenset({"setting", "reset", "undo", "redo", "save_run", "count_mine", "judge_pool", "show_tab",
+                             "jump_tab", "focus_query"})
     SETTING_BINDINGS = _setting_bindings()
     TAB_TABLE: ClassVar[Mapping[str, Tab]] = {}  # the tabs shown, in order: set with their keys (see _bound)
 
@@ -312,6 +315,8 @@ class RanklensApp(App[None]):
         self.call_after_refresh(self._sync_typing)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in self.ON_THE_TABS and len(self.screen_stack) > 1:
+            return False
         if action == "show_tab":
             return not self.digits_taken
         if action == "jump_tab":
@@ -375,14 +380,7 @@ class RanklensApp(App[None]):
         self.workspace_actions.save_run()
 
     def action_judge_pool(self) -> None:
-        from ranklens.tui.pool_queue import PoolQueueScreen
-
-        context = self.session.context
-        if context is None or context.workspace is None:
-            self.notify("no corpus is open yet", severity="warning")
-            return
-        # asked before the queue opens: a grade the dialog then dropped would leave the queue a pair ahead
-        self.workspace_actions.with_rater(partial(self.push_screen, PoolQueueScreen(context)))
+        self.workspace_actions.judge_pool()
 
     def action_count_mine(self) -> None:
         self.workspace_actions.toggle_counting()

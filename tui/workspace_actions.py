@@ -50,6 +50,17 @@ class WorkspaceActions:
             return
         self._write(change, *opened, self.session.rater if judges else None)
 
+    def judge_pool(self) -> None:
+        """The judging queue over the open corpus, once the session knows who judges: asked before it opens, as
+        a grade the dialog then dropped would leave the queue a pair ahead."""
+        from ranklens.tui.pool_queue import PoolQueueScreen
+
+        context = self.session.context
+        if context is None or context.workspace is None:
+            self.app.notify("no corpus is open yet", severity="warning")
+            return
+        self.with_rater(partial(self.app.push_screen, PoolQueueScreen(context)))
+
     def with_rater(self, then: Callable[[], object]) -> None:
         """``then()`` once the session knows who judges: at once, or after asking (nothing when not answered)."""
         from ranklens.tui.rater import ask_rater
