@@ -250,9 +250,14 @@ class PendingScores:
 
     def gold_rank(self, relevant: np.ndarray) -> int | None:
         """As ``QueryScores.gold_rank``; read off the top k found already when a relevant chunk is in it above
-        the k-th score (so the question is not scored in full: an evaluation's usual case)."""
+        the k-th score (so the question is not scored in full: an evaluation's usual case), else asked of an
+        engine's scorer that can tell it more cheaply than its deep query."""
         if self._full is None and self._top is not None:
             rank = _rank_in_top(*self._top, np.asarray(relevant, dtype=np.int64))
+            if rank is not None:
+                return rank
+        if self._full is None and self.top_first:
+            rank = self.scorer.gold_rank(self.query, np.asarray(relevant, dtype=np.int64))
             if rank is not None:
                 return rank
         return self.full().gold_rank(relevant)

@@ -117,6 +117,8 @@ def test_cranfield_through_an_edge_shard_ranks_every_question_as_local(tmp_path)
         remote = Workbench(corpus, backend=backend).retriever(setup)
         assert_same_top(local, remote, [q.text for q in corpus.questions], k=100)
         mine, theirs = local.evaluate(latency_sample=1), remote.evaluate(latency_sample=1)
+        relevant = [np.array(sorted(local.relevant(q))) for q in corpus.questions]
+        assert assert_ranks_as_the_deep_query(remote, [q.text for q in corpus.questions], relevant) > 200
     # the top 100 are the same up to ties (above); below them a float32 tie may swap a judged chunk with its
     # neighbour, which moves MRR by a few 1e-7 and nothing else
     assert {k: v for k, v in theirs.metrics.items() if k != "mrr"} == pytest.approx(
@@ -126,6 +128,31 @@ def test_cranfield_through_an_edge_shard_ranks_every_question_as_local(tmp_path)
                                               strict=True) if a.rank != b.rank]
     assert all(min(a or 0, b or 0) > 100 for a, b in moved), moved
     assert mine.metrics["ndcg@10"] > 0.3
+
+
+def assert_ranks_as_the_deep_query(remote, questions, relevant_sets) -> int:
+    """The engine's two short queries give every question the rank its top 1000 gives; returns how many of
+    them it answered (None means the deep query decides, which is never wrong)."""
+    told = 0
+    for text, relevant in zip(questions, relevant_sets, strict=True):
+        query = remote.query(text)
+        rank = remote.scorer.gold_rank(query, relevant)
+        if rank is not None:
+            told += 1
+            assert rank == remote.scorer.query_scores(query).gold_rank(relevant), text
+    return told
+
+
+def test_an_engines_rank_without_its_deep_query_is_the_deep_querys(pushed) -> None:
+    local, remote = pushed
+    texts = [q.text for q in local.corpus.questions]
+    judged = [np.array(sorted(local.relevant(q))) for q in local.corpus.questions]
+    # relevant sets the questions' own judgments would rarely make: a tie-heavy neighbourhood, a far chunk
+    n = len(local.chunks)
+    wide = [np.array(sorted({(7 * i) % n, (7 * i + 1) % n, (7 * i + 3) % n})) for i in range(len(texts))]
+    last = [np.array([n - 1])] * len(texts)
+    told = sum(assert_ranks_as_the_deep_query(remote, texts, sets) for sets in (judged, wide, last))
+    assert told >= len(texts)  # the short way answers most questions
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ from ranklens.engine.errors import RanklensError  # noqa: E402
 from ranklens.engine.loaders import load_corpus  # noqa: E402
 from ranklens.engine.retriever import Workbench, setup_for  # noqa: E402
 from tests.support import tiny_models  # noqa: E402
+from tests.test_qdrant_backend import assert_ranks_as_the_deep_query  # noqa: E402
 
 PATHS = {"edge": (push, open_collection), "client-local-mode": (client_push.push, QdrantBackend.open)}
 QUERIES = ["ho cancellato un file per sbaglio", "come richiedo un permesso per il dentista", "wifi?",
@@ -52,6 +53,8 @@ def test_dense_top10_through_qdrant_equals_local(path, tmp_path) -> None:
             ids, scores = through.scorer.top_k(query, 10)
             np.testing.assert_allclose(scores, local[order], rtol=1e-5, atol=1e-6)
             assert list(ids) == list(order), text
+        relevant = [np.array(sorted(dense.relevant(q))) for q in corpus.questions]
+        assert assert_ranks_as_the_deep_query(through, [q.text for q in corpus.questions], relevant) > 0
         assert through.explain(QUERIES[0], 0).notes[-1].endswith("up to float32")
         # the same collection answers BM25 too, and a model other than the pushed one is refused
         assert remote.retriever(setup_for(corpus, {"scorer": "bm25", "model": model})).search("rimborso auto").hits

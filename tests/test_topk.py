@@ -78,6 +78,22 @@ def test_a_rank_read_off_the_top_k_equals_the_full_sorts(n: int, k: int, levels:
 class _Engine(_Counted):
     depth = 1000  # declares DeepScoringCostly: scoring in full is an engine's deep query
 
+    def gold_rank(self, query: object, relevant: np.ndarray) -> int | None:
+        return None  # an engine that cannot tell a rank more cheaply than by its deep query
+
+
+class _RankingEngine(_Engine):
+    """An engine that tells a rank with short queries, counting them (the oracle for what it returns is the
+    full stable sort, computed here as the test computes it)."""
+
+    def __init__(self, scores: np.ndarray) -> None:
+        super().__init__(scores)
+        self.ranks_told = 0
+
+    def gold_rank(self, query: object, relevant: np.ndarray) -> int | None:
+        self.ranks_told += 1
+        return int(np.flatnonzero(np.isin(np.argsort(-self.vector, kind="stable"), relevant))[0]) + 1
+
 
 @pytest.mark.parametrize(("relevant", "full_scorings"), [([3], 0), ([7], 1)])
 def test_an_engines_evaluation_scores_in_full_only_when_its_top_10_holds_nothing_relevant(
@@ -94,3 +110,17 @@ def test_an_engines_evaluation_scores_in_full_only_when_its_top_10_holds_nothing
         assert result.rank == int(np.flatnonzero(np.argsort(-scores, kind="stable") == relevant[0])[0]) + 1
     assert PendingScores(engine, None, 1).top_first and not PendingScores(local, None, 1).top_first
     assert engine.full_scorings == full_scorings and local.full_scorings == 1  # a local scorer ranks first, in full
+
+
+def test_an_engine_that_tells_a_rank_is_asked_instead_of_its_deep_query() -> None:
+    from ranklens.engine.metrics import QuestionScores, score_question
+    from ranklens.engine.topk import PendingScores
+
+    scores = np.array([0.0] * 5 + [0.5] * 30 + [1.0] * 5 + [2.0] * 6)
+    scores[3], scores[7] = 3.0, 0.25
+    for relevant, told in (([3], 0), ([7], 1)):  # in the top 10: read off it; beyond: the engine is asked
+        engine = _RankingEngine(scores)
+        result = score_question(QuestionScores("q", "", PendingScores(engine, None, scores.size),
+                                               np.array(relevant), np.ones(1)))
+        assert result.rank == int(np.flatnonzero(np.argsort(-scores, kind="stable") == relevant[0])[0]) + 1
+        assert (engine.ranks_told, engine.full_scorings) == (told, 0)

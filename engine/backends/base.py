@@ -81,6 +81,12 @@ class Backend(Protocol):
         """The engine's score of one chunk for the query (0 when it does not rank the chunk at all)."""
         ...
 
+    def rank_of(self, query: QueryTerms, relevant: np.ndarray, scorer: Scorer, depth: int) -> int | None:
+        """The 1-based rank of the best-ranked of ``relevant`` (chunk positions) in the stable descending order
+        of the engine's top ``depth`` (every other chunk scoring 0), found without asking for that top; None
+        when the engine cannot tell it more cheaply than by the ``depth`` results themselves."""
+        ...
+
     def close(self) -> None:
         ...
 
@@ -177,6 +183,13 @@ class BackendScorer:
         ids, scores = self.top_k(query, self.depth)
         order = np.argsort(ids, kind="stable")
         return QueryScores(self.n, scores[order], ids[order], 0.0)
+
+    def gold_rank(self, query: QueryTerms, relevant: np.ndarray) -> int | None:
+        """``query_scores(query).gold_rank(relevant)`` when the engine can tell it without its top ``depth``
+        (an evaluation's question whose relevant chunks are not in the top 10), else None."""
+        if not query.ids.size and self.needs_terms:
+            return None
+        return self.backend.rank_of(query, relevant, self.local, self.depth)
 
     def scores(self, query: QueryTerms) -> np.ndarray:
         return self.query_scores(query).dense()

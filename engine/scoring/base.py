@@ -78,6 +78,11 @@ class DeepScoringCostly(Protocol):
 
     depth: int  # chunks a scoring in full asks the engine for
 
+    def gold_rank(self, query: QueryTerms, relevant: np.ndarray) -> int | None:
+        """The rank ``query_scores(query).gold_rank(relevant)`` gives, asked of the engine more cheaply than
+        its top ``depth``; None when it cannot tell (then the query is scored in full)."""
+        ...
+
 
 class NoAdjustments:
     """For scorers that run with the settings they are given."""

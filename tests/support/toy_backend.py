@@ -101,6 +101,9 @@ class ToyBackend:
     def score_of(self, query: QueryTerms, chunk: int, scorer: Scorer) -> float:
         return float(self._scores(query)[chunk])
 
+    def rank_of(self, query: QueryTerms, relevant: np.ndarray, scorer: Scorer, depth: int) -> int | None:
+        return None  # no cheaper way than its top depth: the registry's contract allows saying so
+
     def close(self) -> None:
         pass
 

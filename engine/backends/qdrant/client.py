@@ -20,6 +20,8 @@ from ranklens.engine.errors import RanklensError
 from ranklens.engine.scoring.fusion import RRF_DEPTH
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from qdrant_client import QdrantClient
 
     from ranklens.engine.scoring.base import Scorer
@@ -76,12 +78,13 @@ class QdrantBackend(PushedCollection):
     def notes(self) -> list[str]:
         return insecure_key(self.target)
 
-    def _query(self, query: QueryTerms, k: int, scorer: Scorer, only: int | None = None) -> Any:
+    def _query(self, query: QueryTerms, k: int, scorer: Scorer, only: Sequence[int] | None = None,
+               threshold: float | None = None) -> Any:
         from qdrant_client import models
 
         from ranklens.engine.scoring.fusion import FusionScorer
 
-        flt = None if only is None else models.Filter(must=[models.HasIdCondition(has_id=[only])])
+        flt = None if only is None else models.Filter(must=[models.HasIdCondition(has_id=list(only))])
         if isinstance(scorer, FusionScorer):
             # each part's top RRF_DEPTH, fused by Qdrant: its RRF adds 1/(k + position from 0), ranklens'
             # 1/(rrf_k + rank from 1), so k = rrf_k + 1 gives the same sums
@@ -95,7 +98,7 @@ class QdrantBackend(PushedCollection):
         with speaking(self.target):
             return self.client.query_points(self.collection, query=self._vector(query, scorer), using=scorer.name,
                                             limit=k, query_filter=flt, search_params=self._params(scorer),
-                                            with_payload=False).points
+                                            score_threshold=threshold, with_payload=False).points
 
     @staticmethod
     def _vector(query: QueryTerms, scorer: Scorer) -> Any:

@@ -78,12 +78,13 @@ class EdgeBackend(PushedCollection):
         self.shard, self.collection, self.stored = shard, collection, pointer.metadata
         return pointer.metadata
 
-    def _query(self, query: QueryTerms, k: int, scorer: Scorer, only: int | None = None) -> Sequence[Point]:
+    def _query(self, query: QueryTerms, k: int, scorer: Scorer, only: Sequence[int] | None = None,
+               threshold: float | None = None) -> Sequence[Point]:
         from qdrant_edge import Filter, Fusion, HasIdCondition, Prefetch, QueryRequest
 
         from ranklens.engine.scoring.fusion import FusionScorer
 
-        flt = None if only is None else Filter(must=[HasIdCondition({only})])
+        flt = None if only is None else Filter(must=[HasIdCondition(set(only))])
         if isinstance(scorer, FusionScorer):
             # each part's top RRF_DEPTH, fused by Qdrant: its RRF adds 1/(k + position from 0), ranklens'
             # 1/(rrf_k + rank from 1), so k = rrf_k + 1 gives the same sums
@@ -92,7 +93,7 @@ class EdgeBackend(PushedCollection):
             request = QueryRequest(limit=k, prefetches=prefetches, query=Fusion.Rrf(k=scorer.rrf_k + 1), filter=flt)
         else:
             request = QueryRequest(limit=k, query=self._nearest(query, scorer), filter=flt,
-                                   params=self._params(scorer))
+                                   params=self._params(scorer), score_threshold=threshold)
         with speaking_edge(self.target):
             return cast("Sequence[Point]", self.shard.query(request))
 
