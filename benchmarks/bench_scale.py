@@ -11,6 +11,8 @@ indexing thread, searched on one thread) indexes the same records. A warm
 ``search`` is the whole command, interpreter and imports included, median of 3.
 The queries job opens warm in process and answers 200 Zipf-mix and 200
 rare-term queries (top 10), one at a time (p50) and in a row (queries/s).
+``ranklens eval`` of the folder's 300 questions is a whole process too, beside
+tantivy's top 10 of each (``scale_jobs tantivy-eval``).
 The TUI row (when tmux is installed) starts ``ranklens FOLDER`` warm at 100×30,
 types a query as soon as the query box shows and times the first result row.
 """
@@ -55,11 +57,18 @@ def run_step(module: str, *args: str, env: dict[str, str] | None = None) -> Step
         if done.returncode != 0:
             return Step(failed=(done.stderr.strip().splitlines() or ["failed"])[-1])
         peak = int(Path(out.name).read_text() or -1)
-    try:
-        result = json.loads(done.stdout.strip().splitlines()[-1])
-    except (json.JSONDecodeError, IndexError):
-        result = {}
-    return Step(wall, peak, result)
+    return Step(wall, peak, _json_output(done.stdout))
+
+
+def _json_output(stdout: str) -> dict:
+    """The step's JSON: all of its output (``ranklens eval --json``), else its last line (the jobs')."""
+    for text in (stdout, (stdout.strip().splitlines() or [""])[-1]):
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError:
+            continue
+        return value if isinstance(value, dict) else {}
+    return {}
 
 
 def searches(module: str, *args: str, env: dict[str, str] | None = None) -> Step:
@@ -106,10 +115,8 @@ def _run_size(n: int, quick: bool) -> Table:
 
     spec = Synthetic(n)
     folder = spec.beir_folder(300)
-    texts = spec.texts()
     zipf = spec.query_texts()[:QUERIES]
-    rare, _ = spec.rare_queries(texts, QUERIES)
-    del texts
+    rare, _ = spec.rare_queries(None, QUERIES)
     work = Path(tempfile.mkdtemp(prefix="scale-", dir=CACHE))
     try:
         (work / "zipf.txt").write_text("\n".join(zipf) + "\n", encoding="utf-8")
@@ -125,6 +132,8 @@ def _run_size(n: int, quick: bool) -> Table:
                                 env=env)
         ours["rare"] = run_step("benchmarks.scale_jobs", "queries", "ranklens", str(folder), str(work / "rare.txt"),
                                 env=env)
+        log("scale: ranklens eval…")
+        ours["eval"] = run_step("ranklens.cli.main", "eval", str(folder), "--json", env=env)
         tui = None if quick else tui_first_results(folder, env, query)
         log("scale: tantivy…")
         index_dir = str(work / "tantivy")
@@ -133,6 +142,7 @@ def _run_size(n: int, quick: bool) -> Table:
             theirs["search"] = searches("benchmarks.scale_jobs", "tantivy-search", index_dir, query)
             theirs["zipf"] = run_step("benchmarks.scale_jobs", "queries", "tantivy", index_dir, str(work / "zipf.txt"))
             theirs["rare"] = run_step("benchmarks.scale_jobs", "queries", "tantivy", index_dir, str(work / "rare.txt"))
+            theirs["eval"] = run_step("benchmarks.scale_jobs", "tantivy-eval", str(folder), index_dir)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return _table(n, ours, theirs, tui)
@@ -160,6 +170,12 @@ def _table(n: int, ours: dict[str, Step], theirs: dict[str, Step], tui: float | 
     row("rare terms, p50 ms (single queries)", "rare", lambda s: s.result.get("p50_ms"), fmt_ms)
     row("rare terms, queries/s", "rare", lambda s: s.result.get("queries_per_s"), fmt_rate)
     row("queries job, peak memory (Zipf)", "zipf", lambda s: s.peak, fmt_bytes)
+    row("eval of the 300 questions, whole process (wall)", "eval", lambda s: s.wall_s, fmt_seconds)
+    row("eval, queries/s", "eval", lambda s: s.result.get("queries_per_s", s.result.get("timing", {}).get(
+        "queries_per_s")), fmt_rate)
+    row("eval, peak memory", "eval", lambda s: s.peak, fmt_bytes)
+    row("eval, nDCG@10", "eval", lambda s: s.result.get("ndcg@10", s.result.get("metrics", {}).get("ndcg@10")),
+        lambda v: f"{v:.4f}")
     table.add("TUI: start to first result row, warm (tmux 100×30)", fmt_seconds(tui) if tui else "not measured",
               "", "")
     table.notes += [

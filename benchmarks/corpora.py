@@ -92,27 +92,37 @@ class Synthetic:
         self.ensure()
         return self.queries_path.read_text(encoding="ascii").splitlines()
 
-    def rare_queries(self, texts: list[str], n: int | None = None) -> tuple[list[str], list[int]]:
+    def rare_queries(self, texts: list[str] | None = None, n: int | None = None) -> tuple[list[str], list[int]]:
         """(query texts, the chunk each was drawn from): the rare-term query mix.
 
         Each query is the ``RARE_TERMS`` rarest distinct words (highest Zipf
         rank) of one chunk drawn at random, so its postings are short and the
-        chunk it came from is a natural relevant answer.
+        chunk it came from is a natural relevant answer. Without ``texts`` the
+        drawn chunks are read from the corpus file line by line (10M chunks do
+        not fit in memory as strings).
         """
-        n = min(n or self.queries, len(texts))
+        n = min(n or self.queries, self.n)
         path = CACHE / f"{self.stem}.rare{n}.txt"  # cached: the spelling table costs 20 MB in every worker
         if not path.exists():
             rng = np.random.default_rng([self.seed, 2])
-            chunks = rng.choice(len(texts), size=n, replace=False)
+            chunks = rng.choice(self.n, size=n, replace=False)
+            drawn = dict(zip(chunks.tolist(), (texts[c] for c in chunks.tolist()))) if texts is not None \
+                else self._lines(set(chunks.tolist()))
             rank = word_ranks()
             lines = []
             for c in chunks.tolist():  # a loop over queries, not over the corpus
-                words = sorted(set(texts[c].split()), key=rank.__getitem__, reverse=True)
+                words = sorted(set(drawn[c].split()), key=rank.__getitem__, reverse=True)
                 lines.append(f"{c}\t{' '.join(words[:RARE_TERMS])}\n")
             CACHE.mkdir(parents=True, exist_ok=True)
             _write_atomically(path, "".join(lines).encode("ascii"))
         pairs = [line.split("\t") for line in path.read_text(encoding="ascii").splitlines()]
         return [q for _, q in pairs], [int(c) for c, _ in pairs]
+
+    def _lines(self, wanted: set[int]) -> dict[int, str]:
+        """The corpus lines (chunk texts) numbered ``wanted``, streamed from the file."""
+        self.ensure()
+        with open(self.corpus_path, encoding="ascii") as lines:
+            return {i: line.rstrip("\n") for i, line in enumerate(lines) if i in wanted}
 
     def beir_folder(self, questions: int) -> Path:
         """The corpus as a BEIR folder with ``questions`` rare-term questions, each judged on its own chunk.
@@ -122,12 +132,13 @@ class Synthetic:
         folder = CACHE / f"{self.stem}.beir{questions}"
         if (folder / "qrels" / "test.tsv").exists():
             return folder
-        texts = self.texts()
-        queries, chunks = self.rare_queries(texts, questions)
+        queries, chunks = self.rare_queries(None, questions)
         tmp = folder.with_name(f"{folder.name}.{os.getpid()}.tmp")
         (tmp / "qrels").mkdir(parents=True, exist_ok=True)
-        with open(tmp / "corpus.jsonl", "w", encoding="ascii") as out:
-            out.writelines(f'{{"_id": "d{i}", "title": "", "text": "{t}"}}\n' for i, t in enumerate(texts))
+        with open(tmp / "corpus.jsonl", "w", encoding="ascii") as out, \
+                open(self.corpus_path, encoding="ascii") as texts:  # streamed: bounded memory at 10M
+            lines = (line.rstrip("\n") for line in texts)
+            out.writelines(f'{{"_id": "d{i}", "title": "", "text": "{t}"}}\n' for i, t in enumerate(lines))
         lines = "".join(f'{{"_id": "q{i}", "text": "{q}"}}\n' for i, q in enumerate(queries))
         (tmp / "queries.jsonl").write_text(lines, encoding="ascii")
         qrels = "".join(f"q{i}\td{c}\t1\n" for i, c in enumerate(chunks))
@@ -153,23 +164,29 @@ def zipf_cdf(vocabulary: int = VOCABULARY, exponent: float = ZIPF_EXPONENT) -> n
 
 
 def generate(spec: Synthetic) -> None:
-    """Write the corpus and its queries to the cache (atomically: a reader never sees half a file)."""
+    """Write the corpus and its queries to the cache, a block at a time (memory bounded by the block, not n),
+    atomically: a reader never sees half a file."""
     CACHE.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(spec.seed)
     table, word_len = pseudo_words(VOCABULARY)
     cdf = zipf_cdf()
     mu = math.log(MEAN_WORDS) - LENGTH_SIGMA**2 / 2  # so that the mean length is MEAN_WORDS
     seen = np.zeros(VOCABULARY, dtype=bool)
-    chunks = bytearray()
-    for start in range(0, spec.n, _BLOCK):
-        count = min(_BLOCK, spec.n - start)
-        lengths = np.clip(np.rint(rng.lognormal(mu, LENGTH_SIGMA, count)), MIN_WORDS, MAX_WORDS).astype(np.int64)
-        ids = np.searchsorted(cdf, rng.random(int(lengths.sum())), side="right")
-        seen[ids] = True
-        chunks += _assemble(table, word_len, ids, lengths)
-    queries = _queries(np.random.default_rng([spec.seed, 1]), cdf, seen, spec.queries)
-    lines = "".join(" ".join(_spell(table, word_len, q)) + "\n" for q in queries)
-    _write_atomically(spec.corpus_path, bytes(chunks))
+    tmp = spec.corpus_path.with_name(f"{spec.corpus_path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as out:
+            for start in range(0, spec.n, _BLOCK):
+                count = min(_BLOCK, spec.n - start)
+                lengths = np.clip(np.rint(rng.lognormal(mu, LENGTH_SIGMA, count)), MIN_WORDS,
+                                  MAX_WORDS).astype(np.int64)
+                ids = np.searchsorted(cdf, rng.random(int(lengths.sum())), side="right")
+                seen[ids] = True
+                out.write(_assemble(table, word_len, ids, lengths))
+        queries = _queries(np.random.default_rng([spec.seed, 1]), cdf, seen, spec.queries)
+        lines = "".join(" ".join(_spell(table, word_len, q)) + "\n" for q in queries)
+        tmp.replace(spec.corpus_path)
+    finally:
+        tmp.unlink(missing_ok=True)
     _write_atomically(spec.queries_path, lines.encode("ascii"))
 
 

@@ -3,12 +3,16 @@
     python -m benchmarks.scale_jobs tantivy-index FOLDER INDEX_DIR
     python -m benchmarks.scale_jobs tantivy-search INDEX_DIR QUERY
     python -m benchmarks.scale_jobs queries ENGINE FOLDER_OR_INDEX QUERY_FILE
+    python -m benchmarks.scale_jobs tantivy-eval FOLDER INDEX_DIR
 
 Run through ``benchmarks.peak`` so the parent reads the process' own peak
 memory. tantivy runs on one thread (writer and searcher); ranklens answers as
 ``ranklens search`` does (``Retriever.search``), from the warm caches under
 ``RANKLENS_CACHE_DIR``. ``queries`` times the warm open (imports included),
 then each query alone (p50) and all of them in a row (queries/s).
+``tantivy-eval`` is tantivy's side of ``ranklens eval`` on the folder's
+questions (one judged chunk each): open, each question's top 10, and nDCG@10
+(with one relevant chunk, 1 / log2(1 + rank) within the top 10).
 """
 from __future__ import annotations
 
@@ -92,12 +96,36 @@ def tantivy_search(index_dir: Path, text: str) -> dict:
     return {"ids": _tantivy_opened(index_dir)(text)}
 
 
+def tantivy_eval(folder: Path, index_dir: Path) -> dict:
+    import math
+
+    started = time.perf_counter()
+    search = _tantivy_opened(index_dir)
+    questions = {}
+    with open(folder / "queries.jsonl", encoding="utf-8") as lines:
+        for line in lines:
+            record = json.loads(line)
+            questions[record["_id"]] = record["text"]
+    with open(folder / "qrels" / "test.tsv", encoding="utf-8") as lines:
+        judged = dict(line.split("\t")[:2] for line in list(lines)[1:])
+    asked = time.perf_counter()
+    gains = []
+    for qid, text in questions.items():
+        top = search(text)
+        gains.append(1 / math.log2(2 + top.index(judged[qid])) if judged[qid] in top else 0.0)
+    done = time.perf_counter()
+    return {"open_s": asked - started, "queries_per_s": len(questions) / (done - asked),
+            "ndcg@10": sum(gains) / len(gains), "questions": len(questions)}
+
+
 def main(argv: list[str]) -> int:
     job, *args = argv
     if job == "tantivy-index":
         result = tantivy_index(Path(args[0]), Path(args[1]))
     elif job == "tantivy-search":
         result = tantivy_search(Path(args[0]), args[1])
+    elif job == "tantivy-eval":
+        result = tantivy_eval(Path(args[0]), Path(args[1]))
     elif job == "queries":
         result = queries(args[0], Path(args[1]), Path(args[2]))
     else:
