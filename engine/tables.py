@@ -37,6 +37,8 @@ class TextColumn(Sequence[str]):
             raise ValueError("text offsets do not fit their blob")
         self.blob = blob
         self.offsets = offsets
+        # read one at a time, a memoryview's items are Python ints: 3x faster than numpy scalars
+        self._bounds = np.ascontiguousarray(offsets).data
 
     def __len__(self) -> int:
         return self.offsets.size - 1
@@ -53,8 +55,8 @@ class TextColumn(Sequence[str]):
 
     def at(self, i: int) -> str:
         """String ``i``, for 0 <= i < len(self), which is not checked: a row a table already holds."""
-        offsets = self.offsets
-        return self.blob[offsets[i]:offsets[i + 1]].decode("utf-8")
+        bounds = self._bounds
+        return self.blob[bounds[i]:bounds[i + 1]].decode("utf-8")
 
     def __iter__(self) -> Iterator[str]:
         blob, bounds = self.blob, self.offsets.tolist()
