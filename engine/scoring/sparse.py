@@ -66,11 +66,11 @@ def query_scores(weights: sp.csc_matrix, ids: np.ndarray, query_weights: np.ndar
                            indices[lo:hi].astype(np.int64), float(base))
     chunks = np.concatenate([indices[lo:hi] for lo, hi in zip(los, his)])
     # float32 weights are widened by the product with float64 query weights, as the dense form widens them
-    parts = np.concatenate([data[lo:hi] for lo, hi in zip(los, his)]) * np.repeat(w, np.subtract(his, los))
+    parts = np.concatenate([data[lo:hi] for lo, hi in zip(los, his)]) * w.repeat(np.subtract(his, los))
     # A stable sort keeps each chunk's contributions in term order; bincount then adds them
     # one by one from 0, the same sums the dense scatter makes (np.add.reduceat would not:
     # it adds long runs pairwise).
-    order = np.argsort(chunks, kind="stable")
+    order = chunks.argsort(kind="stable")  # methods: numpy functions add a Python call
     chunks = chunks[order]
     first = np.empty(chunks.size, dtype=bool)
     first[0] = True
