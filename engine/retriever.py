@@ -7,6 +7,7 @@ it for retrievers as settings change, so switching scorer never re-analyses.
 """
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections import OrderedDict
@@ -30,12 +31,12 @@ from ranklens.engine.metrics import Evaluation, QuestionScores, ThresholdReport,
 from ranklens.engine.model_names import default_model
 from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.prompt import build_prompt
-from ranklens.engine.scoring.base import Scorer, TouchedScores
+from ranklens.engine.scoring.base import Scorer, TouchedScores, capable
 from ranklens.engine.scoring.explain import Explanation
 from ranklens.engine.scoring.registry import ScorerInputs, ScorerSpec, spec
 from ranklens.engine.settings import DEFAULT_OVERLAP, DEFAULT_SIZE
 from ranklens.engine.setup import Setup
-from ranklens.engine.tables import ChunkTable, DocumentTable, index_texts
+from ranklens.engine.tables import ChunkTable, DocumentTable, index_texts, take
 from ranklens.engine.termindex import QueryTerms, TermIndex
 from ranklens.engine.topk import PendingScores, QueryScores, top_k
 
@@ -64,6 +65,10 @@ def setup_for(corpus: Corpus, *overrides: dict, source: str = "settings") -> Set
     setup = Setup.from_mapping(base, *layers, source=source)
     check_approximate(setup, source)
     return setup
+
+
+def _positive(score: float) -> bool:
+    return score > 0
 
 
 @dataclass(frozen=True)
@@ -311,16 +316,17 @@ class Retriever:
                                 note="none of the query's terms occurs in the corpus")
         # scored as far as the top k needs: touched chunks only, long low-weight postings skipped
         scores = PendingScores(self.scorer, query, len(self.chunks))
-        top = top_k(scores, k)
+        top, values = scores.top(k)
         if not scores.any():  # the terms weigh nothing: idf 0 (BM25 robertson, atire) or no LSA direction
             return SearchResult(text, describe, [], query.terms, unknown,
                                 note="every chunk scores 0 for the query's terms")
-        values = np.asarray(scores[top], dtype=np.float64)  # read once: the top's scores are known already
         # LSA ranks every chunk, by a cosine that may be 0 or below; through an approximate index, only the
         # index's candidates (the others score -inf)
-        keep = values > 0 if not self._spec.ranks_all else np.isfinite(values)
-        top, values = top[keep], values[keep]  # not kept: a chunk sharing no term with the query (or unranked)
-        hits = [Hit(r + 1, i, self.chunks[i], v) for r, (i, v) in enumerate(zip(top.tolist(), values.tolist()))]
+        keep = math.isfinite if self._spec.ranks_all else _positive
+        # not kept: a chunk sharing no term with the query (or unranked); k values: a list beats numpy masks
+        kept = [(i, v) for i, v in zip(top.tolist(), values.tolist()) if keep(v)]
+        hits = [Hit(r + 1, i, chunk, v) for r, ((i, v), chunk) in enumerate(zip(kept, take(self.chunks,
+                                                                                         [i for i, _ in kept])))]
         return SearchResult(text, describe, hits, query.terms, unknown)
 
     def explain(self, text: str, chunk_index: int) -> Explanation:
@@ -359,7 +365,7 @@ class Retriever:
         of size N is made for such a query. Other scorers answer a
         memory-bounded batch at a time.
         """
-        if isinstance(self.scorer, TouchedScores):
+        if capable(self.scorer, TouchedScores):
             # one query at a time: a batch product would be dense, and stacking rows costs copies
             for i, text in enumerate(texts):
                 yield i, PendingScores(self.scorer, self.query(text), len(self.chunks))

@@ -3,7 +3,8 @@
 The corpus cache (``engine/corpus_cache.py``) keeps texts and ids as UTF-8 blobs
 with offsets and the chunk layout as integer arrays, all memory-mapped: opening a
 million-chunk corpus maps files, and only the rows a caller reads become
-``Chunk`` and ``Document`` objects (and resident pages). ``ChunkTable`` and
+``Chunk`` and ``Document`` objects (and resident pages); ``ChunkTable.take`` makes
+``StoredChunk``s, which read each field only when it is asked for. ``ChunkTable`` and
 ``DocumentTable`` behave as the tuples the loaders make: length, indexing
 (negative too), slices, iteration, equality of rows.
 """
@@ -17,6 +18,7 @@ from typing import TypeVar, overload
 import numpy as np
 
 from ranklens.engine.corpus import Chunk, Document
+from ranklens.engine.stored_chunk import StoredChunk
 
 
 def map_file(path: Path) -> mmap.mmap | bytes:
@@ -35,6 +37,8 @@ class TextColumn(Sequence[str]):
             raise ValueError("text offsets do not fit their blob")
         self.blob = blob
         self.offsets = offsets
+        # read one at a time, a memoryview's items are Python ints: 3x faster than numpy scalars
+        self._bounds = np.ascontiguousarray(offsets).data
 
     def __len__(self) -> int:
         return self.offsets.size - 1
@@ -48,6 +52,11 @@ class TextColumn(Sequence[str]):
             return [self[j] for j in range(*i.indices(len(self)))]
         lo, hi = self.offsets[_row(i, len(self)):][:2].tolist()
         return self.blob[lo:hi].decode("utf-8")
+
+    def at(self, i: int) -> str:
+        """String ``i``, for 0 <= i < len(self), which is not checked: a row a table already holds."""
+        bounds = self._bounds
+        return self.blob[bounds[i]:bounds[i + 1]].decode("utf-8")
 
     def __iter__(self) -> Iterator[str]:
         blob, bounds = self.blob, self.offsets.tolist()
@@ -158,6 +167,17 @@ class ChunkTable(_Rows[Chunk]):
         start, end, start_word = self.spans[row].tolist()
         return Chunk(self.ids[row], self.doc_ids[doc], row - int(self.doc_first[doc]), start, end,
                      self.texts[row], start_word)
+
+    def take(self, rows: Sequence[int]) -> list[Chunk]:
+        """The chunks at the given positions, each read from the columns field by field as it is asked for
+        (``StoredChunk``): a search's hits, of which a caller may read only the ids."""
+        n = len(self)
+        return StoredChunk.of_rows(self, [_row(i, n) for i in rows])
+
+
+def take(chunks: Sequence[Chunk], positions: Sequence[int]) -> list[Chunk]:
+    """``[chunks[i] for i in positions]``; from a ``ChunkTable``, chunks that read their fields when asked."""
+    return chunks.take(positions) if isinstance(chunks, ChunkTable) else [chunks[i] for i in positions]
 
 
 class ChunksByDocument(Mapping[str, range]):

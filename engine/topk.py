@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ranklens.engine.scoring.base import DeepScoringCostly, PrunedTopK, TouchedScores
+from ranklens.engine.scoring.base import DeepScoringCostly, PrunedTopK, TouchedScores, capable
 
 _SAMPLE_STEP = 64  # large inputs: a strided sample bounds the k-th score from below
 _SAMPLED_ABOVE = 1 << 12  # 10k scores: 0.05 ms sampled, 0.12 ms partitioned whole
@@ -123,16 +123,28 @@ class QueryScores:
 
     def top_k(self, k: int) -> np.ndarray:
         """The k best chunk indices, best first, ties to the lower index (as ``top_k`` on the dense vector)."""
+        return self.top(k)[0]
+
+    def top(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(``top_k(k)``, their float64 scores)."""
         if self.ids is None:
-            return top_k(self.values, k)
+            best = top_k(self.values, k)
+            return best, np.asarray(self.values[best], dtype=np.float64)
         k = min(k, self.n)
         if k <= 0:
-            return np.zeros(0, dtype=np.int64)
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
         m = self.ids.size
         if m >= k:
             best = top_k(self.values, k)  # positions; ids ascend, so position order is index order
             if m == self.n or self.values[best[-1]] > self.base:
-                return self.ids[best]  # every untouched chunk scores base, below the k-th
+                # every untouched chunk scores base, below the k-th
+                return self.ids[best], np.asarray(self.values[best], dtype=np.float64)
+        best = self._top_with_untouched(k)
+        return best, np.asarray(self[best], dtype=np.float64)
+
+    def _top_with_untouched(self, k: int) -> np.ndarray:
+        assert self.ids is not None
+        m = self.ids.size
         # Untouched chunks tie at base; among them only the k lowest indices can be chosen.
         limit = min(self.n, m + k)
         free = np.ones(limit, dtype=bool)
@@ -170,7 +182,7 @@ class QueryScores:
 
 def query_scores_of(scorer, query) -> QueryScores:
     """``scorer.query_scores(query)`` when the scorer keeps touched chunks apart, else its dense scores."""
-    return scorer.query_scores(query) if isinstance(scorer, TouchedScores) else QueryScores.of(scorer.scores(query))
+    return scorer.query_scores(query) if capable(scorer, TouchedScores) else QueryScores.of(scorer.scores(query))
 
 
 class PendingScores:
@@ -203,11 +215,16 @@ class PendingScores:
         return self._full
 
     def top_k(self, k: int) -> np.ndarray:
-        if self._full is not None or not isinstance(self.scorer, PrunedTopK):
-            return self.full().top_k(k)
+        return self.top(k)[0]
+
+    def top(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(the k best chunk indices, best first, ties to the lower index; their float64 scores)."""
+        if self._full is not None or not capable(self.scorer, PrunedTopK):
+            return self.full().top(k)
         if self._top is None or self._top[0].size < min(k, self.n):
-            self._top = self.scorer.top_k(self.query, k)
-        return self._top[0][:k]
+            found, values = self.scorer.top_k(self.query, k)
+            self._top = found, np.asarray(values, dtype=np.float64)
+        return self._top[0][:k], self._top[1][:k]
 
     def __getitem__(self, chunks):
         if self._full is None and self._top is not None:
@@ -228,7 +245,7 @@ class PendingScores:
         return self.full().any()
 
     def max(self, initial: float | None = None) -> float:
-        if self._full is not None or not isinstance(self.scorer, PrunedTopK):
+        if self._full is not None or not capable(self.scorer, PrunedTopK):
             return self.full().max(initial)
         best = float(self[self.top_k(1)][0])  # the best score is the top-1's: pruned like any top-k
         return best if initial is None else max(best, initial)
@@ -246,7 +263,7 @@ class PendingScores:
     @property
     def top_first(self) -> bool:
         """Whether to find the top k before the rank: scoring in full costs many top k's (an engine's deep query)."""
-        return isinstance(self.scorer, DeepScoringCostly)
+        return capable(self.scorer, DeepScoringCostly)
 
     def gold_rank(self, relevant: np.ndarray) -> int | None:
         """As ``QueryScores.gold_rank``; read off the top k found already when a relevant chunk is in it above

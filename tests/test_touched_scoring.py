@@ -127,6 +127,8 @@ def test_top_k_and_gold_rank_on_touched_scores_follow_the_stable_order(values, d
     order = np.argsort(-dense, kind="stable")
     for k in (1, 3, 10, n, n + 5):
         assert top_k(scores, k).tolist() == order[:k].tolist()
+        best, best_scores = scores.top(k)
+        assert best.tolist() == order[:k].tolist() and best_scores.tolist() == dense[order[:k]].tolist()
     relevant = np.array(data.draw(st.lists(st.integers(0, n - 1), max_size=4)), dtype=int)
     expected = int(np.flatnonzero(np.isin(order, relevant))[0]) + 1 if relevant.size else None
     assert scores.gold_rank(relevant) == expected
@@ -218,7 +220,7 @@ def test_float32_weights_stay_within_their_documented_tolerance(index: TermIndex
 
 def test_optional_capabilities_are_protocols_a_scorer_may_lack(index: TermIndex) -> None:
     """BM25 offers touched chunks and a pruned top-k; a scorer with ``scores`` alone is asked through it."""
-    from ranklens.engine.scoring.base import PrunedTopK, TouchedScores
+    from ranklens.engine.scoring.base import DeepScoringCostly, PrunedTopK, TouchedScores, capable
     from ranklens.engine.topk import PendingScores, query_scores_of
 
     bm25 = BM25Scorer.fit(index, "lucene")
@@ -230,6 +232,9 @@ def test_optional_capabilities_are_protocols_a_scorer_may_lack(index: TermIndex)
     plain = ScoresOnly()
     assert isinstance(bm25, TouchedScores) and isinstance(bm25, PrunedTopK)
     assert not isinstance(plain, TouchedScores) and not isinstance(plain, PrunedTopK)
+    for scorer in (bm25, plain, bm25, plain):  # answered again from what the class was found to be
+        for capability in (TouchedScores, PrunedTopK, DeepScoringCostly):
+            assert capable(scorer, capability) == isinstance(scorer, capability)
     df = index.doc_freq
     query = index.query(" ".join(str(index.vocabulary[t]) for t in np.argsort(-df)[:3]))
     dense = bm25.scores(query)

@@ -84,6 +84,20 @@ class DeepScoringCostly(Protocol):
         ...
 
 
+_CAPABLE: dict[tuple[type, type], bool] = {}
+
+
+def capable(scorer: object, capability: type) -> bool:
+    """``isinstance(scorer, capability)`` for the capabilities above, answered once per scorer class: a runtime
+    Protocol's isinstance walks the protocol's members every time, microseconds a query on the search path.
+    Capabilities are methods and class attributes, so the class decides."""
+    key = (type(scorer), capability)
+    known = _CAPABLE.get(key)
+    if known is None:
+        known = _CAPABLE[key] = isinstance(scorer, capability)
+    return known
+
+
 class NoAdjustments:
     """For scorers that run with the settings they are given."""
 

@@ -25,8 +25,8 @@ from ranklens.engine.scoring.explain import Explanation, TermExplanation
 from ranklens.engine.scoring.registry import ScorerInputs
 from ranklens.engine.settings import DELTA_VARIANTS
 from ranklens.engine.cache import kept_weights
-from ranklens.engine.scoring.sparse import (column_maxima, csc_arrays, csc_from, posting_slices, pruned_top_k,
-                                            query_scores, row_values)
+from ranklens.engine.scoring.sparse import (column_maxima, csc_arrays, csc_from, posting_slices, query_scores,
+                                            ranked_top_k, row_values)
 from ranklens.engine.termindex import QueryTerms, TermIndex
 from ranklens.engine.topk import QueryScores
 
@@ -142,8 +142,7 @@ class BM25Scorer(NoAdjustments):
 
     def query_scores(self, query: QueryTerms) -> QueryScores:
         """The query's scores over all chunks, kept as the chunks its postings touch when they are few."""
-        base = float(np.dot(self.absent[query.ids], query.counts)) if query.ids.size else 0.0
-        return query_scores(self.columns, query.ids, query.counts, base)
+        return query_scores(self.columns, query.ids, query.counts, self._base(query))
 
     def scores(self, query: QueryTerms) -> np.ndarray:
         return self.query_scores(query).dense()
@@ -154,14 +153,13 @@ class BM25Scorer(NoAdjustments):
         Equal to ranking ``scores(query)``; skips the chunks that only long, low-weight
         posting lists touch when the rarer terms already decide the top k (MaxScore).
         """
-        base = float(np.dot(self.absent[query.ids], query.counts)) if query.ids.size else 0.0
-        if self.upper is not None:
-            pruned = pruned_top_k(self.columns, query.ids, query.counts, k, self.upper, base)
-            if pruned is not None:
-                return pruned
-        scores = query_scores(self.columns, query.ids, query.counts, base)
-        best = scores.top_k(k)
-        return best, np.asarray(scores[best], dtype=np.float64)
+        return ranked_top_k(self.columns, query.ids, query.counts, k, self.upper, self._base(query))
+
+    def _base(self, query: QueryTerms) -> float:
+        """The score of a chunk with none of the query's terms: 0 but for bm25l and bm25+."""
+        if not query.ids.size or self.variant not in DELTA_VARIANTS:
+            return 0.0
+        return float(np.dot(self.absent[query.ids], query.counts))
 
     def scores_batch(self, queries: list[QueryTerms]) -> np.ndarray:
         # one query at a time: a sparse product of many queries is nearly dense and slower

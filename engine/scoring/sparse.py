@@ -41,42 +41,71 @@ def column_scores(weights: sp.csc_matrix, ids: np.ndarray, query_weights: np.nda
 
 
 def query_scores(weights: sp.csc_matrix, ids: np.ndarray, query_weights: np.ndarray,
-                 base: float = 0.0, dense_share: float = DENSE_SHARE) -> QueryScores:
+                 base: float = 0.0, dense_share: float = DENSE_SHARE,
+                 bounds: tuple[list[int], list[int]] | None = None) -> QueryScores:
     """``column_scores + base`` as a ``QueryScores``: touched chunks only when the postings are short.
 
     ``weights`` must have sorted row indices in each column (canonical CSC).
     ``base`` is added to every chunk (the score of a chunk none of the terms touch).
+    ``bounds``: the terms' ``posting_bounds``, when the caller has them already.
     """
     n = weights.shape[0]
-    indptr, indices, data = weights.indptr, weights.indices, weights.data
+    indices, data = weights.indices, weights.data
     terms = np.asarray(ids, dtype=np.intp)
-    postings = int((indptr[terms + 1] - indptr[terms]).sum())
-    if postings > dense_share * n:
+    los, his = posting_bounds(weights, terms) if bounds is None else bounds
+    if sum(his) - sum(los) > dense_share * n:
         scores = column_scores(weights, terms, query_weights)
         scores += base
         return QueryScores(n, scores)
-    spans = [(indptr[t], indptr[t + 1], w) for t, w in zip(terms.tolist(), np.asarray(query_weights).tolist())]
-    if not spans:
+    w = np.asarray(query_weights, dtype=np.float64)
+    if not los:
         return QueryScores(n, np.zeros(0), np.zeros(0, dtype=np.int64), 0.0 + base)
-    if len(spans) == 1:
-        lo, hi, w = spans[0]
-        return QueryScores(n, np.multiply(data[lo:hi], w, dtype=np.float64) + base, indices[lo:hi].astype(np.int64),
-                           float(base))
-    chunks = np.concatenate([indices[lo:hi] for lo, hi, _ in spans])
-    parts = np.concatenate([np.multiply(data[lo:hi], w, dtype=np.float64) for lo, hi, w in spans])
+    if len(los) == 1:
+        lo, hi = los[0], his[0]
+        return QueryScores(n, np.multiply(data[lo:hi], w[0], dtype=np.float64) + base,
+                           indices[lo:hi].astype(np.int64), float(base))
+    chunks = np.concatenate([indices[lo:hi] for lo, hi in zip(los, his)])
+    # float32 weights are widened by the product with float64 query weights, as the dense form widens them
+    parts = np.concatenate([data[lo:hi] for lo, hi in zip(los, his)]) * w.repeat(np.subtract(his, los))
     # A stable sort keeps each chunk's contributions in term order; bincount then adds them
     # one by one from 0, the same sums the dense scatter makes (np.add.reduceat would not:
     # it adds long runs pairwise).
-    order = np.argsort(chunks, kind="stable")
+    order = chunks.argsort(kind="stable")  # methods: numpy functions add a Python call
     chunks = chunks[order]
     first = np.empty(chunks.size, dtype=bool)
-    first[:1] = True
+    first[0] = True
     np.not_equal(chunks[1:], chunks[:-1], out=first[1:])
-    group = np.cumsum(first) - 1
-    sums: np.ndarray = np.bincount(group, weights=parts[order])
+    sums: np.ndarray = np.bincount(first.cumsum(), weights=parts[order])[1:]  # group g counted as g + 1
     if base:
         sums += base
     return QueryScores(n, sums, chunks[first].astype(np.int64), float(base))
+
+
+def posting_bounds(weights: sp.csc_matrix, terms: np.ndarray) -> tuple[list[int], list[int]]:
+    """Where each term's postings start and end in ``weights.indices`` and ``.data``."""
+    return weights.indptr[terms].tolist(), weights.indptr[terms + 1].tolist()
+
+
+def _may_prune(postings: int, budget: float) -> bool:
+    """Whether MaxScore may pay: on short postings scoring every touched chunk is cheaper than pruning."""
+    return postings > max(budget, PRUNE_MIN_POSTINGS)
+
+
+def ranked_top_k(weights: sp.csc_matrix, ids: np.ndarray, query_weights: np.ndarray, k: int,
+                 upper: np.ndarray | None, base: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """(chunk indices best first, their float64 scores) of the top k, ties to the lower index: the ranking of
+    ``query_scores``' vector.
+
+    Long postings are pruned by MaxScore when ``upper`` (``column_maxima``, None when a weight is negative)
+    lets it; otherwise, as for every rare-term query, the touched chunks are scored.
+    """
+    terms = np.asarray(ids, dtype=np.intp)
+    bounds = posting_bounds(weights, terms)
+    if upper is not None and _may_prune(sum(bounds[1]) - sum(bounds[0]), DENSE_SHARE * weights.shape[0]):
+        pruned = pruned_top_k(weights, terms, query_weights, k, upper, base)
+        if pruned is not None:
+            return pruned
+    return query_scores(weights, terms, query_weights, base, bounds=bounds).top(k)
 
 
 def posting_slices(indptr: np.ndarray, step: int):
@@ -162,8 +191,8 @@ def pruned_top_k(weights: sp.csc_matrix, ids: np.ndarray, query_weights: np.ndar
         return None
     lengths = weights.indptr[terms + 1] - weights.indptr[terms]
     budget = dense_share * n
-    if lengths.sum() <= max(budget, PRUNE_MIN_POSTINGS):
-        return None  # short postings: scoring every touched chunk is cheaper than pruning
+    if not _may_prune(int(lengths.sum()), budget):
+        return None
     bounds = upper[terms] * w
     order = np.argsort(-bounds, kind="stable")
     rest = np.concatenate((np.cumsum(bounds[order][::-1])[::-1][1:], [0.0]))  # bounds of the terms after j

@@ -16,8 +16,8 @@ from ranklens.engine.scoring.base import NoAdjustments
 from ranklens.engine.scoring.explain import Explanation, TermExplanation
 from ranklens.engine.scoring.registry import ScorerInputs
 from ranklens.engine.cache import kept_weights
-from ranklens.engine.scoring.sparse import (column_maxima, csc_arrays, csc_from, posting_slices, pruned_top_k,
-                                            query_scores, row_values)
+from ranklens.engine.scoring.sparse import (column_maxima, csc_arrays, csc_from, posting_slices,
+                                            query_scores, ranked_top_k, row_values)
 from ranklens.engine.termindex import QueryTerms, TermIndex
 from ranklens.engine.topk import QueryScores
 
@@ -119,14 +119,7 @@ class TfidfScorer(NoAdjustments):
         Equal to ranking ``scores(query)``; skips the chunks that only long, low-weight
         posting lists touch when the rarer terms already decide the top k (MaxScore).
         """
-        weights = self.query_weights(query)
-        if self.upper is not None:
-            pruned = pruned_top_k(self.columns, query.ids, weights, k, self.upper)
-            if pruned is not None:
-                return pruned
-        scores = query_scores(self.columns, query.ids, weights)
-        best = scores.top_k(k)
-        return best, np.asarray(scores[best], dtype=np.float64)
+        return ranked_top_k(self.columns, query.ids, self.query_weights(query), k, self.upper)
 
     def scores_batch(self, queries: list[QueryTerms]) -> np.ndarray:
         # one query at a time: a sparse product of many queries is nearly dense and slower
