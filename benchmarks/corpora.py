@@ -137,8 +137,8 @@ class Synthetic:
         (tmp / "qrels").mkdir(parents=True, exist_ok=True)
         with open(tmp / "corpus.jsonl", "w", encoding="ascii") as out, \
                 open(self.corpus_path, encoding="ascii") as texts:  # streamed: bounded memory at 10M
-            lines = (line.rstrip("\n") for line in texts)
-            out.writelines(f'{{"_id": "d{i}", "title": "", "text": "{t}"}}\n' for i, t in enumerate(lines))
+            stripped = (line.rstrip("\n") for line in texts)
+            out.writelines(f'{{"_id": "d{i}", "title": "", "text": "{t}"}}\n' for i, t in enumerate(stripped))
         lines = "".join(f'{{"_id": "q{i}", "text": "{q}"}}\n' for i, q in enumerate(queries))
         (tmp / "queries.jsonl").write_text(lines, encoding="ascii")
         qrels = "".join(f"q{i}\td{c}\t1\n" for i, c in enumerate(chunks))

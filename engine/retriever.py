@@ -13,6 +13,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import cast
 from collections.abc import Iterator, Sequence
 
 import numpy as np
@@ -31,7 +32,7 @@ from ranklens.engine.metrics import Evaluation, QuestionScores, ThresholdReport,
 from ranklens.engine.model_names import default_model
 from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.prompt import build_prompt
-from ranklens.engine.scoring.base import Scorer, TouchedScores, capable
+from ranklens.engine.scoring.base import BatchTopK, Scorer, TouchedScores, capable
 from ranklens.engine.scoring.explain import Explanation
 from ranklens.engine.scoring.registry import ScorerInputs, ScorerSpec, spec
 from ranklens.engine.settings import DEFAULT_OVERLAP, DEFAULT_SIZE
@@ -44,6 +45,7 @@ MAX_CHUNKINGS = 3  # chunkings kept in memory per corpus (a chunk sweep visits m
 MAX_TERM_INDEXES = 4  # term indexes kept, across chunkings and analysis settings
 CACHE_MIN_CHUNKS = 20_000  # below this, analysing is faster than reading a cache
 BATCH_CELLS = 8_000_000  # scores held at once when answering many questions: 64 MB of floats
+TOP_AHEAD_BATCH = 64  # questions per progress report, and per round trip of an engine's batched top k
 
 
 def setup_for(corpus: Corpus, *overrides: dict, source: str = "settings") -> Setup:
@@ -366,11 +368,15 @@ class Retriever:
         memory-bounded batch at a time.
         """
         if capable(self.scorer, TouchedScores):
-            # one query at a time: a batch product would be dense, and stacking rows costs copies
-            for i, text in enumerate(texts):
-                yield i, PendingScores(self.scorer, self.query(text), len(self.chunks))
-                if (i + 1) % 64 == 0 or i + 1 == len(texts):
-                    progress(i + 1, len(texts), label)
+            # one query at a time (a batch product would be dense, and stacking rows costs copies), except
+            # that an engine is asked for a batch's top k at once: what an evaluation reads first
+            ahead = max(depth(), self.setup.k) if capable(self.scorer, BatchTopK) else 0
+            for start in range(0, len(texts), TOP_AHEAD_BATCH):
+                queries = [self.query(text) for text in texts[start:start + TOP_AHEAD_BATCH]]
+                tops = cast(BatchTopK, self.scorer).top_k_batch(queries, ahead) if ahead else [None] * len(queries)
+                for offset, (query, top) in enumerate(zip(queries, tops, strict=True)):
+                    yield start + offset, PendingScores(self.scorer, query, len(self.chunks), top, ahead)
+                progress(start + len(queries), len(texts), label)
             return
         size = max(1, min(64, BATCH_CELLS // max(1, len(self.chunks))))
         for start in range(0, len(texts), size):

@@ -195,12 +195,15 @@ class PendingScores:
     Reads like ``QueryScores``, which reads like the dense vector.
     """
 
-    __slots__ = ("scorer", "query", "n", "_full", "_top", "__weakref__")
+    __slots__ = ("scorer", "query", "n", "_full", "_top", "_asked", "__weakref__")
 
-    def __init__(self, scorer, query, n: int) -> None:
+    def __init__(self, scorer, query, n: int, top: tuple[np.ndarray, np.ndarray] | None = None,
+                 asked: int = 0) -> None:
+        """``top``: the scorer's ``top_k(query, asked)``, when found ahead (a batch of an engine's queries)."""
         self.scorer, self.query, self.n = scorer, query, n
         self._full: QueryScores | None = None
-        self._top: tuple[np.ndarray, np.ndarray] | None = None  # (chunk indices best first, their scores)
+        self._top: tuple[np.ndarray, np.ndarray] | None = top  # (chunk indices best first, their scores)
+        self._asked = asked if top is not None else 0  # the k of that top: it holds fewer when the scorer has
 
     def __repr__(self) -> str:
         return f"PendingScores({self.n} chunks, {'scored' if self._full is not None else 'pending'})"
@@ -221,9 +224,9 @@ class PendingScores:
         """(the k best chunk indices, best first, ties to the lower index; their float64 scores)."""
         if self._full is not None or not capable(self.scorer, PrunedTopK):
             return self.full().top(k)
-        if self._top is None or self._top[0].size < min(k, self.n):
+        if self._top is None or self._asked < min(k, self.n):
             found, values = self.scorer.top_k(self.query, k)
-            self._top = found, np.asarray(values, dtype=np.float64)
+            self._top, self._asked = (found, np.asarray(values, dtype=np.float64)), k
         return self._top[0][:k], self._top[1][:k]
 
     def __getitem__(self, chunks):

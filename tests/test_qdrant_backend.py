@@ -155,6 +155,21 @@ def test_an_engines_rank_without_its_deep_query_is_the_deep_querys(pushed) -> No
     assert told >= len(texts)  # the short way answers most questions
 
 
+def test_a_batch_of_questions_tops_is_one_round_trip_and_each_questions_own(pushed, monkeypatch) -> None:
+    local, remote = pushed
+    asked = [remote.query(text) for text in queries(local.corpus)]
+    for query, (ids, scores) in zip(asked, remote.scorer.top_k_batch(asked, 10), strict=True):
+        alone, alone_scores = remote.scorer.top_k(query, 10)
+        assert ids.tolist() == alone.tolist() and np.array_equal(scores, alone_scores)
+    backend, sizes = remote.scorer.backend, []
+    answer = backend._answer
+    monkeypatch.setattr(backend, "_answer", lambda requests: sizes.append(len(requests)) or answer(requests))
+    remote.evaluate(latency_sample=1)
+    n = len(local.corpus.answerable)
+    batches = [min(64, n - start) for start in range(0, n, 64)]  # then single queries: ranks, the latency
+    assert [size for size in sizes if size > 1] == [size for size in batches if size > 1] and n > 1
+
+
 @pytest.fixture
 def alfa(path, tmp_path):
     """studio-alfa under BM25: (local retriever, the same setup through a freshly pushed collection 'alfa')."""
@@ -353,3 +368,29 @@ def test_explain_warns_when_the_collection_scores_otherwise(edge, tmp_path) -> N
         note = Workbench(corpus, backend=backend).retriever(setup).explain(text, top.index).notes[-1]
     assert note.startswith(f"warning: qdrant:{tmp_path} collection alfa scores it ")
     assert f"the local computation {top.score:.6g}" in note and note.endswith("beyond float32)")
+
+
+@pytest.mark.parametrize("edge", [True, False], ids=["edge", "client-local-mode"])
+def test_a_rank_beyond_the_top_10_is_the_engines_when_its_scores_are_not_the_local_ones(edge, tmp_path) -> None:
+    """The local scores only guide the short query: a chunk the engine scores otherwise (rewritten behind
+    ranklens' back) still gets the rank the engine's top 1000 gives it."""
+    push_to, open_at = PATHS["edge" if edge else "client-local-mode"]
+    corpus = load_corpus("studio-alfa")
+    setup = setup_for(corpus, BM25)
+    local = Workbench(corpus).retriever(setup)
+    push_to(local, f"qdrant:{tmp_path}", "alfa")
+    text = corpus.questions[0].text
+    query = local.query(text)
+    ranked, scores = local.scorer.top_k(query, 30)
+    lowered, raised = int(ranked[11]), int(ranked[15])  # beyond the top 10, both sharing a term with the query
+    assert scores[15] > 0
+    for chunk, value in ((lowered, 0.01), (raised, 5.0)):
+        row = local.index.counts[chunk]
+        rewrite_point(tmp_path, "alfa", chunk, {"indices": row.indices.tolist(),
+                                                "values": [value] * row.indices.size}, edge)
+    with open_at(f"qdrant:{tmp_path}", "alfa") as backend:
+        remote = Workbench(corpus, backend=backend).retriever(setup)
+        for relevant in ([lowered], [raised], [lowered, raised]):
+            rank = remote.scorer.gold_rank(remote.query(text), np.array(relevant))
+            assert rank == remote.scorer.query_scores(remote.query(text)).gold_rank(np.array(relevant))
+            assert rank != local.scorer.query_scores(query).gold_rank(np.array(relevant))

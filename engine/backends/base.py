@@ -77,6 +77,11 @@ class Backend(Protocol):
         (the local twin) ranks: its terms, or its vector of the query's text."""
         ...
 
+    def search_batch(self, queries: Sequence[QueryTerms], k: int, scorer: Scorer
+                     ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """``search`` of each query, asked in one round trip."""
+        ...
+
     def score_of(self, query: QueryTerms, chunk: int, scorer: Scorer) -> float:
         """The engine's score of one chunk for the query (0 when it does not rank the chunk at all)."""
         ...
@@ -168,11 +173,22 @@ class BackendScorer:
         """The engine's top k, ties ordered by the lower chunk index as ranklens orders them."""
         import numpy as np
 
-        if not query.ids.size and self.needs_terms:
+        if not self._asks(query):
             return np.zeros(0, dtype=np.int64), np.zeros(0)
-        ids, scores = self.backend.search(query, min(k, self.n), self.local)
-        order = np.lexsort((ids, -scores))
-        return ids[order], scores[order]
+        return _ties_by_index(*self.backend.search(query, min(k, self.n), self.local))
+
+    def top_k_batch(self, queries: Sequence[QueryTerms], k: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """``top_k`` of each query, the engine asked once for all of them (Edge: 3-4x cheaper a query)."""
+        import numpy as np
+
+        asked = [q for q in queries if self._asks(q)]
+        answers = iter(self.backend.search_batch(asked, min(k, self.n), self.local))
+        return [_ties_by_index(*next(answers)) if self._asks(q) else (np.zeros(0, dtype=np.int64), np.zeros(0))
+                for q in queries]
+
+    def _asks(self, query: QueryTerms) -> bool:
+        """Whether the engine is asked: a query with no term of the corpus ranks nothing (``needs_terms``)."""
+        return bool(query.ids.size) or not self.needs_terms
 
     def query_scores(self, query: QueryTerms) -> QueryScores:
         """The engine's top ``depth`` as touched chunks; every other chunk scores 0."""
@@ -187,7 +203,7 @@ class BackendScorer:
     def gold_rank(self, query: QueryTerms, relevant: np.ndarray) -> int | None:
         """``query_scores(query).gold_rank(relevant)`` when the engine can tell it without its top ``depth``
         (an evaluation's question whose relevant chunks are not in the top 10), else None."""
-        if not query.ids.size and self.needs_terms:
+        if not self._asks(query):
             return None
         return self.backend.rank_of(query, relevant, self.local, self.depth)
 
@@ -212,6 +228,14 @@ class BackendScorer:
             note = (f"warning: {self.backend.label} scores it {remote:.6g}, the local computation {local:.6g} "
                     f"(differs by {abs(remote - local):.3g}, beyond float32)")
         return dataclasses.replace(explanation, notes=[*explanation.notes, note])
+
+
+def _ties_by_index(ids: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """An engine's top, best first, equal scores ordered by the lower chunk index as ranklens orders them."""
+    import numpy as np
+
+    order = np.lexsort((ids, -scores))
+    return ids[order], scores[order]
 
 
 def over_backend(retriever: Retriever, backend: Backend) -> Retriever:

@@ -84,6 +84,16 @@ class DeepScoringCostly(Protocol):
         ...
 
 
+@runtime_checkable
+class BatchTopK(Protocol):
+    """A scorer that answers many queries' top k in one call more cheaply than one at a time (an engine's
+    batch of queries): a batch of questions gets its top k ahead (``Retriever.score_batches``)."""
+
+    def top_k_batch(self, queries: Sequence[QueryTerms], k: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """``top_k(query, k)`` of each query, in order."""
+        ...
+
+
 _CAPABLE: dict[tuple[type, type], bool] = {}
 
 

@@ -98,6 +98,9 @@ class ToyBackend:
         best = best[scores[best] > 0]  # as a search engine answers: chunks sharing a term
         return best.astype(np.int64), scores[best]
 
+    def search_batch(self, queries: list[QueryTerms], k: int, scorer: Scorer) -> list[tuple[np.ndarray, np.ndarray]]:
+        return [self.search(query, k, scorer) for query in queries]
+
     def score_of(self, query: QueryTerms, chunk: int, scorer: Scorer) -> float:
         return float(self._scores(query)[chunk])
 

@@ -78,8 +78,8 @@ class QdrantBackend(PushedCollection):
     def notes(self) -> list[str]:
         return insecure_key(self.target)
 
-    def _query(self, query: QueryTerms, k: int, scorer: Scorer, only: Sequence[int] | None = None,
-               threshold: float | None = None) -> Any:
+    def _request(self, query: QueryTerms, k: int, scorer: Scorer, only: Sequence[int] | None = None,
+                 threshold: float | None = None) -> Any:
         from qdrant_client import models
 
         from ranklens.engine.scoring.fusion import FusionScorer
@@ -91,14 +91,14 @@ class QdrantBackend(PushedCollection):
             prefetch = [models.Prefetch(query=self._vector(query, part), using=part.name, limit=RRF_DEPTH,
                                         params=self._params(part))
                         for part in scorer.parts if part.name != SPARSE or query.ids.size]
-            with speaking(self.target):
-                return self.client.query_points(
-                    self.collection, prefetch=prefetch, query=models.RrfQuery(rrf=models.Rrf(k=scorer.rrf_k + 1)),
-                    limit=k, query_filter=flt, with_payload=False).points
+            return models.QueryRequest(prefetch=prefetch, query=models.RrfQuery(rrf=models.Rrf(k=scorer.rrf_k + 1)),
+                                       limit=k, filter=flt, with_payload=False)
+        return models.QueryRequest(query=self._vector(query, scorer), using=scorer.name, limit=k, filter=flt,
+                                   params=self._params(scorer), score_threshold=threshold, with_payload=False)
+
+    def _answer(self, requests: list[Any]) -> list[Any]:
         with speaking(self.target):
-            return self.client.query_points(self.collection, query=self._vector(query, scorer), using=scorer.name,
-                                            limit=k, query_filter=flt, search_params=self._params(scorer),
-                                            score_threshold=threshold, with_payload=False).points
+            return [answer.points for answer in self.client.query_batch_points(self.collection, requests)]
 
     @staticmethod
     def _vector(query: QueryTerms, scorer: Scorer) -> Any:

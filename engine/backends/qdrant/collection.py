@@ -7,13 +7,15 @@ ranklens metadata (``_load``) and asking the engine for points (``_query``).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import numpy as np
 
 from ranklens.engine.backends.fingerprint import differences, fingerprint
 from ranklens.engine.backends.qdrant.connection import DENSE, FUSION, SPARSE, Target
+from ranklens.engine.backends.base import AGREE_RELATIVE
 from ranklens.engine.errors import RanklensError
+from ranklens.engine.scoring.base import TouchedScores, capable
 from ranklens.engine.scoring.fusion import RRF_DEPTH
 
 SHORT_LIMIT = 100  # points a rank is first looked for among (most ranks beyond the top 10 are within it)
@@ -53,11 +55,19 @@ class PushedCollection:
         it is missing or not ranklens'."""
         raise NotImplementedError
 
+    def _request(self, query: QueryTerms, k: int, scorer: Scorer, only: Sequence[int] | None = None,
+                 threshold: float | None = None) -> Any:
+        """The engine's request for the top ``k`` points of the query ranked as ``scorer``: among the chunks
+        ``only`` when given, scoring above ``threshold`` when given (fusion: neither is asked)."""
+        raise NotImplementedError
+
+    def _answer(self, requests: list[Any]) -> list[Sequence[Point]]:
+        """The points of each request, in order: one round trip for all of them."""
+        raise NotImplementedError
+
     def _query(self, query: QueryTerms, k: int, scorer: Scorer, only: Sequence[int] | None = None,
                threshold: float | None = None) -> Sequence[Point]:
-        """The engine's top ``k`` points for the query ranked as ``scorer``: among the chunks ``only`` when
-        given, scoring at least ``threshold`` when given (fusion: neither is asked)."""
-        raise NotImplementedError
+        return self._answer([self._request(query, k, scorer, only, threshold)])[0]
 
     def close(self) -> None:
         raise NotImplementedError
@@ -102,6 +112,12 @@ class PushedCollection:
     def search(self, query: QueryTerms, k: int, scorer: Scorer) -> tuple[np.ndarray, np.ndarray]:
         return _arrays(self._query(query, k, scorer))
 
+    def search_batch(self, queries: Sequence[QueryTerms], k: int, scorer: Scorer
+                     ) -> list[tuple[np.ndarray, np.ndarray]]:
+        if not queries:
+            return []
+        return [_arrays(points) for points in self._answer([self._request(q, k, scorer) for q in queries])]
+
     def score_of(self, query: QueryTerms, chunk: int, scorer: Scorer) -> float:
         if scorer.name == SPARSE and not query.ids.size:
             return 0.0
@@ -114,34 +130,52 @@ class PushedCollection:
         return float(points[0].score) if points else 0.0
 
     def rank_of(self, query: QueryTerms, relevant: np.ndarray, scorer: Scorer, depth: int) -> int | None:
-        """Two short queries in place of the top ``depth``: the relevant chunks' best score, then the chunks
-        scoring at least that, which number about the rank. Qdrant's cost grows with the limit asked, not the
-        points found (Edge, Cranfield: 0.05 ms at 10, 0.08 ms at 100, 0.5 ms at 1000), so the second asks for
-        ``SHORT_LIMIT`` first and for ``depth`` only when that many score at least the best.
+        """The rank counted among the engine's points scoring at least about the best relevant chunk's, in
+        place of its top ``depth``. Qdrant's cost grows with the limit asked, not the points found (Edge,
+        Cranfield: 0.05 ms at 10, 0.08 ms at 100, 0.5 ms at 1000), so the limit is kept near the rank.
 
-        The rank is counted within the second answer alone, so a score the engine adds up in another order
-        under a filter cannot shift it; None (the deep query decides) for a fusion (a filter would reach its
-        prefetches), for a best score of 0 or below (chunks beyond the top ``depth`` score 0 there), and when
-        ``depth`` chunks or more score at least the best.
+        Where the threshold comes from: for BM25, the local twin's score of the relevant chunks (the
+        engine's up to float32), lowered by the rounding allowed, with the local rank for the limit; else
+        (or when the engine's scores differ beyond rounding, as on a sharded cluster) the engine's own score
+        of the relevant chunks (a filter on their ids), asking for ``SHORT_LIMIT`` and then ``depth`` points.
+        Either way the rank is counted within one answer of the engine's alone, so no float from elsewhere
+        can shift it. None (the deep query decides) for a fusion (a filter would reach its prefetches), for a
+        best score of 0 or below (chunks beyond the top ``depth`` score 0 there), and when ``depth`` chunks or
+        more score at least the best.
         """
         if not relevant.size or scorer.name == FUSION or (scorer.name == SPARSE and not query.ids.size):
             return None
+        if scorer.name == SPARSE and capable(scorer, TouchedScores):
+            local = cast(TouchedScores, scorer).query_scores(query)
+            best, rank = float(np.max(local[relevant])), local.gold_rank(relevant) or depth
+            if best > 0:
+                told = self._rank_above(query, relevant, scorer, best * (1 - AGREE_RELATIVE),
+                                        min(depth, 2 * rank + 10))
+                if told is not None:
+                    return told
         found = self._query(query, relevant.size, scorer, only=relevant.tolist())
         if not found or max(p.score for p in found) <= 0:
             return None
         # Qdrant keeps the scores above its threshold, in float32: one step below the best keeps the best
         below = float(np.nextafter(np.float32(max(p.score for p in found)), np.float32(-np.inf)))
-        for limit in (min(SHORT_LIMIT, depth), depth):  # the engine's cost grows with the limit asked
-            points = self._query(query, limit, scorer, threshold=below)
-            if len(points) < limit:
-                break
-        else:
-            return None
-        ids, scores = _arrays(points)
+        for limit in (min(SHORT_LIMIT, depth), depth):
+            told = self._rank_above(query, relevant, scorer, below, limit)
+            if told is not None:
+                return told
+        return None
+
+    def _rank_above(self, query: QueryTerms, relevant: np.ndarray, scorer: Scorer, threshold: float,
+                    limit: int) -> int | None:
+        """The best relevant chunk's rank among the engine's points scoring above ``threshold``; None when
+        ``limit`` points or more do (the answer may be cut), or none of them is relevant, or the best is not
+        above 0."""
+        ids, scores = _arrays(self._query(query, limit, scorer, threshold=threshold))
         mine = np.isin(ids, relevant)
-        if not mine.any():
+        if ids.size >= limit or not mine.any():
             return None
         best = scores[mine].max()
+        if best <= 0:
+            return None
         first = ids[mine & (scores == best)].min()
         return int(np.count_nonzero(scores > best) + np.count_nonzero((scores == best) & (ids < first)) + 1)
 

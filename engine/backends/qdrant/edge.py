@@ -78,8 +78,8 @@ class EdgeBackend(PushedCollection):
         self.shard, self.collection, self.stored = shard, collection, pointer.metadata
         return pointer.metadata
 
-    def _query(self, query: QueryTerms, k: int, scorer: Scorer, only: Sequence[int] | None = None,
-               threshold: float | None = None) -> Sequence[Point]:
+    def _request(self, query: QueryTerms, k: int, scorer: Scorer, only: Sequence[int] | None = None,
+                 threshold: float | None = None) -> Any:
         from qdrant_edge import Filter, Fusion, HasIdCondition, Prefetch, QueryRequest
 
         from ranklens.engine.scoring.fusion import FusionScorer
@@ -90,12 +90,17 @@ class EdgeBackend(PushedCollection):
             # 1/(rrf_k + rank from 1), so k = rrf_k + 1 gives the same sums
             prefetches = [Prefetch(limit=RRF_DEPTH, query=self._nearest(query, part), params=self._params(part))
                           for part in scorer.parts if part.name != SPARSE or query.ids.size]
-            request = QueryRequest(limit=k, prefetches=prefetches, query=Fusion.Rrf(k=scorer.rrf_k + 1), filter=flt)
-        else:
-            request = QueryRequest(limit=k, query=self._nearest(query, scorer), filter=flt,
-                                   params=self._params(scorer), score_threshold=threshold)
+            return QueryRequest(limit=k, prefetches=prefetches, query=Fusion.Rrf(k=scorer.rrf_k + 1), filter=flt)
+        return QueryRequest(limit=k, query=self._nearest(query, scorer), filter=flt, params=self._params(scorer),
+                            score_threshold=threshold)
+
+    def _answer(self, requests: list[Any]) -> list[Sequence[Point]]:
+        from qdrant_edge import QueryBatchRequest
+
         with speaking_edge(self.target):
-            return cast("Sequence[Point]", self.shard.query(request))
+            if len(requests) == 1:
+                return [cast("Sequence[Point]", self.shard.query(requests[0]))]
+            return cast("list[Sequence[Point]]", self.shard.query_batch(QueryBatchRequest(requests)))
 
     @staticmethod
     def _nearest(query: QueryTerms, scorer: Scorer) -> Any:
