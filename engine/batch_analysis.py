@@ -273,7 +273,7 @@ def serve() -> None:
     """A helper process' loop: an analyzer, then batches of texts, on stdin; their analyses on stdout."""
     source, sink = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing printed by accident may corrupt the answers
-    gc.disable()  # short-lived token lists hold no cycles (see TermIndex.build)
+    gc.disable()  # short-lived token lists hold no cycles (see gc_pause.py); the process ends with the build
     vocabulary = Vocabulary()
     try:
         analyzer = _analyzer_of(_read_strings(source)[0])
