@@ -22,6 +22,7 @@ import numpy as np
 
 from ranklens.engine.cache import cache_root, mapped
 from ranklens.engine.corpus import Chunk, Corpus, Document, Question
+from ranklens.engine.errors import Cancelled
 from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.sources import FORMAT, MIN_BYTES, fingerprint, kept_size
 from ranklens.engine.tables import ChunkTable, DocumentTable, TextColumn, map_file
@@ -78,6 +79,10 @@ class CorpusCache:
                 shutil.rmtree(staging, ignore_errors=True)
             reason = getattr(error, "strerror", None) or error
             return replace(corpus, warnings=(*corpus.warnings, f"could not cache the corpus in {self.root}: {reason}"))
+        except Cancelled:
+            if staging is not None:
+                shutil.rmtree(staging, ignore_errors=True)
+            raise
 
 
 def _changed(recorded: list[dict], current: list[dict]) -> str:
@@ -92,12 +97,11 @@ def _changed(recorded: list[dict], current: list[dict]) -> str:
 
 def _write(folder: Path, corpus: Corpus, sources: list[dict], progress: Progress) -> dict:
     documents, chunks = corpus.documents, corpus.chunks
-    progress(0, len(chunks), "caching the corpus")
     doc_first = _document_rows(documents, chunks)
     spans = np.fromiter(map(attrgetter("start", "end", "start_word"), chunks), dtype=np.dtype((np.int64, 3)),
                         count=len(chunks)).reshape(len(chunks), 3)
     sizes = {
-        "texts": _write_column(folder, "texts", map(attrgetter("text"), chunks)),
+        "texts": _write_column(folder, "texts", map(attrgetter("text"), chunks), progress, len(chunks)),
         "ids": _write_column(folder, "ids", map(attrgetter("id"), chunks)),
         "doc_ids": _write_column(folder, "doc_ids", map(attrgetter("id"), documents)),
         "titles": _write_column(folder, "titles", map(attrgetter("title"), documents)),
@@ -131,12 +135,15 @@ def _document_rows(documents: Sequence[Document], chunks: Sequence[Chunk]) -> np
     return np.append(first, len(chunks)).astype(np.int64)
 
 
-def _write_column(folder: Path, name: str, values: Iterable[str]) -> int:
-    """The strings as one UTF-8 blob (``NAME.bin``) and their offsets (``NAME_offsets.npy``); their count."""
+def _write_column(folder: Path, name: str, values: Iterable[str], progress: Progress = no_progress,
+                  total: int = 0) -> int:
+    """The strings as one UTF-8 blob (``NAME.bin``) and their offsets (``NAME_offsets.npy``); their count.
+    ``progress`` hears of every ``_BATCH`` written, out of ``total``."""
     sizes: list[int] = []
     with (folder / f"{name}.bin").open("wb") as out:
         encoded = map(str.encode, values)
         for batch in iter(lambda: list(islice(encoded, _BATCH)), []):
+            progress(len(sizes), total, "caching the corpus")
             out.write(b"".join(batch))
             sizes.extend(map(len, batch))
     offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
