@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +63,8 @@ def load_beir_corpus(
         if not records.grouped:
             # a record alone is its document, its chunk the whole text (what ``_join`` makes of one member)
             documents = list(map(Document, records.ids, records.titles, records.texts))
-            chunks = [Chunk(ident, ident, 0, 0, len(text), text) for ident, text in zip(records.ids, records.texts)]
+            chunks = list(map(Chunk, records.ids, records.ids, repeat(0), repeat(0), map(len, records.texts),
+                              records.texts))
             return documents, chunks, titled
         members: dict[str, list[int]] = {}
         for row, group in enumerate(records.groups):
