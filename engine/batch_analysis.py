@@ -14,7 +14,7 @@ settings (JSON) and then batches of texts on its stdin and writing their analyse
 stdout, as plain frames of UTF-8 strings and int32 arrays (nothing is unpickled: the
 engine never unpickles, tests/test_hostile_text.py). This process analyses
 batches itself whenever every helper has ``IN_FLIGHT`` batches queued, so both cores
-work and at most ``IN_FLIGHT`` batches per helper plus ``_AHEAD`` analysed ones are
+work and at most ``IN_FLIGHT`` batches per helper plus ``_AHEAD_BYTES`` of analysed ones are
 held at a time. A helper that cannot start or dies is dropped and its batches analysed here; leaving
 the ``with`` block (finished, failed or cancelled) kills the helpers and waits for them.
 """
@@ -42,7 +42,9 @@ BATCH = 2000  # texts per batch: their token lists (~16 MB) are the transient pe
 HELPERS_FROM = 50_000  # fewer texts take a few seconds at most: not worth starting a process
 MAX_HELPERS = 3  # this process merges every batch: more helpers would wait on it
 IN_FLIGHT = 4  # batches queued per helper: it never waits while this process analyses one of its own
-_AHEAD = 8  # batches analysed here while waiting for an older one from a helper
+# Batches analysed here while an older one is with a helper, in bytes of their arrays (the index's own, merged
+# soon): a count of 8 made this process wait, idle, whenever a helper got less of a core than it (a busy machine).
+_AHEAD_BYTES = 128 << 20
 _WAIT_S = 0.2  # how often a wait for a helper checks for cancellation
 _PIPE_BYTES = 1 << 20  # a batch's texts or answer (~0.7 MB); Linux's default ceiling for a pipe
 _LOST = object()  # a helper's answer stream ended
@@ -199,6 +201,10 @@ class _Slot(NamedTuple):
     done: AnalysedBatch | None
 
 
+def _nbytes(batch: AnalysedBatch | None) -> int:
+    return 0 if batch is None else sum(array.nbytes for array in batch[1:])
+
+
 class BatchAnalysis:
     """Analysed batches of ``texts`` in order, as ``(first text's index, AnalysedBatch)``, their ids
     from ``vocabulary`` (which ends holding every term of ``texts``).
@@ -246,7 +252,7 @@ class BatchAnalysis:
                 helper.submit(list(self.texts[handed:stop]))
                 slots.append(_Slot(handed, stop, helper, None))
                 handed = stop
-            elif handed < total and sum(s.helper is None for s in slots) < _AHEAD:
+            elif handed < total and sum(_nbytes(s.done) for s in slots) < _AHEAD_BYTES:
                 slots.append(_Slot(handed, stop, None, self._here(handed, stop)))
                 handed = stop
             elif slots:
@@ -273,7 +279,7 @@ def serve() -> None:
     """A helper process' loop: an analyzer, then batches of texts, on stdin; their analyses on stdout."""
     source, sink = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing printed by accident may corrupt the answers
-    gc.disable()  # short-lived token lists hold no cycles (see TermIndex.build)
+    gc.disable()  # short-lived token lists hold no cycles (see gc_pause.py); the process ends with the build
     vocabulary = Vocabulary()
     try:
         analyzer = _analyzer_of(_read_strings(source)[0])

@@ -12,14 +12,17 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from itertools import islice
+from operator import attrgetter
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from ranklens.engine.cache import cache_root, mapped
-from ranklens.engine.corpus import Corpus, Question
+from ranklens.engine.corpus import Chunk, Corpus, Document, Question
+from ranklens.engine.errors import Cancelled
 from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.sources import FORMAT, MIN_BYTES, fingerprint, kept_size
 from ranklens.engine.tables import ChunkTable, DocumentTable, TextColumn, map_file
@@ -76,6 +79,10 @@ class CorpusCache:
                 shutil.rmtree(staging, ignore_errors=True)
             reason = getattr(error, "strerror", None) or error
             return replace(corpus, warnings=(*corpus.warnings, f"could not cache the corpus in {self.root}: {reason}"))
+        except Cancelled:
+            if staging is not None:
+                shutil.rmtree(staging, ignore_errors=True)
+            raise
 
 
 def _changed(recorded: list[dict], current: list[dict]) -> str:
@@ -90,26 +97,14 @@ def _changed(recorded: list[dict], current: list[dict]) -> str:
 
 def _write(folder: Path, corpus: Corpus, sources: list[dict], progress: Progress) -> dict:
     documents, chunks = corpus.documents, corpus.chunks
-    doc_first = np.zeros(len(documents) + 1, dtype=np.int64)
-    spans = np.zeros((len(chunks), 3), dtype=np.int64)
-    at = 0
-    for d, document in enumerate(documents):  # chunks come grouped by document, in document order
-        doc_first[d] = at
-        while at < len(chunks) and chunks[at].doc_id == document.id:
-            chunk = chunks[at]
-            spans[at] = (chunk.start, chunk.end, chunk.start_word)
-            at += 1
-        if at == doc_first[d]:
-            raise ValueError(f"document {document.id!r} has no chunks in order")
-        progress(at, len(chunks), "caching the corpus")
-    doc_first[-1] = at
-    if at != len(chunks):
-        raise ValueError("chunks out of document order")
+    doc_first = _document_rows(documents, chunks)
+    spans = np.fromiter(map(attrgetter("start", "end", "start_word"), chunks), dtype=np.dtype((np.int64, 3)),
+                        count=len(chunks)).reshape(len(chunks), 3)
     sizes = {
-        "texts": _write_column(folder, "texts", (c.text for c in chunks)),
-        "ids": _write_column(folder, "ids", (c.id for c in chunks)),
-        "doc_ids": _write_column(folder, "doc_ids", (d.id for d in documents)),
-        "titles": _write_column(folder, "titles", (d.title for d in documents)),
+        "texts": _write_column(folder, "texts", map(attrgetter("text"), chunks), progress, len(chunks)),
+        "ids": _write_column(folder, "ids", map(attrgetter("id"), chunks)),
+        "doc_ids": _write_column(folder, "doc_ids", map(attrgetter("id"), documents)),
+        "titles": _write_column(folder, "titles", map(attrgetter("title"), documents)),
     }
     ids = [d.id for d in documents]
     order = np.array(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int64)
@@ -129,19 +124,28 @@ def _write(folder: Path, corpus: Corpus, sources: list[dict], progress: Progress
     return manifest
 
 
-def _write_column(folder: Path, name: str, values: Iterable[str]) -> int:
-    """The strings as one UTF-8 blob (``NAME.bin``) and their offsets (``NAME_offsets.npy``); their count."""
+def _document_rows(documents: Sequence[Document], chunks: Sequence[Chunk]) -> np.ndarray:
+    """Each document's first chunk row, then the number of chunks; a ValueError unless the chunks
+    come grouped by document, in document order."""
+    owners = np.array(list(map(attrgetter("doc_id"), chunks)), dtype=object)
+    ids = np.array(list(map(attrgetter("id"), documents)), dtype=object)
+    first = np.flatnonzero(np.concatenate([[owners.size > 0], owners[1:] != owners[:-1]]))
+    if first.size != ids.size or np.any(owners[first] != ids):
+        raise ValueError("chunks out of document order")
+    return np.append(first, len(chunks)).astype(np.int64)
+
+
+def _write_column(folder: Path, name: str, values: Iterable[str], progress: Progress = no_progress,
+                  total: int = 0) -> int:
+    """The strings as one UTF-8 blob (``NAME.bin``) and their offsets (``NAME_offsets.npy``); their count.
+    ``progress`` hears of every ``_BATCH`` written, out of ``total``."""
     sizes: list[int] = []
     with (folder / f"{name}.bin").open("wb") as out:
-        batch: list[bytes] = []
-        for value in values:
-            batch.append(value.encode("utf-8"))
-            if len(batch) == _BATCH:
-                out.write(b"".join(batch))
-                sizes.extend(map(len, batch))
-                batch.clear()
-        out.write(b"".join(batch))
-        sizes.extend(map(len, batch))
+        encoded = map(str.encode, values)
+        for batch in iter(lambda: list(islice(encoded, _BATCH)), []):
+            progress(len(sizes), total, "caching the corpus")
+            out.write(b"".join(batch))
+            sizes.extend(map(len, batch))
     offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
     np.save(folder / f"{name}_offsets.npy", offsets, allow_pickle=False)

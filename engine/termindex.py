@@ -6,7 +6,6 @@ randomised SVD depends on) matches ``TfidfVectorizer`` exactly.
 """
 from __future__ import annotations
 
-import gc
 from dataclasses import dataclass
 from collections.abc import Sequence
 
@@ -15,6 +14,7 @@ import scipy.sparse as sp
 
 from ranklens.engine.analysis import Analyzer
 from ranklens.engine.batch_analysis import BatchAnalysis
+from ranklens.engine.gc_pause import gc_paused
 from ranklens.engine.progress import Progress, no_progress
 
 
@@ -93,21 +93,13 @@ class TermIndex:
         row_terms = _Pieces(np.int32)  # each chunk's distinct term ids, chunk by chunk
         row_counts = _Pieces(np.int32)
         row_sizes = _Pieces(np.int64)
-        # Millions of short-lived token lists make the cyclic garbage collector scan over
-        # and over (a third of analysis time); they hold no cycles, so pause it.
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            with BatchAnalysis(texts, analyzer, progress, helpers) as batches:
-                for start, batch in batches:
-                    lengths[start:start + len(batch.lengths)] = batch.lengths
-                    row_terms.append(batch.terms)
-                    row_counts.append(batch.counts)
-                    row_sizes.append(batch.sizes.astype(np.int64))
-                    progress(start + len(batch.lengths), total, "analysing")
-        finally:
-            if collecting:
-                gc.enable()
+        with gc_paused(), BatchAnalysis(texts, analyzer, progress, helpers) as batches:  # millions of token lists
+            for start, batch in batches:
+                lengths[start:start + len(batch.lengths)] = batch.lengths
+                row_terms.append(batch.terms)
+                row_counts.append(batch.counts)
+                row_sizes.append(batch.sizes.astype(np.int64))
+                progress(start + len(batch.lengths), total, "analysing")
         term_list = batches.vocabulary.words
         order = np.array(sorted(range(len(term_list)), key=term_list.__getitem__), dtype=np.int64)
         new_id = np.empty(len(term_list), dtype=np.int32)

@@ -14,6 +14,7 @@ import pytest
 from ranklens.engine.cache import IndexCache
 from ranklens.engine.corpus import Corpus
 from ranklens.engine.corpus_cache import CorpusCache
+from ranklens.engine.errors import Cancelled
 from ranklens.engine.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.engine.tables import ChunkTable, DocumentTable
@@ -237,3 +238,14 @@ def test_chunks_by_document_reads_the_columns(tmp_path: Path) -> None:
     assert list(grouped) == list(expected) and len(grouped) == len(expected)
     assert {k: list(v) for k, v in grouped.items()} == expected
     assert "manual" in grouped and "p2" not in grouped
+
+
+def test_a_cancel_while_caching_leaves_no_entry(tmp_path: Path) -> None:
+    def cancel_when_caching(done: int, total: int, label: str) -> None:
+        if label == "caching the corpus":
+            raise Cancelled
+
+    with pytest.raises(Cancelled):
+        load_corpus(generated(tmp_path / "g"), cancel_when_caching, cache=CorpusCache(tmp_path / "cache", min_bytes=0))
+    assert not list((tmp_path / "cache").iterdir())
+    assert isinstance(cached(tmp_path / "g", tmp_path / "cache").chunks, ChunkTable)  # the next open caches it

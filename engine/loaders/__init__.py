@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -88,7 +89,7 @@ def _load(path: Path, name: str, progress: Progress) -> Corpus:
         documents, chunks = load_text_folder(path, settings_files(settings), warnings, progress), []
     if not documents:
         raise RanklensError(f"no documents in {path}" + (f" ({warnings[0]})" if warnings else ""))
-    known = {d.id for d in documents} | {c.id for c in chunks}
+    known = {*map(attrgetter("id"), documents), *map(attrgetter("id"), chunks)}
     questions = load_questions(path, known, warnings, progress)
     settings, detected = _with_language(settings, documents)
     return Corpus(

@@ -2,31 +2,50 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
 from ranklens.engine.corpus import Chunk, Document
+from ranklens.engine.gc_pause import gc_paused
 from ranklens.engine.loaders.jsonl import jsonl, record_id, string_field
 from ranklens.engine.progress import Progress
 
 
-@dataclass(slots=True)
-class _Record:
-    id: str
-    title: str
-    text: str
-    group: str  # the raw document the record belongs to: its "doc" key, else its own id
+@dataclass
+class _Records:
+    """A file's records as columns, in file order: a million records are four lists, not a million objects."""
+
+    ids: list[str] = field(default_factory=list)
+    titles: list[str] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    groups: list[str] = field(default_factory=list)  # the raw document of each: its "doc" key, else its own id
+    grouped: bool = False  # whether any record names a "doc": else every record is a document of its own
 
 
-def _read_records(path: Path, warnings: list[str], progress: Progress) -> list[_Record]:
-    records: list[_Record] = []
+def _read_records(path: Path, warnings: list[str], progress: Progress) -> _Records:
+    records = _Records()
     seen: set[str] = set()
+    ids, titles, texts, groups = records.ids, records.titles, records.texts, records.groups
     for lineno, record in jsonl(path, warnings, progress):
-        ident = record_id(record, seen, path, lineno)
-        group = string_field(record, "doc", path, lineno) or ident
-        title = string_field(record, "title", path, lineno)
-        records.append(_Record(ident, title, string_field(record, "text", path, lineno, required=True), group))
+        ident, title, text = record.get("_id"), record.get("title", ""), record.get("text")
+        # The common record, checked at once: string fields, a new id, no "doc". Any other goes
+        # field by field, so a bad one is named (file:line) exactly as the checks below say.
+        if type(ident) is str and type(title) is str and type(text) is str \
+                and "doc" not in record and ident not in seen:
+            seen.add(ident)
+            group = ident
+        else:
+            ident = record_id(record, seen, path, lineno)
+            group = string_field(record, "doc", path, lineno) or ident
+            title = string_field(record, "title", path, lineno)
+            text = string_field(record, "text", path, lineno, required=True)
+            records.grouped = records.grouped or group != ident
+        ids.append(ident)
+        titles.append(title)
+        texts.append(text)
+        groups.append(group)
     return records
 
 
@@ -38,18 +57,24 @@ def load_beir_corpus(
     The flag says whether any record has a title of its own (an untitled group of passages
     is named after its "doc" key, which is not a title worth indexing).
     """
-    groups: dict[str, list[_Record]] = {}
-    titled = False
-    for record in _read_records(path, warnings, progress):
-        groups.setdefault(record.group, []).append(record)
-        titled = titled or bool(record.title.strip())
-    documents: list[Document] = []
-    chunks: list[Chunk] = []
-    for group, members in groups.items():
-        document, parts = _join(group, members)
-        documents.append(document)
-        chunks.extend(parts)
-    return documents, chunks, titled
+    with gc_paused():  # millions of records, documents and chunks, none in a cycle
+        records = _read_records(path, warnings, progress)
+        titled = any(map(str.strip, records.titles))
+        if not records.grouped:
+            # a record alone is its document, its chunk the whole text (what ``_join`` makes of one member)
+            documents = list(map(Document, records.ids, records.titles, records.texts))
+            chunks = list(map(Chunk, records.ids, records.ids, repeat(0), repeat(0), map(len, records.texts),
+                              records.texts))
+            return documents, chunks, titled
+        members: dict[str, list[int]] = {}
+        for row, group in enumerate(records.groups):
+            members.setdefault(group, []).append(row)
+        documents, chunks = [], []
+        for group, rows in members.items():
+            document, parts = _join(group, records, rows)
+            documents.append(document)
+            chunks.extend(parts)
+        return documents, chunks, titled
 
 
 def beir_settings(settings: Mapping[str, Any], titled: bool) -> dict[str, Any]:
@@ -60,17 +85,17 @@ def beir_settings(settings: Mapping[str, Any], titled: bool) -> dict[str, Any]:
     return {**settings, "index_title": True}
 
 
-def _join(group: str, members: list[_Record]) -> tuple[Document, list[Chunk]]:
-    """The raw document made of ``members``' texts, one space apart, and a chunk per member."""
+def _join(group: str, records: _Records, rows: list[int]) -> tuple[Document, list[Chunk]]:
+    """The raw document made of the texts of ``records``' ``rows``, one space apart, and a chunk per row."""
+    texts = [records.texts[row] for row in rows]
     chunks: list[Chunk] = []
     start = start_word = 0
-    for index, record in enumerate(members):
-        end = start + len(record.text)
-        chunks.append(Chunk(record.id, group, index, start, end, record.text, start_word))
+    for index, (row, text) in enumerate(zip(rows, texts)):
+        end = start + len(text)
+        chunks.append(Chunk(records.ids[row], group, index, start, end, text, start_word))
         start = end + 1
-        if len(members) > 1:  # a lone record starts at word 0; skip counting big texts for nothing
-            start_word += len(record.text.split())
+        if len(rows) > 1:  # a lone record starts at word 0; skip counting big texts for nothing
+            start_word += len(text.split())
     # A raw document assembled from passages is named after its "doc" key when untitled.
-    title = members[0].title or (group if len(members) > 1 else "")
-    text = members[0].text if len(members) == 1 else " ".join(r.text for r in members)
-    return Document(group, title, text), chunks
+    title = records.titles[rows[0]] or (group if len(rows) > 1 else "")
+    return Document(group, title, texts[0] if len(rows) == 1 else " ".join(texts)), chunks

@@ -116,7 +116,10 @@ def posting_slices(indptr: np.ndarray, step: int):
     nnz = int(indptr[-1])
     for lo in range(0, nnz, step):
         hi = min(lo + step, nnz)
-        yield lo, hi, np.searchsorted(indptr, np.arange(lo, hi), side="right") - 1
+        # the columns the slice spans, each repeated for its postings in it: no binary search per posting
+        first, last = (np.searchsorted(indptr, [lo, hi - 1], side="right") - 1).tolist()
+        inside = np.minimum(indptr[first + 1:last + 2], hi) - np.maximum(indptr[first:last + 1], lo)
+        yield lo, hi, np.repeat(np.arange(first, last + 1), inside)
 
 
 def row_values(matrix: sp.csr_matrix, row: int, ids: np.ndarray) -> np.ndarray:
