@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 
 from ranklens.engine.chunking import contains_answer
 from ranklens.engine.corpus import Chunk, Question
+from ranklens.engine.tables import ChunkTable
 
 
 def wholly_judged(question: Question) -> bool:
@@ -19,15 +20,55 @@ def wholly_judged(question: Question) -> bool:
     return bool(question.answer)
 
 
-class ChunkJudge:
-    """Which of ``chunks`` a question's judgments name, and with what grade."""
+class ChunkRows:
+    """Chunk positions by chunk id and by document id. Over a list of chunks, dictionaries made at once;
+    over the cached corpus' ``ChunkTable``, only the ids asked for, found in its id columns by a vectorised
+    scan (``TextColumn.rows_of``): a million chunks are never made into objects to judge 300 questions."""
 
     def __init__(self, chunks: Sequence[Chunk]) -> None:
+        self._table = chunks if isinstance(chunks, ChunkTable) else None
+        self._by_id: dict[str, int] = {}
+        self._by_doc: dict[str, Sequence[int]] = {}
+        self._asked: set[str] = set()
+        if self._table is None:
+            self._by_id = {c.id: i for i, c in enumerate(chunks)}
+            by_doc: dict[str, list[int]] = {}
+            for i, c in enumerate(chunks):
+                by_doc.setdefault(c.doc_id, []).append(i)
+            self._by_doc = dict(by_doc)
+
+    def resolve(self, idents: Iterable[str]) -> None:
+        """Look the ids up now, all in one scan (later lookups of them are a dictionary's)."""
+        table = self._table
+        wanted = set(idents) - self._asked if table is not None else set()
+        if not wanted or table is None:
+            return
+        self._asked |= wanted
+        self._by_id.update(table.ids.rows_of(wanted))
+        bounds = table.doc_first
+        for doc, row in table.doc_ids.rows_of(wanted).items():
+            first, last = bounds[row:row + 2].tolist()
+            self._by_doc[doc] = range(first, last)
+
+    def chunk(self, ident: str) -> int | None:
+        """The position of the chunk of id ``ident``, None when no chunk has it."""
+        self.resolve((ident,))
+        return self._by_id.get(ident)
+
+    def document(self, ident: str) -> Sequence[int]:
+        """The positions of document ``ident``'s chunks (none when there is no such document)."""
+        self.resolve((ident,))
+        return self._by_doc.get(ident, ())
+
+
+class ChunkJudge:
+    """Which of ``chunks`` a question's judgments name, and with what grade. The ids ``questions`` name
+    are looked up at once (``ChunkRows.resolve``); any other question's when it is judged."""
+
+    def __init__(self, chunks: Sequence[Chunk], questions: Iterable[Question] = ()) -> None:
         self.chunks = chunks
-        self._by_id = {c.id: i for i, c in enumerate(chunks)}
-        self._by_doc: dict[str, list[int]] = {}
-        for i, c in enumerate(chunks):
-            self._by_doc.setdefault(c.doc_id, []).append(i)
+        self._rows = ChunkRows(chunks)
+        self._rows.resolve(ident for q in questions for ident in (*q.relevant, *q.nonrelevant))
 
     def relevant(self, question: Question) -> dict[int, int]:
         """Chunk position -> grade.
@@ -39,21 +80,25 @@ class ChunkJudge:
         the answer span never makes a chunk of a document judged not relevant
         relevant: the judgment is the user's word against an inference.
         """
+        rows = self._rows
+        rows.resolve((*question.relevant, *question.nonrelevant))
         found: dict[int, int] = {}
         for ident, grade in question.relevant.items():
-            if ident in self._by_id:
-                at = self._by_id[ident]
+            at = rows.chunk(ident)
+            if at is not None:
                 found[at] = max(found.get(at, 0), grade)
-            elif ident in self._by_doc:
-                for i in self._by_doc[ident]:
-                    if question.answer is None or contains_answer(self.chunks[i].text, question.answer):
-                        found[i] = max(found.get(i, 0), grade)
+                continue
+            for i in rows.document(ident):
+                if question.answer is None or contains_answer(self.chunks[i].text, question.answer):
+                    found[i] = max(found.get(i, 0), grade)
         judged_out = self._positions(question.nonrelevant)
         if not found and question.answer:
             found = {i: 1 for i, c in enumerate(self.chunks)
                      if i not in judged_out and contains_answer(c.text, question.answer)}
         for ident in question.nonrelevant:
-            found.pop(self._by_id.get(ident, -1), None)
+            at = rows.chunk(ident)
+            if at is not None:
+                found.pop(at, None)
         return found
 
     def judged(self, question: Question) -> dict[int, int]:
@@ -69,5 +114,6 @@ class ChunkJudge:
         """The chunks ``ids`` name: a chunk id its chunk, a document id all its chunks."""
         found: set[int] = set()
         for ident in ids:
-            found.update([self._by_id[ident]] if ident in self._by_id else self._by_doc.get(ident, ()))
+            at = self._rows.chunk(ident)
+            found.update([at] if at is not None else self._rows.document(ident))
         return found

@@ -354,7 +354,7 @@ class Retriever:
 
     @cached_property
     def _judge(self) -> ChunkJudge:
-        return ChunkJudge(self.chunks)
+        return ChunkJudge(self.chunks, self.corpus.questions)
 
     def score_batches(self, texts: Sequence[str], progress: Progress = no_progress,
                       label: str = "scoring") -> Iterator[tuple[int, QueryScores | PendingScores]]:

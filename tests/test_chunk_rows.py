@@ -1,0 +1,61 @@
+"""Judged ids found in the cached corpus' columns without making every chunk: against dictionaries of the
+same rows, and the judgments of a cached corpus against those of its parse."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ranklens.engine.corpus import Question
+from ranklens.engine.judgments import ChunkJudge
+from ranklens.engine.loaders import load_corpus
+from ranklens.engine.tables import ChunkTable, TextColumn
+from tests.test_corpus_cache import cached, generated
+
+
+def column(values: list[str]) -> TextColumn:
+    encoded = [v.encode("utf-8") for v in values]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    return TextColumn(b"".join(encoded), offsets)
+
+
+HOSTILE = ["", "a", "a\x00", "\x00a", "ab", "b\x00\x00", "東京", "e\u0301", "[/]", "d1", "d10", "d1 ", "\x1b[31m"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.sampled_from(HOSTILE) | st.text(max_size=6), max_size=40),
+       asked=st.lists(st.sampled_from(HOSTILE) | st.text(max_size=6), max_size=10))
+def test_rows_of_finds_each_strings_first_row(values: list[str], asked: list[str]) -> None:
+    first: dict[str, int] = {}
+    for row, value in enumerate(values):
+        first.setdefault(value, row)
+    assert column(values).rows_of(asked) == {a: first[a] for a in asked if a in first}
+
+
+def test_rows_of_scans_a_long_column_in_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ranklens.engine.tables as tables
+
+    monkeypatch.setattr(tables, "_SCAN_BYTES", 16)  # several parts of each length
+    values = [f"d{i}" for i in range(5000)]
+    asked = ["d0", "d4999", "d777", "d5000", "x"]
+    assert column(values).rows_of(asked) == {"d0": 0, "d4999": 4999, "d777": 777}
+
+
+@pytest.mark.parametrize("name", ["studio-alfa", "generated"])
+def test_a_cached_corpus_is_judged_as_its_parse(name: str, tmp_path: Path) -> None:
+    source = generated(tmp_path / "generated") if name == "generated" else Path(load_corpus(name).source)
+    parsed, stored = load_corpus(source, use_cache=False), cached(source, tmp_path / "cache")
+    ids = [c.id for c in parsed.chunks] + [d.id for d in parsed.documents] + ["missing"]
+    questions = [*parsed.questions,
+                 *(Question(f"x{i}", "t", {ident: 1 + i % 3}, nonrelevant=frozenset(ids[i + 1:i + 2]))
+                   for i, ident in enumerate(ids))]
+    assert isinstance(stored.chunks, ChunkTable)  # the columns' path, not dictionaries of every chunk
+    eager = ChunkJudge(list(parsed.chunks))
+    for judge in (ChunkJudge(stored.chunks, stored.questions), ChunkJudge(stored.chunks)):
+        for question in questions:
+            assert judge.judged(question) == eager.judged(question), question
+            assert judge.relevant(question) == eager.relevant(question), question
