@@ -198,6 +198,14 @@ class ChunkTable(_Rows[Chunk]):
         return Chunk(self.ids[row], self.doc_ids[doc], row - int(self.doc_first[doc]), start, end,
                      self.texts[row], start_word)
 
+    def fields(self, start: int, stop: int) -> tuple[list[str], list[str], list[str]]:
+        """(ids, document ids, texts) of rows ``start`` to ``stop``, read from the columns with no chunk made
+        (a push reads every chunk's three)."""
+        rows = range(start, stop)
+        docs = (np.searchsorted(self.doc_first, np.arange(start, stop), side="right") - 1).tolist()
+        ids, doc_ids, texts = self.ids, self.doc_ids, self.texts
+        return [ids.at(r) for r in rows], [doc_ids.at(d) for d in docs], [texts.at(r) for r in rows]
+
     def take(self, rows: Sequence[int]) -> list[Chunk]:
         """The chunks at the given positions, each read from the columns field by field as it is asked for
         (``StoredChunk``): a search's hits, of which a caller may read only the ids."""

@@ -59,3 +59,15 @@ def test_a_cached_corpus_is_judged_as_its_parse(name: str, tmp_path: Path) -> No
         for question in questions:
             assert judge.judged(question) == eager.judged(question), question
             assert judge.relevant(question) == eager.relevant(question), question
+
+
+def test_a_pushs_payloads_from_the_columns_are_the_chunks_fields(tmp_path: Path) -> None:
+    from ranklens.engine.backends.qdrant.vectors import payloads
+
+    source = generated(tmp_path / "generated")
+    stored, parsed = cached(source, tmp_path / "cache"), load_corpus(source, use_cache=False)
+    assert isinstance(stored.chunks, ChunkTable)
+    n = len(stored.chunks)
+    for start, stop in ((0, n), (1, 3), (n - 1, n), (2, 2)):
+        expected = [{"chunk_id": c.id, "doc_id": c.doc_id, "text": c.text} for c in parsed.chunks[start:stop]]
+        assert payloads(stored.chunks, start, stop) == payloads(list(parsed.chunks), start, stop) == expected

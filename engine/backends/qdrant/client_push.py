@@ -17,7 +17,7 @@ import numpy as np
 
 from ranklens.engine.backends.base import PushReport
 from ranklens.engine.backends.qdrant.connection import DENSE, SPARSE, TIMEOUT_S, Target, alias_target, connect, speaking
-from ranklens.engine.backends.qdrant.vectors import push_metadata, pushable, sparse_batches
+from ranklens.engine.backends.qdrant.vectors import payloads, push_metadata, pushable, sparse_batches
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.progress import Progress, no_progress
 
@@ -90,16 +90,17 @@ def _upload(client: QdrantClient, where: Target, physical: str, retriever: Retri
             dense: np.ndarray | None, progress: Progress, batch: int) -> None:
     from qdrant_client import models
 
-    chunks = retriever.chunks
     # progress may raise Cancelled between batches: push() then deletes the new collection
     for start, vectors in sparse_batches(retriever, batch, progress):
+        carried = payloads(retriever.chunks, start, start + len(vectors))
         points = [
             models.PointStruct(
                 id=i,
                 vector={SPARSE: models.SparseVector(indices=indices, values=values),
                         **({} if dense is None else {DENSE: np.asarray(dense[i], dtype=np.float32).tolist()})},
-                payload={"chunk_id": chunks[i].id, "doc_id": chunks[i].doc_id, "text": chunks[i].text})
-            for i, (indices, values) in enumerate(vectors, start)
+                payload=payload)
+            for i, (indices, values), payload in zip(range(start, start + len(vectors)), vectors, carried,
+                                                     strict=True)
         ]
         for attempt in range(1, RETRIES + 1):
             try:

@@ -20,7 +20,7 @@ from ranklens.engine.backends.base import PushReport
 from ranklens.engine.backends.qdrant.connection import DENSE, SPARSE, Target
 from ranklens.engine.backends.qdrant.edge import edge_module, speaking_edge
 from ranklens.engine.backends.qdrant.edge_store import EdgeStore
-from ranklens.engine.backends.qdrant.vectors import push_metadata, pushable, sparse_batches
+from ranklens.engine.backends.qdrant.vectors import payloads, push_metadata, pushable, sparse_batches
 from ranklens.engine.progress import Progress, no_progress
 
 if TYPE_CHECKING:
@@ -67,13 +67,14 @@ def _upload(shard: Any, where: Target, retriever: Retriever, dense: np.ndarray |
             batch: int) -> None:
     from qdrant_edge import Point, SparseVector, UpdateOperation
 
-    chunks = retriever.chunks
     for start, vectors in sparse_batches(retriever, batch, progress):  # progress may raise Cancelled
+        carried = payloads(retriever.chunks, start, start + len(vectors))
         points = [
             Point(i, {SPARSE: SparseVector(indices, values),
                       **({} if dense is None else {DENSE: np.asarray(dense[i], dtype=np.float32).tolist()})},
-                  {"chunk_id": chunks[i].id, "doc_id": chunks[i].doc_id, "text": chunks[i].text})
-            for i, (indices, values) in enumerate(vectors, start)
+                  payload)
+            for i, (indices, values), payload in zip(range(start, start + len(vectors)), vectors, carried,
+                                                     strict=True)
         ]
         with speaking_edge(where):
             shard.update(UpdateOperation.upsert_points(points))

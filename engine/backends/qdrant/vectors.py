@@ -9,7 +9,7 @@ has an entry, and ranklens' N counts every chunk.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -17,6 +17,7 @@ import numpy as np
 from ranklens.engine.errors import RanklensError
 
 if TYPE_CHECKING:
+    from ranklens.engine.corpus import Chunk
     from ranklens.engine.progress import Progress
     from ranklens.engine.retriever import Retriever
     from ranklens.engine.scoring.dense import DenseScorer
@@ -76,3 +77,16 @@ def sparse_batches(retriever: Retriever, batch: int, progress: Progress) -> Iter
         yield start, vectors
         rate = stop / max(time.perf_counter() - started, 1e-9)
         progress(stop, total, f"pushing · {rate:,.0f} chunks/s")
+
+
+def payloads(chunks: Sequence[Chunk], start: int, stop: int) -> list[dict[str, str]]:
+    """What each point of chunks ``start`` to ``stop`` carries besides its vectors: the chunk's id, its
+    document's id and its text (from a cached corpus' columns, with no chunk made)."""
+    from ranklens.engine.tables import ChunkTable
+
+    if isinstance(chunks, ChunkTable):
+        ids, docs, texts = chunks.fields(start, stop)
+    else:
+        part = chunks[start:stop]
+        ids, docs, texts = [c.id for c in part], [c.doc_id for c in part], [c.text for c in part]
+    return [{"chunk_id": i, "doc_id": d, "text": t} for i, d, t in zip(ids, docs, texts, strict=True)]
