@@ -350,20 +350,31 @@ def rewrite_point(where: Path, collection: str, point: int, vector: dict, edge: 
         client.close()
 
 
+def alfa_pushed(edge: bool, tmp_path: Path):  # noqa: ANN201
+    """studio-alfa's BM25 retriever, pushed as collection 'alfa' on one path; and that path's opener."""
+    push_to, open_at = PATHS["edge" if edge else "client-local-mode"]
+    corpus = load_corpus("studio-alfa")
+    local = Workbench(corpus).retriever(setup_for(corpus, BM25))
+    push_to(local, f"qdrant:{tmp_path}", "alfa")
+    return local, open_at
+
+
+def rewrite_weights(where: Path, local, chunk: int, value: float, edge: bool) -> None:
+    """Chunk ``chunk``'s sparse vector in collection 'alfa' rewritten to ``value`` at each of its terms."""
+    row = local.index.counts[chunk]
+    rewrite_point(where, "alfa", chunk, {"indices": row.indices.tolist(), "values": [value] * row.indices.size},
+                  edge)
+
+
 @pytest.mark.parametrize("edge", [True, False], ids=["edge", "client-local-mode"])
 def test_explain_warns_when_the_collection_scores_otherwise(edge, tmp_path) -> None:
     """A point rewritten behind ranklens' back (as another writer, or a sharded idf, would make it) scores
     otherwise there than here: the explanation says so, with both scores."""
-    push_to, open_at = PATHS["edge" if edge else "client-local-mode"]
-    corpus = load_corpus("studio-alfa")
-    setup = setup_for(corpus, BM25)
-    local = Workbench(corpus).retriever(setup)
-    push_to(local, f"qdrant:{tmp_path}", "alfa")
+    local, open_at = alfa_pushed(edge, tmp_path)
+    corpus, setup = local.corpus, local.setup
     text = corpus.questions[0].text
     top = local.search(text, 1).hits[0]
-    row = local.index.counts[top.index]
-    rewrite_point(tmp_path, "alfa", top.index, {"indices": row.indices.tolist(), "values": [2.0] * row.indices.size},
-                  edge)
+    rewrite_weights(tmp_path, local, top.index, 2.0, edge)
     with open_at(f"qdrant:{tmp_path}", "alfa") as backend:
         note = Workbench(corpus, backend=backend).retriever(setup).explain(text, top.index).notes[-1]
     assert note.startswith(f"warning: qdrant:{tmp_path} collection alfa scores it ")
@@ -374,20 +385,15 @@ def test_explain_warns_when_the_collection_scores_otherwise(edge, tmp_path) -> N
 def test_a_rank_beyond_the_top_10_is_the_engines_when_its_scores_are_not_the_local_ones(edge, tmp_path) -> None:
     """The local scores only guide the short query: a chunk the engine scores otherwise (rewritten behind
     ranklens' back) still gets the rank the engine's top 1000 gives it."""
-    push_to, open_at = PATHS["edge" if edge else "client-local-mode"]
-    corpus = load_corpus("studio-alfa")
-    setup = setup_for(corpus, BM25)
-    local = Workbench(corpus).retriever(setup)
-    push_to(local, f"qdrant:{tmp_path}", "alfa")
+    local, open_at = alfa_pushed(edge, tmp_path)
+    corpus, setup = local.corpus, local.setup
     text = corpus.questions[0].text
     query = local.query(text)
     ranked, scores = local.scorer.top_k(query, 30)
     lowered, raised = int(ranked[11]), int(ranked[15])  # beyond the top 10, both sharing a term with the query
     assert scores[15] > 0
     for chunk, value in ((lowered, 0.01), (raised, 5.0)):
-        row = local.index.counts[chunk]
-        rewrite_point(tmp_path, "alfa", chunk, {"indices": row.indices.tolist(),
-                                                "values": [value] * row.indices.size}, edge)
+        rewrite_weights(tmp_path, local, chunk, value, edge)
     with open_at(f"qdrant:{tmp_path}", "alfa") as backend:
         remote = Workbench(corpus, backend=backend).retriever(setup)
         for relevant in ([lowered], [raised], [lowered, raised]):
