@@ -46,7 +46,7 @@ import numpy as np
 
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.model_names import E5_SMALL, E5_SMALL_FULL, bundled_label, bundled_model
-from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.progress import Progress, chunks_per_s, no_progress
 
 NEURAL_EXTRA = "pip install 'ranklens[neural]'"
 WORDLLAMA = "wordllama"
@@ -102,7 +102,7 @@ class TextEncoder:
         for batch in paced(len(texts), FIRST_BATCH, self.batch_size):
             out[batch] = self._encode([prefix + t for t in texts[batch]])
             elapsed = max(time.perf_counter() - started, 1e-9)
-            progress(batch.stop, len(texts), f"encoding chunks ({_rate(batch.stop / elapsed)})"
+            progress(batch.stop, len(texts), f"encoding chunks ({chunks_per_s(batch.stop / elapsed)})"
                                              f"{_eta((len(texts) - batch.stop) * elapsed / batch.stop)}")
         return out
 
@@ -114,11 +114,6 @@ class TextEncoder:
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         # an all-zero row (a text of unknown tokens for a static model) stays zero: cosine 0 with everything
         return vectors / np.where(norms > 0, norms, 1.0)
-
-
-def _rate(per_s: float) -> str:
-    """Chunks per second, with the digits that matter at either end (a slow model makes 0.4/s)."""
-    return f"{per_s:,.0f} chunks/s" if per_s >= 10 else f"{per_s:.2g} chunks/s"
 
 
 def _eta(seconds: float) -> str:

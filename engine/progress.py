@@ -28,3 +28,9 @@ def cancellable(report: Progress, is_cancelled: Callable[[], bool]) -> Progress:
         report(done, total, label)
 
     return progress
+
+
+def chunks_per_s(per_s: float) -> str:
+    """Chunks per second for a progress label, with the digits that matter at either end (a slow model
+    makes 0.4/s, an index 50,000/s)."""
+    return f"{per_s:,.0f} chunks/s" if per_s >= 10 else f"{per_s:.2g} chunks/s"

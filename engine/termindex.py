@@ -6,6 +6,7 @@ randomised SVD depends on) matches ``TfidfVectorizer`` exactly.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from collections.abc import Sequence
 
@@ -15,7 +16,7 @@ import scipy.sparse as sp
 from ranklens.engine.analysis import Analyzer
 from ranklens.engine.batch_analysis import BatchAnalysis
 from ranklens.engine.gc_pause import gc_paused
-from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.progress import Progress, chunks_per_s, no_progress
 
 
 _REMAP = 1 << 20  # postings remapped at once: 8 MB of ids widened to intp
@@ -93,13 +94,16 @@ class TermIndex:
         row_terms = _Pieces(np.int32)  # each chunk's distinct term ids, chunk by chunk
         row_counts = _Pieces(np.int32)
         row_sizes = _Pieces(np.int64)
+        started = time.perf_counter()
         with gc_paused(), BatchAnalysis(texts, analyzer, progress, helpers) as batches:  # millions of token lists
             for start, batch in batches:
-                lengths[start:start + len(batch.lengths)] = batch.lengths
+                done = start + len(batch.lengths)
+                lengths[start:done] = batch.lengths
                 row_terms.append(batch.terms)
                 row_counts.append(batch.counts)
                 row_sizes.append(batch.sizes.astype(np.int64))
-                progress(start + len(batch.lengths), total, "analysing")
+                elapsed = time.perf_counter() - started
+                progress(done, total, f"analysing · {chunks_per_s(done / elapsed)}" if elapsed > 0 else "analysing")
         term_list = batches.vocabulary.words
         order = np.array(sorted(range(len(term_list)), key=term_list.__getitem__), dtype=np.int64)
         new_id = np.empty(len(term_list), dtype=np.int32)

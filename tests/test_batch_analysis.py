@@ -93,6 +93,17 @@ def test_helpers_build_the_one_process_index_of_a_bundled_corpus(small_batches: 
     assert_same_index(TermIndex.build(texts, analyzer, helpers=1), TermIndex.build(texts, analyzer, helpers=0))
 
 
+@pytest.mark.parametrize("helpers", [0, 1])
+def test_the_builds_progress_says_chunks_per_second(helpers: int, small_batches: None) -> None:
+    texts = generated_texts(500)
+    seen: list[tuple[int, int, str]] = []
+    TermIndex.build(texts, Analyzer.from_setup(Setup()), lambda *report: seen.append(report), helpers=helpers)
+    rated = [(done, label) for done, _, label in seen if label.startswith("analysing · ")]
+    assert rated and rated[-1][0] == len(texts)  # every batch merged says its rate; the last, all of them
+    assert all(label.endswith(" chunks/s") and float(label.split(" · ")[1].split()[0].replace(",", "")) > 0
+               for _, label in rated)
+
+
 def test_a_small_corpus_starts_no_helper() -> None:
     assert batch_analysis.default_helpers(batch_analysis.HELPERS_FROM - 1) == 0
     seen: list[set[int]] = []
