@@ -237,6 +237,19 @@ MUTANTS = [
     Mutant("coverage-at-threshold", "engine/coverage.py", "if share < self.threshold]", "if share <= self.threshold]",
            ("tests/test_coverage.py", "tests/test_compare_runs.py"),
            "a side exactly at 80 % judged is warned about"),
+    # -- issues 21 and 22: the cached corpus read by columns, an engine's ranks from its top 10 ---------------
+    Mutant("rows-of-last-row", "engine/tables.py", "found.setdefault(self.at(row), row)",
+           "found[self.at(row)] = row", ("tests/test_chunk_rows.py",),
+           "an id held twice is found at its last row, not its first"),
+    Mutant("payload-doc-off-by-one", "engine/tables.py", 'side="right") - 1).tolist()', 'side="left") - 1).tolist()',
+           ("tests/test_chunk_rows.py",), "a pushed chunk that starts a document is given the previous document"),
+    Mutant("judged-out-kept", "engine/judgments.py", "found.pop(at, None)", "found.get(at, None)",
+           (*JUDGMENTS, "tests/test_chunk_rows.py"), "a chunk judged not relevant by its id stays relevant"),
+    Mutant("stored-chunk-index", "engine/stored_chunk.py",
+           "return self._row - int(self._table.doc_first[self._document])", "return self._row",
+           ("tests/test_stored_chunk.py",), "a lazy chunk's index within its document is its corpus row"),
+    Mutant("rank-in-top-tied-last", "engine/topk.py", "(values > values[-1])", "(values >= values[-1])",
+           ("tests/test_topk.py",), "a relevant chunk tied with the top's last score is ranked off the top"),
 ]
 
 
