@@ -146,7 +146,13 @@ def _language_stopwords(language: str) -> frozenset[str]:
 # Patterns that match exactly what another, cheaper one does. scikit-learn's: greedy \w+ ends a match only
 # at the end of a run of word characters, and a search only starts inside a run when the run is one
 # character long, so both match the runs of two or more word characters; the \b tests cost a third.
-_SAME_MATCHES = {SKLEARN_TOKEN_PATTERN: r"(?u)\w\w+"}
+_RUNS = r"(?u)\w\w+"
+_SAME_MATCHES = {SKLEARN_TOKEN_PATTERN: _RUNS}
+
+
+def cut_by_runs(pattern: str) -> bool:
+    """Whether ``pattern`` matches exactly the runs of two or more word characters (the default's tokens)."""
+    return _compiled(pattern).pattern == _RUNS
 
 
 @lru_cache(maxsize=64)

@@ -1,7 +1,7 @@
 """Texts analysed in batches for the term index, in this process and in helper processes.
 
-A batch comes back compact: int32 arrays of term ids and counts per text, never token
-lists. Ids come from a ``Vocabulary`` that lives as long as the build: this process'
+A batch comes back compact (``batch_terms``): int32 arrays of term ids and counts per
+text, never token lists. Ids come from a ``TermCounter`` that lives as long as the build: this process'
 own for the batches it analyses, a helper's own for a helper's, which then sends only
 the terms its vocabulary had not seen before (the parent maps those to its ids once,
 and every later batch of that helper with an array lookup). Batches are yielded in
@@ -30,12 +30,12 @@ import sys
 import threading
 from collections import deque
 from collections.abc import Iterator, Sequence
-from itertools import chain
 from typing import IO, NamedTuple
 
 import numpy as np
 
 from ranklens.engine.analysis import Analyzer
+from ranklens.engine.batch_terms import AnalysedBatch, TermCounter, Vocabulary
 from ranklens.engine.progress import Progress
 
 BATCH = 2000  # texts per batch: their token lists (~16 MB) are the transient peak of whoever analyses them
@@ -48,49 +48,6 @@ _AHEAD_BYTES = 128 << 20
 _WAIT_S = 0.2  # how often a wait for a helper checks for cancellation
 _PIPE_BYTES = 1 << 20  # a batch's texts or answer (~0.7 MB); Linux's default ceiling for a pipe
 _LOST = object()  # a helper's answer stream ended
-
-
-class Vocabulary(dict[str, int]):
-    """Term -> id, ids given in order of first sight; ``words[i]`` is the term of id ``i``."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.words: list[str] = []
-
-    def __missing__(self, term: str) -> int:
-        # called by dict lookups for new terms only: the per-token path stays in C
-        self[term] = new = len(self.words)
-        self.words.append(term)
-        return new
-
-
-class AnalysedBatch(NamedTuple):
-    """One batch of texts after analysis, ids from the vocabulary it was analysed with."""
-
-    new_words: list[str]  # terms that vocabulary first saw in this batch, in id order
-    lengths: np.ndarray  # int32, analysed terms per text, repeats counted
-    sizes: np.ndarray  # int32, distinct terms per text
-    terms: np.ndarray  # int32 term ids, text by text, ascending within a text
-    counts: np.ndarray  # int32, occurrences of each of ``terms`` in its text
-
-
-def analyse_batch(analyzer: Analyzer, texts: Sequence[str], vocabulary: Vocabulary) -> AnalysedBatch:
-    """``texts`` analysed by ``analyzer`` into per-text term counts, new terms added to ``vocabulary``."""
-    lists = analyzer.terms_many(texts)
-    known = len(vocabulary.words)
-    lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
-    ids = np.fromiter(map(vocabulary.__getitem__, chain.from_iterable(lists)), dtype=np.int64,
-                      count=int(lengths.sum()))
-    # counting per batch keeps what is held (and sent) at one int per (text, term), not per token
-    keys, counts = np.unique(np.repeat(np.arange(len(lists), dtype=np.int64), lengths) << 32 | ids,
-                             return_counts=True)
-    return AnalysedBatch(
-        new_words=vocabulary.words[known:],
-        lengths=lengths.astype(np.int32),
-        sizes=np.bincount(keys >> 32, minlength=len(lists)).astype(np.int32),
-        terms=(keys & 0xFFFFFFFF).astype(np.int32),
-        counts=counts.astype(np.int32),
-    )
 
 
 def default_helpers(n_texts: int) -> int:
@@ -148,7 +105,7 @@ class _Helper:
     def ready(self) -> bool:
         return self.lost or not self.answers.empty()
 
-    def answer(self, vocabulary: Vocabulary, wait: float) -> AnalysedBatch | None:
+    def answer(self, vocabulary: Vocabulary[str], wait: float) -> AnalysedBatch | None:
         """The oldest queued batch, its ids mapped into ``vocabulary``; None once the helper is lost.
 
         Raises ``queue.Empty`` when nothing came within ``wait`` seconds.
@@ -221,7 +178,8 @@ class BatchAnalysis:
         self.analyzer = analyzer
         self.progress = progress
         self.batch = BATCH
-        self.vocabulary = Vocabulary()
+        self.counter = TermCounter(analyzer)
+        self.vocabulary = self.counter.vocabulary
         self.n_helpers = default_helpers(len(texts)) if helpers is None else helpers
         self.helpers: list[_Helper] = []
 
@@ -259,7 +217,7 @@ class BatchAnalysis:
                 yield slots[0].start, self._collect(slots.popleft())
 
     def _here(self, start: int, stop: int) -> AnalysedBatch:
-        return analyse_batch(self.analyzer, self.texts[start:stop], self.vocabulary)
+        return self.counter.count(self.texts[start:stop])
 
     def _collect(self, slot: _Slot) -> AnalysedBatch:
         """The slot's batch: analysed here, or the helper's answer, waited for with cancellation checks."""
@@ -280,11 +238,10 @@ def serve() -> None:
     source, sink = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing printed by accident may corrupt the answers
     gc.disable()  # short-lived token lists hold no cycles (see gc_pause.py); the process ends with the build
-    vocabulary = Vocabulary()
     try:
-        analyzer = _analyzer_of(_read_strings(source)[0])
+        counter = TermCounter(_analyzer_of(_read_strings(source)[0]))
         while True:
-            _write_batch(sink, analyse_batch(analyzer, _read_strings(source), vocabulary))
+            _write_batch(sink, counter.count(_read_strings(source)))
             sink.flush()
     except EOFError:
         return

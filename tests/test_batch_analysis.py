@@ -162,14 +162,15 @@ def test_the_pipe_frames_carry_any_text_and_the_analyzer_whole() -> None:
     import io
 
     from ranklens.engine.batch_analysis import (_analyzer_json, _analyzer_of, _read_batch, _read_strings,
-                                                _write_batch, _write_strings, analyse_batch, Vocabulary)
+                                                _write_batch, _write_strings)
+    from ranklens.engine.batch_terms import TermCounter
 
     texts = ["", "caffè ☕ 東京", "nul\x00inside", "a lone \udcff surrogate", "x" * 100_000, "[/] [bold]x"]
     pipe = io.BytesIO()
     _write_strings(pipe, texts)
     analyzer = Analyzer(r"(?u)\b\w\w+\b", fold_accents=True, stopwords=frozenset({"inside", "è"}), stem="it")
     _write_strings(pipe, [_analyzer_json(analyzer)])
-    batch = analyse_batch(analyzer, texts, Vocabulary())
+    batch = TermCounter(analyzer).count(texts)
     _write_batch(pipe, batch)
     pipe.seek(0)
     assert _read_strings(pipe) == texts
