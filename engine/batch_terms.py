@@ -5,12 +5,15 @@ token seen for the first time gets its term from the analyzer (none for a stop w
 keeps it by id, so every later occurrence costs one dictionary lookup, and a stemmer runs
 once per distinct word, not once per occurrence.
 
-A batch of ASCII texts under the default token pattern is cut in C, all at once: joined
-with a separator, lowercased, its non-word bytes made spaces, split on them. That pattern
-(runs of two or more word characters) matches exactly the split's words of two bytes or
-more, so one-byte words are dropped like stop words. Any other batch (non-ASCII text, a
-NUL inside a text, another pattern) is cut by the pattern, text by text, and gives the
-same terms: ``Analyzer.terms`` of each text is the oracle (tests/test_batch_terms.py).
+A batch of ASCII texts under the default token pattern is cut with numpy, all at once:
+joined with a separator, lowercased, its non-word bytes made spaces, its words found at the
+edges between spaces and the rest. That pattern (runs of two or more word characters)
+matches exactly those words of two bytes or more, so one-byte words are dropped like stop
+words. A word of up to eight bytes is those bytes read as one integer, and a batch's
+distinct integers are looked up once each (a batch's words repeat: Zipf); longer words are
+looked up as bytes. Any other batch (non-ASCII text, a NUL inside a text, another pattern)
+is cut by the pattern, text by text, and gives the same terms: ``Analyzer.terms`` of each
+text is the oracle (tests/test_batch_terms.py).
 """
 from __future__ import annotations
 
@@ -29,6 +32,8 @@ _DROPPED = -1  # a token with no term: a stop word, or a one-byte word of the AS
 _BOUNDARY = -2  # the separator between two texts of the ASCII cut
 _SEPARATOR = " \x00 "  # NUL: kept by the translation below, and checked to occur in no text of the batch
 # ASCII bytes the token pattern's \w matches stay, NUL stays (the separator), every other byte becomes a space
+_KEY_BYTES = 8
+_KEY_MASKS = np.array([(1 << 8 * n) - 1 for n in range(_KEY_BYTES + 1)], dtype=np.uint64)
 _ASCII_WORDS = bytes(c if c == 0 or re.fullmatch(r"(?u)\w", chr(c)) else 0x20 for c in range(256))
 
 
@@ -83,7 +88,8 @@ class TermCounter:
         self.analyzer = analyzer
         self.vocabulary: Vocabulary[str] = Vocabulary()
         self._tokens: _Surfaces[str] = _Surfaces(self._terms_of_tokens)
-        self._words: _Surfaces[bytes] = _Surfaces(self._terms_of_words)
+        self._keys: _Surfaces[int] = _Surfaces(self._terms_of_keys)  # ASCII words of up to _KEY_BYTES bytes
+        self._words: _Surfaces[bytes] = _Surfaces(self._terms_of_words)  # the longer ones
         self._cuts_ascii = cut_by_runs(analyzer.token_pattern)
 
     def count(self, texts: Sequence[str]) -> AnalysedBatch:
@@ -111,8 +117,22 @@ class TermCounter:
         data = joined.encode("ascii")
         if self.analyzer.lowercase:
             data = data.lower()
-        words = data.translate(_ASCII_WORDS).split()
-        terms = self._words.term_ids(words, len(words))
+        data = data.translate(_ASCII_WORDS) + b" " * _KEY_BYTES  # padded: a key reads 8 bytes, past a last word too
+        codes = np.frombuffer(data, dtype=np.uint8)
+        edges = np.flatnonzero(np.diff(codes != 0x20, prepend=False))
+        starts, ends = edges[0::2], edges[1::2]
+        lengths = ends - starts
+        short = lengths <= _KEY_BYTES
+        terms = np.empty(starts.size, dtype=np.int32)
+        # a short word is its bytes read as one little-endian integer, its first byte lowest, the rest masked off
+        eight = np.ndarray((codes.size - _KEY_BYTES + 1,), dtype="<u8", buffer=data, strides=(1,))
+        keys = eight[starts[short]] & _KEY_MASKS[lengths[short]]
+        distinct, inverse = np.unique(keys, return_inverse=True)
+        terms[short] = self._keys.term_ids(distinct.tolist(), distinct.size)[inverse]
+        long = np.flatnonzero(~short)
+        if long.size:
+            words = [data[a:b] for a, b in zip(starts[long].tolist(), ends[long].tolist())]
+            terms[long] = self._words.term_ids(words, len(words))
         return terms, np.cumsum(terms == _BOUNDARY)
 
     def _cut_by_pattern(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -130,6 +150,10 @@ class TermCounter:
         terms = self.analyzer.terms_of_tokens([tokens[i] for i in kept])  # a term per token kept
         ids[kept] = np.fromiter(map(self.vocabulary.__getitem__, terms), dtype=np.int32, count=len(terms))
         return ids
+
+    def _terms_of_keys(self, keys: list[int]) -> np.ndarray:
+        # no word holds a NUL but the separator, whose key is 0
+        return self._terms_of_words([key.to_bytes(_KEY_BYTES, "little").rstrip(b"\x00") or b"\x00" for key in keys])
 
     def _terms_of_words(self, words: list[bytes]) -> np.ndarray:
         """The term id of each ASCII word: _BOUNDARY for the separator, _DROPPED for a one-byte word."""

@@ -99,3 +99,12 @@ def test_markup_and_escapes_are_plain_terms() -> None:
     texts = ["[/] [bold]x [TODO] a", "\x1b[31mred\x1b[0m", "", "   ", "ab"]
     analyzer = ANALYZERS["default"]
     assert counted(TermCounter(analyzer), texts) == expected(analyzer, texts)
+
+
+def test_words_around_eight_bytes_and_at_the_edges() -> None:
+    # a word is read as an integer up to eight bytes, as bytes beyond: both sides of the line, and the ends
+    texts = ["abcdefgh abcdefghi ABCDEFGH", "abcdefghi", "x", "abcdefgh", "", "12345678_ 1234567_ a_b",
+             "ends with a long word abcdefghijklmnopqrstuvwxyz", "abcdefgh" * 9]
+    for analyzer in (ANALYZERS["default"], ANALYZERS["as written"], ANALYZERS["stop words and stems"]):
+        for batch in (texts, texts[::-1], texts[:1], texts[-1:]):
+            assert counted(TermCounter(analyzer), batch) == expected(analyzer, batch)
