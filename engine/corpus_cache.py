@@ -4,6 +4,11 @@ The format is described in ``engine/cache.py``'s docstring, beside the term
 index's. Only BEIR folders and lone .jsonl files of at least ``MIN_BYTES`` are
 kept: smaller ones parse faster than a cache is checked, and a folder of text
 files is many sources with no records to map.
+
+Records that are each a document of their own (the common BEIR file) are written into
+the entry as they are read, a block at a time (``CorpusWriter.add``): no ``Chunk`` or
+``Document`` is made for them and no block is held once written. Records grouped into
+documents by a "doc" key are read whole and written from the corpus (``finish_with``).
 """
 from __future__ import annotations
 
@@ -22,7 +27,6 @@ import numpy as np
 
 from ranklens.engine.cache import cache_root, mapped
 from ranklens.engine.corpus import Chunk, Corpus, Document, Question
-from ranklens.engine.errors import Cancelled
 from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.sources import FORMAT, MIN_BYTES, fingerprint, kept_size
 from ranklens.engine.tables import ChunkTable, DocumentTable, TextColumn, map_file
@@ -65,24 +69,100 @@ class CorpusCache:
 
     def save(self, path: Path, corpus: Corpus, sources: list[dict], progress: Progress = no_progress) -> Corpus:
         """``corpus`` written to the cache and opened from it; ``corpus`` itself (with a warning) when that fails."""
-        final = self.folder(path)
-        staging: Path | None = None
         try:
-            self.root.mkdir(parents=True, exist_ok=True)
-            staging = Path(tempfile.mkdtemp(prefix=f".{final.name}-", dir=self.root))
-            manifest = _write(staging, corpus, sources, progress)
-            shutil.rmtree(final, ignore_errors=True)  # a stale entry of the same source
-            os.replace(staging, final)
-            return _read(final, manifest, corpus.name, corpus.source)
+            with self.writer(path, sources) as writer:
+                return writer.finish_with(corpus, progress)
         except (OSError, TypeError, ValueError) as error:  # a full disk, a read-only cache, unusual settings
-            if staging is not None:
-                shutil.rmtree(staging, ignore_errors=True)
             reason = getattr(error, "strerror", None) or error
             return replace(corpus, warnings=(*corpus.warnings, f"could not cache the corpus in {self.root}: {reason}"))
-        except Cancelled:
-            if staging is not None:
-                shutil.rmtree(staging, ignore_errors=True)
-            raise
+
+    def writer(self, path: Path, sources: list[dict]) -> CorpusWriter:
+        """A writer of the entry for ``path``, read from ``sources``: a corpus streamed into the cache."""
+        return CorpusWriter(self.root, self.folder(path), sources)
+
+
+class CorpusWriter:
+    """One cache entry being written, in a staging folder renamed into place by ``finish``.
+
+    Records stream in through ``add`` (one chunk per record, each its own document): no object is made
+    per record and no block is held once written. ``finish_with`` writes a whole ``Corpus`` instead.
+    Use as a context manager: leaving it unfinished (an error, a cancel) removes the staging folder.
+    """
+
+    def __init__(self, root: Path, final: Path, sources: list[dict]) -> None:
+        self.root, self.final, self.sources = root, final, sources
+        self.staging: Path | None = None
+        self.columns: dict[str, _Column] = {}
+        self.lengths: list[np.ndarray] = []  # characters of each text added
+        self.rows = 0
+
+    def __enter__(self) -> CorpusWriter:
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.staging = Path(tempfile.mkdtemp(prefix=f".{self.final.name}-", dir=self.root))
+        self.columns = {name: _Column(self.staging, name) for name in _COLUMNS}
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for column in self.columns.values():
+            column.out.close()
+        if self.staging is not None:
+            shutil.rmtree(self.staging, ignore_errors=True)
+
+    def add(self, ids: Sequence[str], titles: Sequence[str], texts: Sequence[str]) -> None:
+        """Records, each a document of one chunk: its id, title and text."""
+        for name, values in (("texts", texts), ("ids", ids), ("doc_ids", ids), ("titles", titles)):
+            self.columns[name].add(values)
+        self.lengths.append(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)))
+        self.rows += len(ids)
+
+    def finish(self, name: str, source: str, questions: Sequence[Question], settings: dict, warnings: Sequence[str],
+               language_detected: bool) -> Corpus:
+        """The records added, with these questions and settings, put in place and opened from the cache."""
+        lengths = np.concatenate(self.lengths) if self.lengths else np.zeros(0, dtype=np.int64)
+        spans = np.zeros((self.rows, 3), dtype=np.int64)
+        spans[:, 1] = lengths
+        sizes = {column: self.columns[column].close() for column in _COLUMNS}
+        arrays = {"doc_first": np.arange(self.rows + 1, dtype=np.int64), "spans": spans}
+        return self._commit(name, source, sizes, arrays, questions,
+                            {"settings": dict(settings), "warnings": list(warnings),
+                             "language_detected": language_detected})
+
+    def finish_with(self, corpus: Corpus, progress: Progress = no_progress) -> Corpus:
+        """``corpus`` written whole (grouped documents too), put in place and opened from the cache."""
+        documents, chunks = corpus.documents, corpus.chunks
+        doc_first = _document_rows(documents, chunks)
+        spans = np.fromiter(map(attrgetter("start", "end", "start_word"), chunks), dtype=np.dtype((np.int64, 3)),
+                            count=len(chunks)).reshape(len(chunks), 3)
+        sizes = {
+            "texts": self.columns["texts"].write_all(map(attrgetter("text"), chunks), progress, len(chunks)),
+            "ids": self.columns["ids"].write_all(map(attrgetter("id"), chunks)),
+            "doc_ids": self.columns["doc_ids"].write_all(map(attrgetter("id"), documents)),
+            "titles": self.columns["titles"].write_all(map(attrgetter("title"), documents)),
+        }
+        return self._commit(corpus.name, corpus.source, sizes, {"doc_first": doc_first, "spans": spans},
+                            corpus.questions,
+                            {"settings": dict(corpus.settings), "warnings": list(corpus.warnings),
+                             "language_detected": corpus.language_detected})
+
+    def _commit(self, name: str, source: str, sizes: dict[str, int], arrays: dict[str, np.ndarray],
+                questions: Sequence[Question], about: dict) -> Corpus:
+        folder = self.staging
+        assert folder is not None
+        ids = TextColumn(map_file(folder / "doc_ids.bin"), mapped(folder / "doc_ids_offsets.npy"))
+        for array_name, array in ({**arrays, "doc_order": id_order(ids)}).items():
+            np.save(folder / f"{array_name}.npy", array, allow_pickle=False)
+        del ids  # its map of a file about to move
+        listed = [{"id": q.id, "text": q.text, "relevant": dict(q.relevant), "answer": q.answer,
+                   "nonrelevant": sorted(q.nonrelevant), "fields": dict(q.fields)} for q in questions]
+        (folder / "questions.json").write_text(json.dumps(listed, ensure_ascii=False), encoding="utf-8")
+        manifest = {"format": FORMAT, "sources": self.sources, "fingerprint": fingerprint(self.sources), **about,
+                    "columns": sizes, "files": {p.name: p.stat().st_size for p in sorted(folder.iterdir())}}
+        # the manifest last: an entry without one is never read
+        (folder / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False), encoding="utf-8")
+        shutil.rmtree(self.final, ignore_errors=True)  # a stale entry of the same source
+        os.replace(folder, self.final)
+        self.staging = None
+        return _read(self.final, manifest, name, source)
 
 
 def _changed(recorded: list[dict], current: list[dict]) -> str:
@@ -93,35 +173,6 @@ def _changed(recorded: list[dict], current: list[dict]) -> str:
         if old["size"] != new["size"] or old.get("sha1") != new.get("sha1"):
             return old["name"]
     return ""
-
-
-def _write(folder: Path, corpus: Corpus, sources: list[dict], progress: Progress) -> dict:
-    documents, chunks = corpus.documents, corpus.chunks
-    doc_first = _document_rows(documents, chunks)
-    spans = np.fromiter(map(attrgetter("start", "end", "start_word"), chunks), dtype=np.dtype((np.int64, 3)),
-                        count=len(chunks)).reshape(len(chunks), 3)
-    sizes = {
-        "texts": _write_column(folder, "texts", map(attrgetter("text"), chunks), progress, len(chunks)),
-        "ids": _write_column(folder, "ids", map(attrgetter("id"), chunks)),
-        "doc_ids": _write_column(folder, "doc_ids", map(attrgetter("id"), documents)),
-        "titles": _write_column(folder, "titles", map(attrgetter("title"), documents)),
-    }
-    ids = [d.id for d in documents]
-    order = np.array(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int64)
-    for name, array in (("doc_first", doc_first), ("spans", spans), ("doc_order", order)):
-        np.save(folder / f"{name}.npy", array, allow_pickle=False)
-    questions = [{"id": q.id, "text": q.text, "relevant": dict(q.relevant), "answer": q.answer,
-                  "nonrelevant": sorted(q.nonrelevant), "fields": dict(q.fields)} for q in corpus.questions]
-    (folder / "questions.json").write_text(json.dumps(questions, ensure_ascii=False), encoding="utf-8")
-    manifest = {
-        "format": FORMAT, "sources": sources, "fingerprint": fingerprint(sources),
-        "settings": dict(corpus.settings), "warnings": list(corpus.warnings),
-        "language_detected": corpus.language_detected, "columns": sizes,
-        "files": {p.name: p.stat().st_size for p in sorted(folder.iterdir())},
-    }
-    # the manifest last: an entry without one is never read
-    (folder / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False), encoding="utf-8")
-    return manifest
 
 
 def _document_rows(documents: Sequence[Document], chunks: Sequence[Chunk]) -> np.ndarray:
@@ -135,21 +186,63 @@ def _document_rows(documents: Sequence[Document], chunks: Sequence[Chunk]) -> np
     return np.append(first, len(chunks)).astype(np.int64)
 
 
-def _write_column(folder: Path, name: str, values: Iterable[str], progress: Progress = no_progress,
-                  total: int = 0) -> int:
-    """The strings as one UTF-8 blob (``NAME.bin``) and their offsets (``NAME_offsets.npy``); their count.
-    ``progress`` hears of every ``_BATCH`` written, out of ``total``."""
-    sizes: list[int] = []
-    with (folder / f"{name}.bin").open("wb") as out:
-        encoded = map(str.encode, values)
-        for batch in iter(lambda: list(islice(encoded, _BATCH)), []):
-            progress(len(sizes), total, "caching the corpus")
-            out.write(b"".join(batch))
-            sizes.extend(map(len, batch))
-    offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=offsets[1:])
-    np.save(folder / f"{name}_offsets.npy", offsets, allow_pickle=False)
-    return len(sizes)
+class _Column:
+    """A text column being written: its strings as one UTF-8 blob (``NAME.bin``), a block at a time;
+    their offsets (``NAME_offsets.npy``) on ``close``."""
+
+    def __init__(self, folder: Path, name: str) -> None:
+        self.folder, self.name = folder, name
+        self.out = (folder / f"{name}.bin").open("wb")
+        self.sizes: list[np.ndarray] = []
+
+    def add(self, strings: Sequence[str]) -> None:
+        joined = "".join(strings)
+        if joined.isascii():  # a byte a character: no string encoded on its own
+            self.out.write(joined.encode("ascii"))
+            lengths = map(len, strings)
+        else:
+            encoded = list(map(str.encode, strings))
+            self.out.write(b"".join(encoded))
+            lengths = map(len, encoded)
+        self.sizes.append(np.fromiter(lengths, dtype=np.int64, count=len(strings)))
+
+    def write_all(self, values: Iterable[str], progress: Progress = no_progress, total: int = 0) -> int:
+        """Every one of ``values``, ``_BATCH`` at a time (``progress`` hears of each, out of ``total``); the count."""
+        values = iter(values)
+        for batch in iter(lambda: list(islice(values, _BATCH)), []):
+            progress(sum(map(len, self.sizes)), total, "caching the corpus")
+            self.add(batch)
+        return self.close()
+
+    def close(self) -> int:
+        """The column finished; how many strings it holds."""
+        self.out.close()
+        sizes = np.concatenate(self.sizes) if self.sizes else np.zeros(0, dtype=np.int64)
+        offsets = np.zeros(sizes.size + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        np.save(self.folder / f"{self.name}_offsets.npy", offsets, allow_pickle=False)
+        return sizes.size
+
+
+_SORT_WIDTH = 64  # ids up to this many bytes are sorted by numpy as fixed-width bytes
+
+
+def id_order(ids: TextColumn) -> np.ndarray:
+    """The rows of ``ids`` in the order of their strings (Python's, by code point).
+
+    UTF-8 keeps code point order byte by byte, so short ids are sorted as fixed-width byte strings; numpy
+    would ignore a trailing NUL in them, so ids holding one, or longer ids, are sorted as strings."""
+    lengths = np.diff(np.asarray(ids.offsets))
+    width = int(lengths.max()) if lengths.size else 0
+    if not 0 < width <= _SORT_WIDTH or ids.blob.find(b"\x00") >= 0:
+        return np.array(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int64)
+    data = np.frombuffer(ids.blob, dtype=np.uint8)
+    starts = np.asarray(ids.offsets[:-1])
+    cells = np.zeros((len(ids), width), dtype=np.uint8)
+    for j in range(width):  # a column of bytes at a time: no (rows x width) index array
+        inside = lengths > j
+        cells[inside, j] = data[starts[inside] + j]
+    return np.argsort(cells.view(f"S{width}").ravel(), kind="stable").astype(np.int64)
 
 
 def _read(folder: Path, manifest: dict, name: str, source: str) -> Corpus:

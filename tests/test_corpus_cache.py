@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ranklens.engine.cache import IndexCache
 from ranklens.engine.corpus import Corpus
@@ -46,14 +48,37 @@ def generated(folder: Path) -> Path:
     return beir_folder(folder, records, queries, qrels)
 
 
+def ungrouped(folder: Path) -> Path:
+    """Every record a document of its own (the records the cache is written from as they are read): Unicode,
+    empty texts and titles, a long text, ids of every length and script (one holding a NUL, one longer than
+    numpy's sort takes), a number for an id, an English text for the language guess."""
+    records = [
+        {"_id": "u1", "title": "Caffè ☕", "text": "naïve café — 東京 タワー 🚀 über Straße"},
+        {"_id": "empty", "title": "", "text": ""},
+        {"_id": 7, "title": "Numbered", "text": "a record whose id is a number"},
+        {"_id": "long", "text": LONG},
+        {"_id": "é", "title": None, "text": "the id sorts after every ASCII one, and the title is null"},
+        {"_id": "a\u0000b", "text": "an id holding a NUL"},
+        {"_id": "x" * 80, "text": "an id longer than the fixed-width sort takes"},
+        {"_id": "[/] [bold]x", "title": "[TODO] a", "text": "markup \x1b[31m in every field of the house"},
+        {"_id": "z", "title": "Zed", "text": "the last record 東京 and the end of it"},
+    ]
+    queries = [{"_id": "q1", "text": "東京 città"}, {"_id": "q2", "text": "house markup"}]
+    return beir_folder(folder, records, queries, "q1\tz\t2\nq1\tlong\t1\nq2\t[/] [bold]x\t1\nq2\tempty\t0\n")
+
+
 def cached(path: Path | str, root: Path) -> Corpus:
     return load_corpus(path, cache=CorpusCache(root, min_bytes=0))
 
 
-@pytest.fixture(params=["studio-alfa", "battery", "bateria", "generated"])
+@pytest.fixture(params=["studio-alfa", "battery", "bateria", "generated", "ungrouped", "a lone .jsonl"])
 def source(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
     if request.param == "generated":
         return generated(tmp_path / "generated")
+    if request.param == "ungrouped":
+        return ungrouped(tmp_path / "ungrouped")
+    if request.param == "a lone .jsonl":
+        return ungrouped(tmp_path / "ungrouped") / "corpus.jsonl"
     return Path(load_corpus(request.param, use_cache=False).source)
 
 
@@ -240,6 +265,47 @@ def test_chunks_by_document_reads_the_columns(tmp_path: Path) -> None:
     assert "manual" in grouped and "p2" not in grouped
 
 
+@pytest.mark.parametrize("where", ["folder", "lone file"])
+def test_ungrouped_records_stream_into_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+    from ranklens.engine import loaders
+
+    folder = ungrouped(tmp_path / "u")
+    source = folder if where == "folder" else folder / "corpus.jsonl"
+    parsed = load_corpus(source, use_cache=False)
+
+    def refused(*args: object) -> None:
+        raise AssertionError("read whole, with an object per record")
+
+    monkeypatch.setattr(loaders, "_load", refused)
+    corpus = cached(source, tmp_path / "cache")
+    assert corpus.chunks == parsed.chunks and corpus.documents == parsed.documents
+    assert corpus.questions == parsed.questions and len(corpus.questions) == (2 if where == "folder" else 0)
+    assert [corpus.document(d.id) for d in parsed.documents] == list(parsed.documents)  # the id order's lookups
+
+
+def test_a_cancel_while_streaming_leaves_no_entry(tmp_path: Path) -> None:
+    def cancel_when_loading(done: int, total: int, label: str) -> None:
+        if label == "loading":
+            raise Cancelled
+
+    folder = ungrouped(tmp_path / "u")
+    with pytest.raises(Cancelled):
+        load_corpus(folder, cancel_when_loading, cache=CorpusCache(tmp_path / "cache", min_bytes=0))
+    assert not list((tmp_path / "cache").iterdir())
+    assert isinstance(cached(folder, tmp_path / "cache").chunks, ChunkTable)
+
+
+def test_a_bad_record_while_streaming_is_named_and_leaves_no_entry(tmp_path: Path) -> None:
+    from ranklens.engine.errors import RanklensError
+
+    folder = ungrouped(tmp_path / "u")
+    with (folder / "corpus.jsonl").open("a", encoding="utf-8") as out:
+        out.write('{"_id": "u1", "text": "a second u1"}\n')
+    with pytest.raises(RanklensError, match=r"corpus.jsonl:10: duplicate _id 'u1'"):
+        cached(folder, tmp_path / "cache")
+    assert not list((tmp_path / "cache").iterdir())
+
+
 def test_a_cancel_while_caching_leaves_no_entry(tmp_path: Path) -> None:
     def cancel_when_caching(done: int, total: int, label: str) -> None:
         if label == "caching the corpus":
@@ -249,3 +315,18 @@ def test_a_cancel_while_caching_leaves_no_entry(tmp_path: Path) -> None:
         load_corpus(generated(tmp_path / "g"), cancel_when_caching, cache=CorpusCache(tmp_path / "cache", min_bytes=0))
     assert not list((tmp_path / "cache").iterdir())
     assert isinstance(cached(tmp_path / "g", tmp_path / "cache").chunks, ChunkTable)  # the next open caches it
+
+
+@settings(max_examples=200, deadline=None)
+@given(ids=st.lists(st.text(alphabet=st.characters(codec="utf-8"), max_size=9)
+                    | st.text(alphabet="ab\x00é東", max_size=4), unique=True, max_size=30),
+       long=st.booleans())
+def test_the_id_order_is_pythons(ids: list[str], long: bool) -> None:
+    from ranklens.engine.corpus_cache import id_order
+    from ranklens.engine.tables import TextColumn
+
+    if long and ids:
+        ids[0] = ids[0] * 20 + "x" * 70  # past the fixed-width sort
+    encoded = [i.encode() for i in ids]
+    column = TextColumn(b"".join(encoded), np.concatenate([[0], np.cumsum([len(e) for e in encoded])]).astype(np.int64))
+    assert [ids[row] for row in id_order(column)] == sorted(ids)

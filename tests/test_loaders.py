@@ -250,14 +250,19 @@ def test_bad_utf8_in_jsonl_gives_a_warning(tmp_path: Path) -> None:
                                "bad bytes replaced",)
 
 
-def test_progress_every_10000_lines(tmp_path: Path) -> None:
+def test_progress_for_every_block_of_lines_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ranklens.engine.loaders import jsonl
+
+    monkeypatch.setattr(jsonl, "_BLOCK_BYTES", 100_000)
     folder = tmp_path / "big"
     folder.mkdir()
     write_jsonl(folder / "corpus.jsonl", [{"_id": str(i), "text": f"t{i}"} for i in range(25_000)])
     calls: list[tuple[int, int, str]] = []
     corpus = load_corpus(folder, progress=lambda done, total, label: calls.append((done, total, label)))
     assert len(corpus.documents) == 25_000
-    assert calls == [(10_000, 0, "loading"), (20_000, 0, "loading")]
+    lines = [done for done, total, label in calls if label == "loading" and total == 0]
+    assert lines == sorted(set(lines)) and lines[-1] == 25_000  # lines read so far, a block at a time
+    assert len(lines) == -(-(folder / "corpus.jsonl").stat().st_size // 100_000)  # a block: 100,000 bytes and a line
 
 
 @pytest.mark.skipif(not (SHARED_DATA / "cranfield").is_dir(),

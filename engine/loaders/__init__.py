@@ -20,17 +20,19 @@ returned corpus' warnings say why.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import replace
 from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ranklens.corpora import bundled_corpora, bundled_path
-from ranklens.engine.corpus import Corpus, Document
+from ranklens.engine.corpus import Corpus
 from ranklens.engine.sources import MIN_BYTES, describe_sources, fingerprint, kept_size
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.language import detect_language
-from ranklens.engine.loaders.beir import beir_settings, load_beir_corpus
+from ranklens.engine.gc_pause import gc_paused
+from ranklens.engine.language import SAMPLE_CHARS, detect_language
+from ranklens.engine.loaders.beir import beir_settings, load_beir_blocks, load_beir_corpus
 from ranklens.engine.loaders.questions import load_questions
 from ranklens.engine.loaders.reading import valid_unicode
 from ranklens.engine.loaders.text_folder import load_text_folder
@@ -70,11 +72,41 @@ def _load_cached(path: Path, name: str, cache: CorpusCache | None, progress: Pro
     corpus, stale = cache.open(path, name, sources)
     if corpus is not None:
         return corpus
-    fresh = _load(path, name, progress)
-    saved = cache.save(path, replace(fresh, fingerprint=fingerprint(sources)), sources, progress)
+    saved = _streamed(path, name, cache, sources, progress)
+    if saved is None:
+        fresh = _load(path, name, progress)
+        saved = cache.save(path, replace(fresh, fingerprint=fingerprint(sources)), sources, progress)
     if stale:
         saved = replace(saved, warnings=(*saved.warnings, stale))
     return saved
+
+
+def _streamed(path: Path, name: str, cache: CorpusCache, sources: list[dict], progress: Progress) -> Corpus | None:
+    """The corpus read straight into the cache a block of records at a time, no object made per record;
+    None when records group passages into documents (read whole by ``_load``) or the cache cannot be written."""
+    records = path if path.is_file() else path / "corpus.jsonl"
+    settings = {} if path.is_file() else read_settings(path)
+    warnings: list[str] = []
+    seen: set[str] = set()
+    titled = False
+    sample: list[str] = []  # the first texts, as many as the language guess reads
+    try:
+        with gc_paused(), cache.writer(path, sources) as writer:  # millions of parsed records, none in a cycle
+            for block in load_beir_blocks(records, warnings, progress, seen):
+                if block.grouped:
+                    return None
+                writer.add(block.ids, block.titles, block.texts)
+                titled = titled or any(map(str.strip, block.titles))
+                if sum(map(len, sample)) < SAMPLE_CHARS:
+                    sample.extend(block.texts)
+            if not writer.rows:
+                raise RanklensError(f"no documents in {path}"
+                                    + (f" ({warnings[0]})" if warnings and path.is_dir() else ""))
+            settings, detected = _with_language(beir_settings(settings, titled), sample)
+            questions = [] if path.is_file() else load_questions(path, seen, warnings, progress)
+            return writer.finish(name, str(path), questions, settings, warnings, detected)
+    except OSError:  # the cache cannot be written: read whole, and the save says why
+        return None
 
 
 def _load(path: Path, name: str, progress: Progress) -> Corpus:
@@ -91,7 +123,7 @@ def _load(path: Path, name: str, progress: Progress) -> Corpus:
         raise RanklensError(f"no documents in {path}" + (f" ({warnings[0]})" if warnings else ""))
     known = {*map(attrgetter("id"), documents), *map(attrgetter("id"), chunks)}
     questions = load_questions(path, known, warnings, progress)
-    settings, detected = _with_language(settings, documents)
+    settings, detected = _with_language(settings, map(attrgetter("text"), documents))
     return Corpus(
         name=name,
         documents=tuple(documents),
@@ -110,17 +142,17 @@ def _load_jsonl_file(path: Path, progress: Progress) -> Corpus:
     if not documents:
         raise RanklensError(f"no documents in {path}")
     # The same records as a BEIR folder's corpus.jsonl, so the same default; no toml can say otherwise.
-    settings, detected = _with_language(beir_settings({}, titled), documents)
+    settings, detected = _with_language(beir_settings({}, titled), map(attrgetter("text"), documents))
     return Corpus(path.stem, tuple(documents), tuple(chunks), settings=settings,
                   source=str(path), warnings=tuple(warnings), language_detected=detected)
 
 
-def _with_language(settings: dict[str, Any], documents: list[Document]) -> tuple[dict[str, Any], bool]:
+def _with_language(settings: dict[str, Any], texts: Iterable[str]) -> tuple[dict[str, Any], bool]:
     """The settings with a ``language``: the toml's, else guessed from the text (and True: guessed), so
     the stop-word and stemming keys offer the corpus' language, not the first one ranklens knows."""
     if settings.get("language"):
         return settings, False
-    language = detect_language(d.text for d in documents)
+    language = detect_language(texts)
     if language is None:
         return settings, False
     return {**settings, "language": language}, True

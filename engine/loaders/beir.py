@@ -1,7 +1,7 @@
 """A BEIR ``corpus.jsonl`` (or a lone .jsonl file): one chunk per record, one document per record or "doc" group."""
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from pathlib import Path
@@ -9,12 +9,12 @@ from typing import Any
 
 from ranklens.engine.corpus import Chunk, Document
 from ranklens.engine.gc_pause import gc_paused
-from ranklens.engine.loaders.jsonl import jsonl, record_id, string_field
+from ranklens.engine.loaders.jsonl import jsonl_blocks, record_id, string_field
 from ranklens.engine.progress import Progress
 
 
 @dataclass
-class _Records:
+class Records:
     """A file's records as columns, in file order: a million records are four lists, not a million objects."""
 
     ids: list[str] = field(default_factory=list)
@@ -24,29 +24,53 @@ class _Records:
     grouped: bool = False  # whether any record names a "doc": else every record is a document of its own
 
 
-def _read_records(path: Path, warnings: list[str], progress: Progress) -> _Records:
-    records = _Records()
-    seen: set[str] = set()
+def load_beir_blocks(path: Path, warnings: list[str], progress: Progress, seen: set[str]) -> Iterator[Records]:
+    """The file's records a block at a time, each block's columns in file order; ``seen`` gathers
+    every id (checked unique across the file)."""
+    for linenos, block in jsonl_blocks(path, warnings, progress):
+        records = _common_records(block, seen)
+        yield records if records is not None else _checked_records(path, linenos, block, seen)
+
+
+def _common_records(block: list[dict[str, Any]], seen: set[str]) -> Records | None:
+    """The block's columns when every record is the common one, checked column by column: string fields,
+    new ids, no "doc"; None when any is not (the block is then checked record by record)."""
+    ids: list[Any] = [record.get("_id") for record in block]  # strings once checked below
+    titles = [record.get("title", "") for record in block]
+    texts: list[Any] = [record.get("text") for record in block]
+    if not block or {*map(type, ids), *map(type, titles), *map(type, texts)} != {str} \
+            or any(map(dict.__contains__, block, repeat("doc"))):
+        return None
+    fresh = set(ids)
+    if len(fresh) != len(ids) or not seen.isdisjoint(fresh):  # a repeated id: named below, with its line
+        return None
+    seen |= fresh
+    return Records(ids, titles, texts, ids)
+
+
+def _checked_records(path: Path, linenos: Sequence[int], block: list[dict[str, Any]], seen: set[str]) -> Records:
+    records = Records()
     ids, titles, texts, groups = records.ids, records.titles, records.texts, records.groups
-    for lineno, record in jsonl(path, warnings, progress):
-        ident, title, text = record.get("_id"), record.get("title", ""), record.get("text")
-        # The common record, checked at once: string fields, a new id, no "doc". Any other goes
-        # field by field, so a bad one is named (file:line) exactly as the checks below say.
-        if type(ident) is str and type(title) is str and type(text) is str \
-                and "doc" not in record and ident not in seen:
-            seen.add(ident)
-            group = ident
-        else:
-            ident = record_id(record, seen, path, lineno)
-            group = string_field(record, "doc", path, lineno) or ident
-            title = string_field(record, "title", path, lineno)
-            text = string_field(record, "text", path, lineno, required=True)
-            records.grouped = records.grouped or group != ident
+    for lineno, record in zip(linenos, block):
+        ident = record_id(record, seen, path, lineno)
+        group = string_field(record, "doc", path, lineno) or ident
+        title = string_field(record, "title", path, lineno)
+        text = string_field(record, "text", path, lineno, required=True)
+        records.grouped = records.grouped or group != ident
         ids.append(ident)
         titles.append(title)
         texts.append(text)
         groups.append(group)
     return records
+
+
+def _read_records(path: Path, warnings: list[str], progress: Progress) -> Records:
+    whole = Records()
+    for block in load_beir_blocks(path, warnings, progress, set()):
+        for column in ("ids", "titles", "texts", "groups"):
+            getattr(whole, column).extend(getattr(block, column))
+        whole.grouped = whole.grouped or block.grouped
+    return whole
 
 
 def load_beir_corpus(
@@ -85,7 +109,7 @@ def beir_settings(settings: Mapping[str, Any], titled: bool) -> dict[str, Any]:
     return {**settings, "index_title": True}
 
 
-def _join(group: str, records: _Records, rows: list[int]) -> tuple[Document, list[Chunk]]:
+def _join(group: str, records: Records, rows: list[int]) -> tuple[Document, list[Chunk]]:
     """The raw document made of the texts of ``records``' ``rows``, one space apart, and a chunk per row."""
     texts = [records.texts[row] for row in rows]
     chunks: list[Chunk] = []
