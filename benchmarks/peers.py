@@ -62,7 +62,7 @@ def head(corpus: Corpus, n: int) -> Corpus:
 
 def index_texts(corpus: Corpus, setup: Setup) -> list[str]:
     """The texts ranklens indexes for ``setup`` (title + text when index_title), given to every peer."""
-    return Workbench(corpus).index_texts(corpus.chunks, setup.index_title)
+    return list(Workbench(corpus).index_texts(corpus.chunks, setup.index_title))
 
 
 def ranklens_tokens(corpus: Corpus, setup: Setup, queries: Sequence[str]) -> tuple[list[list[str]], list[list[str]]]:

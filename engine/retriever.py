@@ -245,7 +245,7 @@ class Workbench:
             self.cache.save(key, index)
         return index, key
 
-    def index_texts(self, chunks: Sequence[Chunk], with_title: bool) -> list[str]:
+    def index_texts(self, chunks: Sequence[Chunk], with_title: bool) -> Sequence[str]:
         if chunks is self.corpus.chunks and isinstance(chunks, ChunkTable) \
                 and isinstance(self.corpus.documents, DocumentTable):
             return index_texts(self.corpus.documents, with_title)
@@ -265,7 +265,7 @@ class Workbench:
 
             chunks = self._chunkings[term_key[0]]  # term_key: (chunk key, index_title, analysis)
 
-            def texts() -> list[str]:
+            def texts() -> Sequence[str]:
                 return self.index_texts(chunks, term_key[1])
 
             cache_dir = self.cache.root if self.cache is not None else None

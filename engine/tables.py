@@ -52,7 +52,7 @@ class TextColumn(Sequence[str]):
     def __getitem__(self, i: slice) -> list[str]: ...
     def __getitem__(self, i: int | slice) -> str | list[str]:
         if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
+            return list(map(self.at, range(*i.indices(len(self)))))
         lo, hi = self.offsets[_row(i, len(self)):][:2].tolist()
         return self.blob[lo:hi].decode("utf-8")
 
@@ -284,14 +284,29 @@ class _DocumentsById(Mapping[str, Document]):
         return len(self.table)
 
 
-def index_texts(documents: DocumentTable, with_title: bool) -> list[str]:
-    """Each chunk's text as indexed, read from the columns: its document's title first when
-    ``with_title`` and it has one (``Workbench.index_texts``' rule), no ``Chunk`` made."""
-    texts = list(documents.chunks.texts)
-    if with_title:
-        bounds = documents.chunks.doc_first.tolist()
-        for d, title in enumerate(documents.titles):
-            if title:
-                for c in range(bounds[d], bounds[d + 1]):
-                    texts[c] = f"{title} {texts[c]}"
-    return texts
+def index_texts(documents: DocumentTable, with_title: bool) -> Sequence[str]:
+    """Each chunk's text as indexed, read from the columns as it is asked for: its document's title first
+    when ``with_title`` and it has one (``Workbench.index_texts``' rule), no ``Chunk`` and no list of every
+    text made."""
+    if not with_title or not len(documents.titles.blob):
+        return documents.chunks.texts
+    return _TitledTexts(documents)
+
+
+class _TitledTexts(Sequence[str]):
+    def __init__(self, documents: DocumentTable) -> None:
+        self.texts, self.titles, self.doc_first = documents.chunks.texts, documents.titles, documents.chunks.doc_first
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        rows = range(*i.indices(len(self))) if isinstance(i, slice) else [_row(i, len(self))]
+        docs = (np.searchsorted(self.doc_first, np.asarray(rows), side="right") - 1).tolist()
+        texts, titles = self.texts, self.titles
+        out = [f"{title} {texts.at(r)}" if (title := titles.at(d)) else texts.at(r) for r, d in zip(rows, docs)]
+        return out if isinstance(i, slice) else out[0]

@@ -46,9 +46,13 @@ class _Pieces:
     def joined(self) -> np.ndarray:
         """Everything appended, in order, as one array; the pieces are dropped."""
         parts, self.merged, self.recent = self.merged + self.recent, [], []
-        if not parts:
-            return np.zeros(0, dtype=self.dtype)
-        out = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        out = np.empty(sum(part.size for part in parts), dtype=self.dtype)
+        at = 0
+        parts.reverse()
+        while parts:  # each piece dropped once copied: the peak is the whole once and a piece, not twice
+            part = parts.pop()
+            out[at:at + part.size] = part
+            at += part.size
         return out
 
 

@@ -330,3 +330,16 @@ def test_the_id_order_is_pythons(ids: list[str], long: bool) -> None:
     encoded = [i.encode() for i in ids]
     column = TextColumn(b"".join(encoded), np.concatenate([[0], np.cumsum([len(e) for e in encoded])]).astype(np.int64))
     assert [ids[row] for row in id_order(column)] == sorted(ids)
+
+
+@pytest.mark.parametrize("with_title", [True, False])
+def test_the_indexed_texts_are_read_from_the_columns(source: Path, tmp_path: Path, with_title: bool) -> None:
+    from ranklens.engine.tables import index_texts
+
+    parsed = load_corpus(source, use_cache=False)
+    expected = list(Workbench(parsed, None).index_texts(parsed.chunks, with_title))
+    corpus = cached(source, tmp_path / "cache")
+    texts = index_texts(corpus.documents, with_title)
+    assert not isinstance(texts, list) and len(texts) == len(expected)
+    assert list(texts) == expected and texts[1:4] == expected[1:4] and texts[::-3] == expected[::-3]
+    assert texts[-1] == expected[-1] and texts[0] == expected[0]
