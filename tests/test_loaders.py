@@ -361,3 +361,37 @@ def test_permission_denied(tmp_path: Path) -> None:
         assert message(folder) == f"cannot read {folder}: Permission denied"
     finally:
         folder.chmod(0o755)
+
+
+def _many_records(n: int) -> list[dict]:
+    return [{"_id": f"r{i}", "title": f"Title {i}" if i % 3 else "", "text": f"text {i} città" if i % 5 else f"t{i}"}
+            for i in range(n)]
+
+
+def test_crlf_lines_are_read_by_the_scanner_as_lf_ones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ranklens.engine.loaders import jsonl
+
+    monkeypatch.setattr(jsonl, "_BLOCK_BYTES", 2_000)
+    lf, crlf = tmp_path / "lf.jsonl", tmp_path / "crlf.jsonl"
+    write_jsonl(lf, _many_records(400))
+    crlf.write_bytes(lf.read_bytes().replace(b"\n", b"\r\n"))
+    expected = load_corpus(lf, use_cache=False)
+    line_by_line = []
+    original = jsonl._parse_object
+    monkeypatch.setattr(jsonl, "_parse_object", lambda line, *a: line_by_line.append(line) or original(line, *a))
+    corpus = load_corpus(crlf, use_cache=False)
+    assert (corpus.documents, corpus.chunks) == (expected.documents, expected.chunks)
+    assert 0 < len(line_by_line) < 100  # the first block only (a byte-order mark may start it)
+
+
+def test_an_id_repeated_blocks_later_is_named_by_its_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ranklens.engine.corpus_cache import CorpusCache
+    from ranklens.engine.loaders import jsonl
+
+    monkeypatch.setattr(jsonl, "_BLOCK_BYTES", 2_000)
+    records = _many_records(400)
+    records[350]["_id"] = "r7"  # seen many blocks before
+    write_jsonl(tmp_path / "c.jsonl", records)
+    for cache in (None, CorpusCache(tmp_path / "cache", min_bytes=0)):
+        with pytest.raises(RanklensError, match=r"c\.jsonl:351: duplicate _id 'r7'"):
+            load_corpus(tmp_path / "c.jsonl", cache=cache, use_cache=cache is not None)

@@ -39,7 +39,7 @@ def jsonl_blocks(path: Path, warnings: list[str], progress: Progress
     with reading(path), path.open("rb") as handle:
         for block in iter(lambda: handle.readlines(_BLOCK_BYTES), []):
             progress(lineno + len(block), 0, "loading")
-            records = _common_block(block) if lineno else None
+            records = _common_block(block) if lineno else None  # the first: a byte-order mark may start it
             if records is not None:
                 yield range(lineno + 1, lineno + 1 + len(block)), records
                 lineno += len(block)
@@ -66,10 +66,11 @@ def jsonl_blocks(path: Path, warnings: list[str], progress: Progress
 
 def _common_block(block: list[bytes]) -> list[dict[str, Any]] | None:
     """The objects of a block of lines when every line is the common one: valid UTF-8, one object and
-    nothing around it, no surrogate escape. They are read by json's own scanner, the objects json.loads
-    makes without its checks in Python; None (the block read line by line, every oddity named) otherwise."""
+    nothing around it but a line end (CR LF too: json.loads takes the CR as whitespace), no surrogate escape.
+    They are read by json's own scanner, the objects json.loads makes without its checks in Python;
+    None (the block read line by line, every oddity named) otherwise."""
     try:
-        text = b"".join(block).decode("utf-8")
+        text = b"".join(block).decode("utf-8").replace("\r\n", "\n")  # a LF ends lines only: CR LF ends one
         if _SURROGATE_ESCAPE.search(text):
             return None
         lines = text.split("\n")[:len(block)]
