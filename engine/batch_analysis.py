@@ -179,9 +179,13 @@ class BatchAnalysis:
         self.progress = progress
         self.batch = BATCH
         self.counter = TermCounter(analyzer)
-        self.vocabulary = self.counter.vocabulary
         self.n_helpers = default_helpers(len(texts)) if helpers is None else helpers
         self.helpers: list[_Helper] = []
+
+    @property
+    def vocabulary(self) -> Vocabulary[str]:
+        """Every term the batches yielded so far hold, ids in order of first sight (this process' own)."""
+        return self.counter.vocabulary
 
     def __enter__(self) -> BatchAnalysis:
         for _ in range(self.n_helpers):
