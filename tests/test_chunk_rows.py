@@ -36,6 +36,14 @@ def test_rows_of_finds_each_strings_first_row(values: list[str], asked: list[str
     assert column(values).rows_of(asked) == {a: first[a] for a in asked if a in first}
 
 
+@settings(max_examples=300, deadline=None)
+@given(values=st.lists(st.sampled_from(HOSTILE) | st.text(max_size=6), max_size=30),
+       start=st.integers(-35, 35), stop=st.integers(-35, 35) | st.none(), step=st.sampled_from([1, 1, 2, -1, -3]))
+def test_a_slice_of_a_column_is_the_lists(values: list[str], start: int, stop: int | None, step: int) -> None:
+    # a run of ASCII strings is decoded at once and cut by offsets, any other one string at a time
+    assert column(values)[start:stop:step] == values[start:stop:step]
+
+
 def test_rows_of_scans_a_long_column_in_parts(monkeypatch: pytest.MonkeyPatch) -> None:
     import ranklens.engine.tables as tables
 
