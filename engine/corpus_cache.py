@@ -17,7 +17,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import islice
 from operator import attrgetter
 from dataclasses import replace
@@ -67,17 +67,22 @@ class CorpusCache:
         except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError) as error:
             return None, f"{path.name}: corpus cache unreadable ({error}); read again"
 
+    def holds(self, path: Path) -> bool:
+        """Whether an entry for ``path`` is there (built from its sources or not: ``open`` checks)."""
+        return (self.folder(path) / "manifest.json").is_file()
+
     def save(self, path: Path, corpus: Corpus, sources: list[dict], progress: Progress = no_progress) -> Corpus:
         """``corpus`` written to the cache and opened from it; ``corpus`` itself (with a warning) when that fails."""
         try:
-            with self.writer(path, sources) as writer:
+            with self.writer(path, lambda: sources) as writer:
                 return writer.finish_with(corpus, progress)
         except (OSError, TypeError, ValueError) as error:  # a full disk, a read-only cache, unusual settings
             reason = getattr(error, "strerror", None) or error
             return replace(corpus, warnings=(*corpus.warnings, f"could not cache the corpus in {self.root}: {reason}"))
 
-    def writer(self, path: Path, sources: list[dict]) -> CorpusWriter:
-        """A writer of the entry for ``path``, read from ``sources``: a corpus streamed into the cache."""
+    def writer(self, path: Path, sources: Callable[[], list[dict]]) -> CorpusWriter:
+        """A writer of the entry for ``path``, read from the files ``sources()`` describes (asked for when the
+        entry is committed: the digests may be computing while the records stream in)."""
         return CorpusWriter(self.root, self.folder(path), sources)
 
 
@@ -89,7 +94,7 @@ class CorpusWriter:
     Use as a context manager: leaving it unfinished (an error, a cancel) removes the staging folder.
     """
 
-    def __init__(self, root: Path, final: Path, sources: list[dict]) -> None:
+    def __init__(self, root: Path, final: Path, sources: Callable[[], list[dict]]) -> None:
         self.root, self.final, self.sources = root, final, sources
         self.staging: Path | None = None
         self.columns: dict[str, _Column] = {}
@@ -155,7 +160,8 @@ class CorpusWriter:
         listed = [{"id": q.id, "text": q.text, "relevant": dict(q.relevant), "answer": q.answer,
                    "nonrelevant": sorted(q.nonrelevant), "fields": dict(q.fields)} for q in questions]
         (folder / "questions.json").write_text(json.dumps(listed, ensure_ascii=False), encoding="utf-8")
-        manifest = {"format": FORMAT, "sources": self.sources, "fingerprint": fingerprint(self.sources), **about,
+        sources = self.sources()
+        manifest = {"format": FORMAT, "sources": sources, "fingerprint": fingerprint(sources), **about,
                     "columns": sizes, "files": {p.name: p.stat().st_size for p in sorted(folder.iterdir())}}
         # the manifest last: an entry without one is never read
         (folder / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False), encoding="utf-8")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from pathlib import Path
 
 FORMAT = 2  # of the corpus cache: a change of the format or of what it records misses every entry
@@ -31,8 +32,9 @@ def source_files(path: Path) -> list[Path]:
     return [path / "corpus.jsonl", path / "queries.jsonl", path / "ranklens.toml", *qrels]
 
 
-def describe_sources(path: Path) -> list[dict]:
-    """Name, size, modification time and SHA-1 of each source file (size -1 when absent)."""
+def stat_sources(path: Path) -> list[dict]:
+    """Name, size and modification time of each source file (size -1 when absent): taken before the
+    records are read, so that a change while they are read is seen on the next open."""
     described = []
     for file in source_files(path):
         name = file.name if path.is_file() else file.relative_to(path).as_posix()
@@ -41,15 +43,28 @@ def describe_sources(path: Path) -> list[dict]:
         except FileNotFoundError:
             described.append({"name": name, "size": -1})
             continue
-        described.append({"name": name, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns,
-                          "sha1": _digest(file)})
+        described.append({"name": name, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns})
     return described
 
 
-def _digest(file: Path) -> str:
+class Abandoned(Exception):
+    """The digests were no longer wanted (the open failed or was cancelled): stop reading."""
+
+
+def with_digests(path: Path, stats: list[dict], abandoned: threading.Event | None = None) -> list[dict]:
+    """``stats`` (``stat_sources``') with the SHA-1 of each file present: the slow part, reading every byte,
+    which hashlib does without holding the GIL (so on a thread of its own while the records are parsed).
+    Raises ``Abandoned`` soon after ``abandoned`` is set."""
+    return [{**s, "sha1": _digest(path if path.is_file() else path / s["name"], abandoned)} if s["size"] >= 0 else s
+            for s in stats]
+
+
+def _digest(file: Path, abandoned: threading.Event | None) -> str:
     digest = hashlib.sha1(usedforsecurity=False)  # noticing a change, not resisting an attack
     with file.open("rb") as handle:
         while block := handle.read(_READ):
+            if abandoned is not None and abandoned.is_set():
+                raise Abandoned
             digest.update(block)
     return digest.hexdigest()
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from ranklens.engine.cache import IndexCache
 from ranklens.engine.corpus import Corpus
 from ranklens.engine.corpus_cache import CorpusCache
-from ranklens.engine.errors import Cancelled
+from ranklens.engine.errors import Cancelled, RanklensError
 from ranklens.engine.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.engine.tables import ChunkTable, DocumentTable
@@ -315,6 +315,46 @@ def test_a_cancel_while_caching_leaves_no_entry(tmp_path: Path) -> None:
         load_corpus(generated(tmp_path / "g"), cancel_when_caching, cache=CorpusCache(tmp_path / "cache", min_bytes=0))
     assert not list((tmp_path / "cache").iterdir())
     assert isinstance(cached(tmp_path / "g", tmp_path / "cache").chunks, ChunkTable)  # the next open caches it
+
+
+def test_digests_are_the_sha1_of_each_file_and_stop_when_abandoned(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import hashlib
+    import threading
+
+    import ranklens.engine.sources as sources
+
+    folder = generated(tmp_path / "g")
+    stats = sources.stat_sources(folder)
+    described = sources.with_digests(folder, stats)
+    assert [{k: v for k, v in s.items() if k != "sha1"} for s in described] == stats
+    for entry in described:
+        expected = hashlib.sha1((folder / entry["name"]).read_bytes()).hexdigest() if entry["size"] >= 0 else None
+        assert entry.get("sha1") == expected
+    monkeypatch.setattr(sources, "_READ", 64)  # many reads per file: it stops at the next one
+    abandoned = threading.Event()
+    abandoned.set()
+    with pytest.raises(sources.Abandoned):
+        sources.with_digests(folder, stats, abandoned)
+
+
+def test_a_failed_cold_open_abandons_the_digests(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import ranklens.engine.sources as sources
+
+    seen: list[bool] = []
+
+    def digest(file: Path, abandoned) -> str:
+        abandoned.wait(30)  # a big file still being read when the open fails
+        seen.append(abandoned.is_set())
+        raise sources.Abandoned
+
+    monkeypatch.setattr(sources, "_digest", digest)
+    bad = generated(tmp_path / "g")
+    with (bad / "corpus.jsonl").open("a", encoding="utf-8") as out:
+        out.write("{not json}\n")
+    with pytest.raises(RanklensError, match="corpus.jsonl:"):
+        load_corpus(bad, cache=CorpusCache(tmp_path / "cache", min_bytes=0))
+    assert seen == [True]
 
 
 @settings(max_examples=200, deadline=None)

@@ -20,7 +20,10 @@ returned corpus' warnings say why.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from operator import attrgetter
 from pathlib import Path
@@ -28,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from ranklens.corpora import bundled_corpora, bundled_path
 from ranklens.engine.corpus import Corpus
-from ranklens.engine.sources import MIN_BYTES, describe_sources, fingerprint, kept_size
+from ranklens.engine.sources import MIN_BYTES, fingerprint, kept_size, stat_sources, with_digests
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.gc_pause import gc_paused
 from ranklens.engine.language import SAMPLE_CHARS, detect_language
@@ -64,24 +67,41 @@ def load_corpus(spec: str | os.PathLike[str], progress: Progress = no_progress,
 
 
 def _load_cached(path: Path, name: str, cache: CorpusCache | None, progress: Progress) -> Corpus:
-    from ranklens.engine.corpus_cache import CorpusCache  # numpy and scipy: only for a corpus it keeps
-
     progress(0, 1, "checking the corpus cache")
-    cache = cache or CorpusCache()
-    sources = describe_sources(path)  # before reading: a change while reading is seen on the next open
-    corpus, stale = cache.open(path, name, sources)
-    if corpus is not None:
-        return corpus
-    saved = _streamed(path, name, cache, sources, progress)
-    if saved is None:
-        fresh = _load(path, name, progress)
-        saved = cache.save(path, replace(fresh, fingerprint=fingerprint(sources)), sources, progress)
+    stats = stat_sources(path)
+    # the sources are digested on a thread of their own: while numpy and scipy load for the cache and,
+    # on a first open, while the records are parsed (the digests are needed only to write the entry)
+    abandoned = threading.Event()  # an error or a cancel: the open ends without waiting for the digests
+    with ThreadPoolExecutor(1, thread_name_prefix="ranklens-digest") as pool, _setting(abandoned):
+        digests = pool.submit(with_digests, path, stats, abandoned)
+        from ranklens.engine.corpus_cache import CorpusCache  # numpy and scipy: only for a corpus it keeps
+
+        cache = cache or CorpusCache()
+        corpus, stale = cache.open(path, name, digests.result()) if cache.holds(path) else (None, "")
+        if corpus is not None:
+            return corpus
+        saved = _streamed(path, name, cache, digests.result, progress)
+        if saved is None:
+            fresh = _load(path, name, progress)
+            sources = digests.result()
+            saved = cache.save(path, replace(fresh, fingerprint=fingerprint(sources)), sources, progress)
     if stale:
         saved = replace(saved, warnings=(*saved.warnings, stale))
     return saved
 
 
-def _streamed(path: Path, name: str, cache: CorpusCache, sources: list[dict], progress: Progress) -> Corpus | None:
+@contextmanager
+def _setting(event: threading.Event) -> Iterator[None]:
+    """Sets ``event`` when the block it guards raises."""
+    try:
+        yield
+    except BaseException:
+        event.set()
+        raise
+
+
+def _streamed(path: Path, name: str, cache: CorpusCache, sources: Callable[[], list[dict]],
+              progress: Progress) -> Corpus | None:
     """The corpus read straight into the cache a block of records at a time, no object made per record;
     None when records group passages into documents (read whole by ``_load``) or the cache cannot be written."""
     records = path if path.is_file() else path / "corpus.jsonl"
