@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import os
 import json
 import queue
 import subprocess
@@ -36,6 +35,7 @@ import numpy as np
 
 from ranklens.engine.analysis import Analyzer
 from ranklens.engine.batch_terms import AnalysedBatch, TermCounter, Vocabulary
+from ranklens.engine.cores import usable_cores
 from ranklens.engine.progress import Progress
 
 BATCH = 2000  # texts per batch: their token lists (~16 MB) are the transient peak of whoever analyses them
@@ -54,8 +54,7 @@ def default_helpers(n_texts: int) -> int:
     """Helper processes worth starting for ``n_texts``: none for a small corpus, else one per spare core."""
     if n_texts < HELPERS_FROM:
         return 0
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(0, min(cores - 1, MAX_HELPERS))
+    return max(0, min(usable_cores() - 1, MAX_HELPERS))
 
 
 class _Helper:

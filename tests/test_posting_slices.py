@@ -1,8 +1,17 @@
-"""Weights are built over a compressed matrix's postings a slice at a time: each posting's column, by slice."""
+"""Weights are built over a compressed matrix's postings a slice at a time: each posting's column, by slice;
+the slices shared between threads, each part written by one."""
 from __future__ import annotations
 
-import numpy as np
+import threading
 
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ranklens.engine import cores
+from ranklens.engine.cores import in_parts
 from ranklens.engine.scoring.sparse import posting_slices
 
 
@@ -18,3 +27,63 @@ def test_each_posting_gets_the_column_it_is_stored_in() -> None:
             for lo, hi, columns in slices:
                 assert hi == min(lo + step, indptr[-1])
                 np.testing.assert_array_equal(columns, column[lo:hi])
+
+
+def test_slices_of_a_range_of_postings_are_those_of_the_whole() -> None:
+    indptr = np.array([0, 3, 3, 10, 11, 20])
+    whole = {lo: (hi, list(columns)) for lo, hi, columns in posting_slices(indptr, 1)}
+    for start, stop in ((0, 20), (4, 9), (10, 11), (7, 7)):
+        part = list(posting_slices(indptr, 1, start, stop))
+        assert {lo: (hi, list(columns)) for lo, hi, columns in part} == {lo: whole[lo] for lo in range(start, stop)}
+
+
+@settings(max_examples=300, deadline=None)
+@given(total=st.integers(0, 200), step=st.integers(1, 40), threads=st.integers(1, 5))
+def test_in_parts_covers_the_range_once_in_parts_a_multiple_of_the_step(total: int, step: int, threads: int) -> None:
+    seen: list[tuple[int, int]] = []
+    lock = threading.Lock()
+
+    def work(start: int, stop: int) -> None:
+        with lock:
+            seen.append((start, stop))
+
+    in_parts(total, step, work, threads)
+    parts = sorted(seen)
+    assert [i for start, stop in parts for i in range(start, stop)] == list(range(total))
+    assert all(start % step == 0 for start, _ in parts) and len(parts) <= max(1, threads)
+    # shared when there is more than a step to share and more than one thread to share it
+    assert (len(parts) > 1) == (threads > 1 and total > step)
+
+
+def test_in_parts_raises_a_parts_error() -> None:
+    def work(start: int, stop: int) -> None:
+        if start > 0:
+            raise ValueError("part two failed")
+
+    with pytest.raises(ValueError, match="part two failed"):
+        in_parts(100, 10, work, 2)
+
+
+@pytest.mark.parametrize("variant", ["lucene", "robertson", "atire", "bm25l", "bm25+"])
+def test_bm25_built_on_threads_in_small_slices_equals_its_build_in_one(variant: str,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from ranklens.engine.analysis import Analyzer
+    from ranklens.engine.scoring import bm25 as bm25_module
+    from ranklens.engine.scoring.bm25 import BM25Scorer
+    from ranklens.engine.setup import Setup
+    from ranklens.engine.termindex import TermIndex
+    from tests.test_tfidf_build import texts
+
+    index = TermIndex.build(texts(), Analyzer.from_setup(Setup()))
+    whole = BM25Scorer.fit(index, variant)
+    monkeypatch.setattr(bm25_module, "_SLICE", 7)  # slices that cut columns anywhere
+    monkeypatch.setattr(cores, "usable_cores", lambda: 3)  # three parts, on three threads
+    sliced = BM25Scorer.fit(index, variant)
+    for name in ("indptr", "indices", "data"):
+        assert np.array_equal(getattr(sliced.columns, name), getattr(whole.columns, name)), name
+    dense = index.counts.toarray().astype(np.float64)  # the oracle: every weight from the dense counts
+    norm = 1 - 0.75 + 0.75 * index.doc_len / index.doc_len.mean()
+    rows, cols = np.nonzero(dense)
+    tfc = bm25_module.bm25_tfc(variant, dense[rows, cols], norm[rows], 1.2, 0.5)
+    expected = sp.csc_matrix((whole.idf[cols] * tfc - whole.absent[cols], (rows, cols)), shape=dense.shape)
+    assert np.allclose(whole.columns.toarray(), expected.toarray(), rtol=0, atol=1e-12)

@@ -25,8 +25,9 @@ from ranklens.engine.scoring.explain import Explanation, TermExplanation
 from ranklens.engine.scoring.registry import ScorerInputs
 from ranklens.engine.settings import DELTA_VARIANTS
 from ranklens.engine.cache import kept_weights
-from ranklens.engine.scoring.sparse import (column_maxima, csc_arrays, csc_from, posting_slices, query_scores,
-                                            ranked_top_k, row_values)
+from ranklens.engine.cores import in_parts
+from ranklens.engine.scoring.sparse import (column_maxima, csc_arrays, csc_from, narrow_term_major, posting_slices,
+                                            query_scores, ranked_top_k, row_values)
 from ranklens.engine.termindex import QueryTerms, TermIndex
 from ranklens.engine.topk import QueryScores
 
@@ -117,13 +118,17 @@ class BM25Scorer(NoAdjustments):
             absent = idf * bm25_tfc(variant, np.zeros(1), np.ones(1), k1, delta)[0]
         # Term-major counts first, then the scores in place of nothing: the build's peak
         # memory is the counts twice plus one float per posting, not a CSR copy and temporaries.
-        counts = index.counts.tocsc()
+        counts = narrow_term_major(index.counts)
         doc_norm = length_norm(index.doc_len.astype(np.float64), avgdl, b)
         data: np.ndarray = np.empty(counts.nnz, dtype=dtype)
-        for lo, hi, terms in posting_slices(counts.indptr, _SLICE):  # bounded temporaries, whatever the size
-            docs = counts.indices[lo:hi]
-            tfc = bm25_tfc(variant, counts.data[lo:hi].astype(np.float64), doc_norm[docs], k1, delta)
-            data[lo:hi] = idf[terms] * tfc - absent[terms]
+
+        def score(start: int, stop: int) -> None:  # bounded temporaries, whatever the size
+            for lo, hi, terms in posting_slices(counts.indptr, _SLICE, start, stop):
+                docs = counts.indices[lo:hi]
+                tfc = bm25_tfc(variant, counts.data[lo:hi].astype(np.float64), doc_norm[docs], k1, delta)
+                data[lo:hi] = idf[terms] * tfc - absent[terms]
+
+        in_parts(counts.nnz, _SLICE, score)
         columns = sp.csc_matrix((data, counts.indices, counts.indptr), shape=counts.shape)
         upper = column_maxima(columns) if not data.size or data.min() >= 0 else None
         return cls(index, variant, k1, b, delta, idf, avgdl, absent, columns, upper)

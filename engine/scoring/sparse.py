@@ -108,18 +108,26 @@ def ranked_top_k(weights: sp.csc_matrix, ids: np.ndarray, query_weights: np.ndar
     return query_scores(weights, terms, query_weights, base, bounds=bounds).top(k)
 
 
-def posting_slices(indptr: np.ndarray, step: int):
-    """(lo, hi, column of each posting in [lo, hi)) over a compressed matrix's postings, ``step`` at a time.
+def posting_slices(indptr: np.ndarray, step: int, start: int = 0, stop: int | None = None):
+    """(lo, hi, column of each posting in [lo, hi)) over a compressed matrix's postings ``start`` to ``stop``
+    (all by default), ``step`` at a time.
 
     Builds weight matrices in bounded slices: no per-posting column array of the whole matrix.
     """
-    nnz = int(indptr[-1])
-    for lo in range(0, nnz, step):
-        hi = min(lo + step, nnz)
+    end = int(indptr[-1]) if stop is None else stop
+    for lo in range(start, end, step):
+        hi = min(lo + step, end)
         # the columns the slice spans, each repeated for its postings in it: no binary search per posting
         first, last = (np.searchsorted(indptr, [lo, hi - 1], side="right") - 1).tolist()
         inside = np.minimum(indptr[first + 1:last + 2], hi) - np.maximum(indptr[first:last + 1], lo)
         yield lo, hi, np.repeat(np.arange(first, last + 1), inside)
+
+
+def narrow_term_major(counts: sp.csr_matrix) -> sp.csc_matrix:
+    """``counts`` term-major, each count in the narrowest type that holds them (uint8 for most corpora):
+    the transposed copy then costs its indices and a byte per posting, not four."""
+    narrow = np.min_scalar_type(int(counts.data.max())) if counts.nnz else np.dtype(np.uint8)
+    return sp.csr_matrix((counts.data.astype(narrow), counts.indices, counts.indptr), shape=counts.shape).tocsc()
 
 
 def row_values(matrix: sp.csr_matrix, row: int, ids: np.ndarray) -> np.ndarray:

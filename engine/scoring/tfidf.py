@@ -16,7 +16,8 @@ from ranklens.engine.scoring.base import NoAdjustments
 from ranklens.engine.scoring.explain import Explanation, TermExplanation
 from ranklens.engine.scoring.registry import ScorerInputs
 from ranklens.engine.cache import kept_weights
-from ranklens.engine.scoring.sparse import (column_maxima, csc_arrays, csc_from, posting_slices,
+from ranklens.engine.cores import in_parts
+from ranklens.engine.scoring.sparse import (column_maxima, csc_arrays, csc_from, narrow_term_major, posting_slices,
                                             query_scores, ranked_top_k, row_values)
 from ranklens.engine.termindex import QueryTerms, TermIndex
 from ranklens.engine.topk import QueryScores
@@ -65,15 +66,15 @@ class TfidfScorer(NoAdjustments):
         norms = np.sqrt(squares)
         del squares
         scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
-        # Transposed with the counts in the narrowest type that holds them (uint8 for most corpora):
-        # the term-major copy then costs its indices and a byte per posting, not four.
-        narrow = np.min_scalar_type(int(counts.data.max())) if counts.nnz else np.dtype(np.uint8)
-        term_major = sp.csr_matrix((counts.data.astype(narrow), counts.indices, counts.indptr),
-                                   shape=counts.shape).tocsc()
+        term_major = narrow_term_major(counts)
         data: np.ndarray = np.empty(term_major.nnz, dtype=dtype)
-        for lo, hi, terms in posting_slices(term_major.indptr, _SLICE):
-            w = tf_weight(term_major.data[lo:hi], sublinear_tf) * idf[terms]
-            data[lo:hi] = scale[term_major.indices[lo:hi]] * w
+
+        def weigh(start: int, stop: int) -> None:
+            for lo, hi, terms in posting_slices(term_major.indptr, _SLICE, start, stop):
+                w = tf_weight(term_major.data[lo:hi], sublinear_tf) * idf[terms]
+                data[lo:hi] = scale[term_major.indices[lo:hi]] * w
+
+        in_parts(term_major.nnz, _SLICE, weigh)
         columns = sp.csc_matrix((data, term_major.indices, term_major.indptr), shape=counts.shape)
         return cls(index, sublinear_tf, idf, norms, columns, column_maxima(columns))
 
