@@ -96,11 +96,13 @@ async def test_a_cancelled_first_open_says_so(monkeypatch) -> None:  # noqa: ANN
         raise Cancelled()
 
     monkeypatch.setattr("ranklens.engine.loaders.load_corpus", cancelled)
-    app = make_app("studio-alfa", cursor_blink=False)
+    long_spec = "corpora/" + "a-long-folder-name/" * 6 + "zipf-1000000.beir300"  # wider than the screen
+    app = make_app(long_spec, cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         detail = str(app.query_one(ResultDetail).query_one("#detail-body").render())
         assert "Opening the corpus" not in detail and "cancelled" in detail
+        assert "cancelled: opening" in screen_text(app)  # on the setup line, before the long name it cuts
 
 
 async def test_one_toast_for_a_key_pressed_twice_at_a_limit() -> None:

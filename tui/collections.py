@@ -78,7 +78,7 @@ class Collections:
         except (Cancelled, RanklensError) as error:
             close_quietly(backend)
             cancelled = isinstance(error, Cancelled)
-            self.app.call_from_thread(self.app.status.say, f"opening {target} cancelled" if cancelled else "")
+            self.app.call_from_thread(self.app.status.say, f"cancelled: opening {target}" if cancelled else "")
             if not cancelled:
                 self.app.call_from_thread(self.app.notify, str(error), title="collection", severity="error")
             return

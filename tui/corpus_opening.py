@@ -156,7 +156,7 @@ class CorpusOpener:
         try:
             opened = open_corpus(spec, self.app.overrides, backend, self.app.status.progress(), self.session.counting)
         except Cancelled:
-            self.app.call_from_thread(self.failed, f"opening {spec} cancelled", False)
+            self.app.call_from_thread(self.failed, f"cancelled: opening {spec}", False)
         except RanklensError as error:
             self.app.call_from_thread(self.failed, str(error))
         except Exception as error:  # noqa: BLE001 - a loader bug on input nobody foresaw must not end the app
