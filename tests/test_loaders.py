@@ -1,10 +1,13 @@
 """Loading corpora: the bundled ones, BEIR folders, text folders, and every kind of bad input."""
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ranklens.corpora import bundled_corpora, bundled_path
 from ranklens.engine.corpus import Corpus
@@ -368,7 +371,7 @@ def _many_records(n: int) -> list[dict]:
             for i in range(n)]
 
 
-def test_crlf_lines_are_read_by_the_scanner_as_lf_ones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_crlf_lines_are_read_by_the_block_reader_as_lf_ones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from ranklens.engine.loaders import jsonl
 
     monkeypatch.setattr(jsonl, "_BLOCK_BYTES", 2_000)
@@ -395,3 +398,39 @@ def test_an_id_repeated_blocks_later_is_named_by_its_line(tmp_path: Path, monkey
     for cache in (None, CorpusCache(tmp_path / "cache", min_bytes=0)):
         with pytest.raises(RanklensError, match=r"c\.jsonl:351: duplicate _id 'r7'"):
             load_corpus(tmp_path / "c.jsonl", cache=cache, use_cache=cache is not None)
+
+
+# Lines the block reader (orjson) and json.loads may read differently: each is read as json.loads reads it
+ODD_LINES = [b'{"_id": "a", "n": 123456789012345678901234567890}', b'{"_id": "b", "x": NaN}', b'{"x": 1e400}',
+             b'{"_id": "c", "t": "\\ud800"}', b'{"t": "\\ud83d\\ude00"}', b'{"t": "\xed\xa0\x80"}', b'{"t": "\xff"}',
+             b'', b'   ', b'{"a": 1, "a": 2}', b'{"t": "\\u0000"}', b'[1, 2]', b'"text"', b'{"a": -0.0}',
+             b'\xef\xbb\xbf{"bom": 1}', b'{"a": 1}\r', b'{"d": ' + b'[' * 600 + b']' * 600 + b'}']
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(st.sampled_from(ODD_LINES) | st.builds(
+    lambda d: json.dumps(d, ensure_ascii=False).encode("utf-8"),
+    st.dictionaries(st.sampled_from(["_id", "title", "text", "doc", "n"]),
+                    st.text(max_size=8) | st.integers() | st.floats() | st.booleans() | st.none()
+                    | st.lists(st.integers(), max_size=2))),
+    max_size=30), block=st.sampled_from([1, 60, 1 << 20]))
+def test_the_block_reader_reads_each_line_as_json_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       lines: list[bytes], block: int) -> None:
+    from ranklens.engine.loaders import jsonl
+    from ranklens.engine.progress import no_progress
+
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes(b"".join(line + b"\n" for line in lines))
+
+    def read(fast: bool) -> tuple[list, list[str]] | str:
+        warnings: list[str] = []
+        with monkeypatch.context() as patch:
+            patch.setattr(jsonl, "_BLOCK_BYTES", block)
+            if not fast:  # the oracle: every block line by line through json.loads
+                patch.setattr(jsonl, "_common_block", lambda block: None)
+            try:
+                return [(n, repr(r)) for n, r in jsonl.jsonl(path, warnings, no_progress)], warnings
+            except RanklensError as error:
+                return str(error)
+
+    assert read(True) == read(False)
