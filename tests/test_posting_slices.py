@@ -87,3 +87,22 @@ def test_bm25_built_on_threads_in_small_slices_equals_its_build_in_one(variant: 
     tfc = bm25_module.bm25_tfc(variant, dense[rows, cols], norm[rows], 1.2, 0.5)
     expected = sp.csc_matrix((whole.idf[cols] * tfc - whole.absent[cols], (rows, cols)), shape=dense.shape)
     assert np.allclose(whole.columns.toarray(), expected.toarray(), rtol=0, atol=1e-12)
+
+
+def test_a_columns_lookup_searches_it_in_its_own_type(monkeypatch: pytest.MonkeyPatch) -> None:
+    # int64 needles in an int32 column would make numpy copy the whole column at every lookup (10x slower)
+    from ranklens.engine.scoring import sparse
+
+    weights = sp.csc_matrix(np.arange(1, 13, dtype=np.float64).reshape(4, 3))
+    seen: list[tuple] = []
+    search = np.searchsorted
+
+    def searchsorted(haystack, needles, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        seen.append((haystack.dtype, np.asarray(needles).dtype))
+        return search(haystack, needles, *args, **kwargs)
+
+    monkeypatch.setattr(sparse.np, "searchsorted", searchsorted)
+    found, values = sparse._lookup(weights, 1, np.array([0, 2, 5], dtype=np.int64))
+    assert found.tolist() == [True, True, False] and values.tolist() == [2.0, 8.0]
+    list(sparse.posting_slices(weights.indptr.astype(np.int32), 5))
+    assert seen and all(haystack == needles for haystack, needles in seen)

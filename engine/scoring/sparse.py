@@ -118,7 +118,8 @@ def posting_slices(indptr: np.ndarray, step: int, start: int = 0, stop: int | No
     for lo in range(start, end, step):
         hi = min(lo + step, end)
         # the columns the slice spans, each repeated for its postings in it: no binary search per posting
-        first, last = (np.searchsorted(indptr, [lo, hi - 1], side="right") - 1).tolist()
+        ends = np.array([lo, hi - 1], dtype=indptr.dtype)  # of indptr's type: no copy of indptr to search it
+        first, last = (np.searchsorted(indptr, ends, side="right") - 1).tolist()
         inside = np.minimum(indptr[first + 1:last + 2], hi) - np.maximum(indptr[first:last + 1], lo)
         yield lo, hi, np.repeat(np.arange(first, last + 1), inside)
 
@@ -159,7 +160,8 @@ def _lookup(weights: sp.csc_matrix, term: int, chunks: np.ndarray) -> tuple[np.n
     column = weights.indices[lo:hi]
     if column.size == 0:
         return np.zeros(chunks.size, dtype=bool), np.zeros(0)
-    pos = np.searchsorted(column, chunks)
+    # the needles in the column's type: with another, numpy would copy the whole column to search it
+    pos = np.searchsorted(column, chunks.astype(column.dtype, copy=False))
     np.minimum(pos, column.size - 1, out=pos)
     found = column[pos] == chunks
     return found, weights.data[lo + pos[found]]
