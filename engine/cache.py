@@ -24,8 +24,9 @@ validation is reported, deleted and rebuilt.
   ``doc_order`` (documents sorted by id, for lookups by binary search);
   ``questions.json`` (questions with their judgments); the manifest holds the
   settings, warnings, detected language, each file's size, and each source
-  file's name, size, time and SHA-1. An open re-digests the sources (about
-  0.3 s for 300 MB) and compares sizes of the cache's files: a changed, added,
+  file's name, size, time and digest (SHA-1, of 64 MB parts hashed on a thread
+  per core). An open re-digests the sources (about 0.12 s for 300 MB on two
+  cores, beside the imports) and compares sizes of the cache's files: a changed, added,
   removed or swapped source, or a truncated cache file, means the corpus is
   read again, with a note.
 

@@ -176,7 +176,7 @@ def _changed(recorded: list[dict], current: list[dict]) -> str:
     if [s["name"] for s in recorded] != [s["name"] for s in current]:
         return "the set of files"
     for old, new in zip(recorded, current):
-        if old["size"] != new["size"] or old.get("sha1") != new.get("sha1"):
+        if old["size"] != new["size"] or old.get("digest") != new.get("digest"):
             return old["name"]
     return ""
 

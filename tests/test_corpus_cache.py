@@ -317,8 +317,7 @@ def test_a_cancel_while_caching_leaves_no_entry(tmp_path: Path) -> None:
     assert isinstance(cached(tmp_path / "g", tmp_path / "cache").chunks, ChunkTable)  # the next open caches it
 
 
-def test_digests_are_the_sha1_of_each_file_and_stop_when_abandoned(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_digests_are_each_files_sha1_and_stop_when_abandoned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import hashlib
     import threading
 
@@ -327,15 +326,36 @@ def test_digests_are_the_sha1_of_each_file_and_stop_when_abandoned(tmp_path: Pat
     folder = generated(tmp_path / "g")
     stats = sources.stat_sources(folder)
     described = sources.with_digests(folder, stats)
-    assert [{k: v for k, v in s.items() if k != "sha1"} for s in described] == stats
+    assert [{k: v for k, v in s.items() if k != "digest"} for s in described] == stats
     for entry in described:
         expected = hashlib.sha1((folder / entry["name"]).read_bytes()).hexdigest() if entry["size"] >= 0 else None
-        assert entry.get("sha1") == expected
+        assert entry.get("digest") == expected
     monkeypatch.setattr(sources, "_READ", 64)  # many reads per file: it stops at the next one
     abandoned = threading.Event()
     abandoned.set()
     with pytest.raises(sources.Abandoned):
         sources.with_digests(folder, stats, abandoned)
+
+
+@pytest.mark.parametrize("size", [0, 1, 999, 1000, 1001, 4321])
+def test_a_large_files_digest_is_the_sha1_of_its_parts_sha1s(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            size: int) -> None:
+    import hashlib
+
+    import ranklens.engine.sources as sources
+
+    monkeypatch.setattr(sources, "_PART", 1000)
+    monkeypatch.setattr(sources, "_READ", 300)  # reads that cut the parts anywhere
+    data = np.random.default_rng(size).integers(0, 256, size, dtype=np.uint8).tobytes()
+    (tmp_path / "f").write_bytes(data)
+    parts = [data[i:i + 1000] for i in range(0, size, 1000)]
+    whole = hashlib.sha1(data).hexdigest()
+    expected = whole if len(parts) <= 1 else hashlib.sha1(b"".join(hashlib.sha1(p).digest() for p in parts)).hexdigest()
+    assert sources.digest(tmp_path / "f") == expected
+    changed = bytearray(data or b"x")
+    changed[-1] ^= 1  # a byte of the last part
+    (tmp_path / "f").write_bytes(bytes(changed))
+    assert sources.digest(tmp_path / "f") != expected
 
 
 def test_a_failed_cold_open_abandons_the_digests(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -348,7 +368,7 @@ def test_a_failed_cold_open_abandons_the_digests(tmp_path: Path, monkeypatch: py
         seen.append(abandoned.is_set())
         raise sources.Abandoned
 
-    monkeypatch.setattr(sources, "_digest", digest)
+    monkeypatch.setattr(sources, "digest", digest)
     bad = generated(tmp_path / "g")
     with (bad / "corpus.jsonl").open("a", encoding="utf-8") as out:
         out.write("{not json}\n")
