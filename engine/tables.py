@@ -11,7 +11,7 @@ million-chunk corpus maps files, and only the rows a caller reads become
 from __future__ import annotations
 
 import mmap
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import ItemsView, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar, overload
 
@@ -29,6 +29,7 @@ def map_file(path: Path) -> mmap.mmap | bytes:
         return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
 
 
+_ITER_RUN = 1 << 10  # strings decoded at once by ``TextColumn.__iter__``
 _SCAN_BYTES = 1 << 23  # bytes compared at once by ``TextColumn.rows_of``: bounds its temporaries (about 100 MB)
 
 
@@ -102,9 +103,10 @@ class TextColumn(Sequence[str]):
         return found
 
     def __iter__(self) -> Iterator[str]:
-        blob, bounds = self.blob, self.offsets.tolist()
-        for lo, hi in zip(bounds[:-1], bounds[1:]):
-            yield blob[lo:hi].decode("utf-8")
+        # a run at a time: the first strings of a million come without reading every offset
+        n = len(self)
+        for start in range(0, n, _ITER_RUN):
+            yield from self._run(start, min(start + _ITER_RUN, n))
 
 
 def _row(i: int, n: int) -> int:
@@ -123,13 +125,15 @@ class SortedIds(Mapping[str, int]):
         if order.shape != (len(ids),):
             raise ValueError("id order does not fit the ids")
         self.ids, self.order = ids, order
+        self._rows = np.ascontiguousarray(order).data  # read one at a time: Python ints, 3x faster than numpy's
 
     def __getitem__(self, key: str) -> int:
         lo, hi = 0, len(self.order)
+        rows, ids = self._rows, self.ids
         while lo < hi:
             mid = (lo + hi) // 2
-            row = int(self.order[mid])
-            value = self.ids[row]
+            row = rows[mid]
+            value = ids.at(row)  # a row of the column: in range
             if value == key:
                 return row
             if value < key:
@@ -251,6 +255,20 @@ class ChunksByDocument(Mapping[str, range]):
 
     def __len__(self) -> int:
         return len(self.chunks.doc_ids)
+
+    def items(self) -> ItemsView[str, range]:
+        """(id, positions) in document order, read row by row: no id looked up."""
+        return _RowItems(self)
+
+
+class _RowItems(ItemsView[str, range]):
+    _mapping: ChunksByDocument
+
+    def __iter__(self) -> Iterator[tuple[str, range]]:
+        first = self._mapping.chunks.doc_first
+        for row, doc_id in enumerate(self._mapping.chunks.doc_ids):
+            start, stop = first[row:row + 2].tolist()
+            yield doc_id, range(start, stop)
 
 
 class DocumentTable(_Rows[Document]):

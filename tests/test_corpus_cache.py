@@ -132,6 +132,21 @@ def test_tables_behave_as_tuples(tmp_path: Path) -> None:
         corpus.document("nope")
 
 
+def test_chunks_by_document_row_by_row_are_those_looked_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import ranklens.engine.tables as tables
+
+    monkeypatch.setattr(tables, "_ITER_RUN", 2)  # several runs of ids
+    folder = generated(tmp_path / "g")
+    parsed, corpus = load_corpus(folder, use_cache=False), cached(folder, tmp_path / "cache")
+    expected: dict[str, list[int]] = {}
+    for position, chunk in enumerate(parsed.chunks):
+        expected.setdefault(chunk.doc_id, []).append(position)
+    by_document = corpus.documents.chunks_by_document()
+    items = list(by_document.items())
+    assert [(d, list(p)) for d, p in items] == list(expected.items())  # in document order
+    assert all(by_document[d] == p for d, p in items) and list(by_document) == list(expected)
+
+
 def test_small_corpora_are_parsed_not_cached(tmp_path: Path) -> None:
     folder = generated(tmp_path / "g")
     corpus = load_corpus(folder, cache=CorpusCache(tmp_path / "cache"))  # the default threshold: 16 MB

@@ -57,12 +57,12 @@ class DocumentTree(KeyTree):
             return
         self.clear()
         corpus = documents.context.corpus
-        for doc_id in islice(documents.by_document, TREE_DOCUMENTS):  # not every id of a big corpus
+        for doc_id, positions in islice(documents.by_document.items(), TREE_DOCUMENTS):  # not all of a big corpus
             document = corpus.document(doc_id)
             label = safe_text(one_line(document.title or doc_id, 60), keep_newlines=False)
-            label.append(f" ({len(documents.by_document[doc_id])})", style="dim")
+            label.append(f" ({len(positions)})", style="dim")
             # Chunks are added when the document is opened: a big corpus must not build them all.
-            self.root.add(label, data=DocumentEntry(documents.by_document[doc_id]))
+            self.root.add(label, data=DocumentEntry(positions))
         hidden = len(documents.by_document) - TREE_DOCUMENTS
         if hidden > 0:
             self.root.add_leaf(Text(f"… {hidden:,} more documents: search to reach them", style="dim"))
