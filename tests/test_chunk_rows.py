@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ranklens.engine.corpus import Question
@@ -39,6 +39,8 @@ def test_rows_of_finds_each_strings_first_row(values: list[str], asked: list[str
 @settings(max_examples=300, deadline=None)
 @given(values=st.lists(st.sampled_from(HOSTILE) | st.text(max_size=6), max_size=30),
        start=st.integers(-35, 35), stop=st.integers(-35, 35) | st.none(), step=st.sampled_from([1, 1, 2, -1, -3]))
+@example(values=["ab", "cd", "e", "東京", "f"], start=1, stop=3, step=1)  # an ASCII run after the first string
+@example(values=["ab", "東京", "f"], start=1, stop=None, step=1)  # a run with a non-ASCII string
 def test_a_slice_of_a_column_is_the_lists(values: list[str], start: int, stop: int | None, step: int) -> None:
     # a run of ASCII strings is decoded at once and cut by offsets, any other one string at a time
     assert column(values)[start:stop:step] == values[start:stop:step]

@@ -266,6 +266,22 @@ MUTANTS = [
     Mutant("titled-text-previous-title", "engine/tables.py", 'np.asarray(rows), side="right")',
            'np.asarray(rows), side="left")', ("tests/test_corpus_cache.py",),
            "a chunk that starts a document is indexed with the previous document's title"),
+    # -- issue 21, fifth pass: orjson's blocks, digests by parts, weights on threads, runs of texts ------------
+    Mutant("orjson-big-int-kept", "engine/loaders/jsonl.py",
+           "return records if _EXACT.issuperset(map(type, values)) else None", "return records",
+           ("tests/test_loaders.py",), "an integer beyond 64 bits is read as orjson's float, not json's int"),
+    Mutant("digest-last-part-dropped", "engine/sources.py",
+           "for start in range(0, size, _PART)] or [(0, 0)]", "for start in range(0, size - 1, _PART)] or [(0, 0)]",
+           ("tests/test_corpus_cache.py",), "a file's last byte alone in its part is never digested"),
+    Mutant("in-parts-overlap", "engine/cores.py", "bounds = [(start, min(start + size, total))",
+           "bounds = [(max(0, start - step), min(start + size, total))", ("tests/test_posting_slices.py",),
+           "each part but the first starts a step early, so postings are weighted twice"),
+    Mutant("text-run-not-rebased", "engine/tables.py", "return [text[a - lo:b - lo] for a, b",
+           "return [text[a:b] for a, b", ("tests/test_chunk_rows.py",),
+           "a run of strings not starting at the column's first is cut at the wrong places"),
+    Mutant("document-items-next-range", "engine/tables.py", "start, stop = first[row:row + 2].tolist()",
+           "start, stop = first[row + 1:row + 3].tolist()", ("tests/test_corpus_cache.py",),
+           "the documents tree lists each document with the next one's chunks"),
 ]
 
 
