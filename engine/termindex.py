@@ -77,7 +77,7 @@ class QueryTerms:
 @dataclass(frozen=True)
 class TermIndex:
     analyzer: Analyzer
-    counts: sp.csr_matrix  # chunks x terms, raw term counts
+    counts: sp.csr_matrix  # chunks x terms, raw term counts (built: in the narrowest unsigned type that holds them)
     vocabulary: np.ndarray  # term strings, sorted; column j is vocabulary[j]
     term_ids: dict[str, int]
     doc_freq: np.ndarray  # chunks containing each term
@@ -122,6 +122,9 @@ class TermIndex:
             part = indices[start:start + _REMAP]
             np.take(new_id, part, out=part, mode="clip")
         data = row_counts.joined()
+        # each count in the narrowest type that holds them (uint8 for most corpora): a byte per posting, not four,
+        # through the BM25 and TF-IDF builds, whose transposes and weights are the build's peak
+        data = data.astype(np.min_scalar_type(int(data.max())) if data.size else np.uint8)
         counts = sp.csr_matrix((data, indices, indptr), shape=(total, len(term_list)))
         counts.sort_indices()
         vocabulary = np.array(term_list, dtype=object)[order]

@@ -128,7 +128,8 @@ def narrow_term_major(counts: sp.csr_matrix) -> sp.csc_matrix:
     """``counts`` term-major, each count in the narrowest type that holds them (uint8 for most corpora):
     the transposed copy then costs its indices and a byte per posting, not four."""
     narrow = np.min_scalar_type(int(counts.data.max())) if counts.nnz else np.dtype(np.uint8)
-    return sp.csr_matrix((counts.data.astype(narrow), counts.indices, counts.indptr), shape=counts.shape).tocsc()
+    narrowed = counts.data.astype(narrow, copy=False)  # the index's own counts when narrow already
+    return sp.csr_matrix((narrowed, counts.indices, counts.indptr), shape=counts.shape).tocsc()
 
 
 def row_values(matrix: sp.csr_matrix, row: int, ids: np.ndarray) -> np.ndarray:
