@@ -15,7 +15,7 @@ the palette's rows (palette_rows.py). How the parts fit: docs/architecture.md.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cache
+from functools import cache, partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, ComposeResult
@@ -38,6 +38,7 @@ from ranklens.tui.panes.base import WorkPane
 from ranklens.tui.panes.search import SearchPane
 from ranklens.tui.safe import one_line
 from ranklens.tui.session import Context, Outcome, Session
+from ranklens.tui.terminal_watch import CHECK_EVERY_S, HUNG_UP_STATUS, end_after_grace, hung_up, terminal_fd
 from ranklens.tui.setting_steps import SETTING_STEPS
 from ranklens.tui.setting_text import setting_title, typed_text
 from ranklens.tui.status import Status
@@ -190,7 +191,15 @@ class RanklensApp(App[None]):
         self.query_one(QueryBox).focus()
         # A prompt's box closing gives the focus back without a focus event the app sees: sync then too.
         self.screen_change_signal.subscribe(self, lambda _screen: self.call_after_refresh(self._sync_typing))
+        terminal = terminal_fd()
+        if terminal is not None and not self.is_headless:
+            self.set_interval(CHECK_EVERY_S, partial(self._exit_if_hung_up, terminal))
         self.switch_corpus(self.corpus_spec)
+
+    def _exit_if_hung_up(self, terminal: int) -> None:
+        if hung_up(terminal):
+            end_after_grace()
+            self.exit(return_code=HUNG_UP_STATUS)
 
     def on_unmount(self) -> None:
         release_kept()  # the process may go on (tests, a program embedding the app): its heap is its own again
