@@ -56,6 +56,14 @@ class _Pieces:
         return out
 
 
+def narrow_counts(counts: np.ndarray) -> np.ndarray:
+    """Term counts in the narrowest unsigned type that holds them (uint8 for most corpora): a byte per posting,
+    not four, through the BM25 and TF-IDF builds, whose transposes and weights are a build's peak. The array
+    itself when it is that narrow already."""
+    narrow = np.min_scalar_type(int(counts.max())) if counts.size else np.dtype(np.uint8)
+    return counts.astype(narrow, copy=False)
+
+
 @dataclass(frozen=True)
 class QueryTerms:
     """A query after analysis: the distinct in-vocabulary term ids and their counts."""
@@ -122,9 +130,7 @@ class TermIndex:
             part = indices[start:start + _REMAP]
             np.take(new_id, part, out=part, mode="clip")
         data = row_counts.joined()
-        # each count in the narrowest type that holds them (uint8 for most corpora): a byte per posting, not four,
-        # through the BM25 and TF-IDF builds, whose transposes and weights are the build's peak
-        data = data.astype(np.min_scalar_type(int(data.max())) if data.size else np.uint8)
+        data = narrow_counts(data)
         counts = sp.csr_matrix((data, indices, indptr), shape=(total, len(term_list)))
         counts.sort_indices()
         vocabulary = np.array(term_list, dtype=object)[order]

@@ -106,3 +106,28 @@ def test_a_columns_lookup_searches_it_in_its_own_type(monkeypatch: pytest.Monkey
     assert found.tolist() == [True, True, False] and values.tolist() == [2.0, 8.0]
     list(sparse.posting_slices(weights.indptr.astype(np.int32), 5))
     assert seen and all(haystack == needles for haystack, needles in seen)
+
+
+def test_counts_past_a_byte_keep_their_values_in_the_index_and_bm25() -> None:
+    # counts are stored in the narrowest type that holds them: 300 needs 16 bits and 70,000 needs 32
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    from ranklens.engine.analysis import Analyzer
+    from ranklens.engine.scoring.bm25 import BM25Scorer, bm25_tfc
+    from ranklens.engine.setup import Setup
+    from ranklens.engine.termindex import TermIndex
+
+    for repeats in (300, 70_000):
+        texts = ["alpha " * repeats + "beta", "beta gamma", "alpha gamma gamma"]
+        index = TermIndex.build(texts, Analyzer.from_setup(Setup()))
+        oracle = CountVectorizer(token_pattern=r"(?u)\b\w\w+\b")
+        expected = oracle.fit_transform(texts).toarray()
+        columns = [int(index.term_ids[t]) for t in oracle.get_feature_names_out()]
+        assert np.array_equal(index.counts.toarray()[:, columns], expected)
+        assert index.counts.data.dtype == (np.uint16 if repeats < 65536 else np.uint32)
+        scorer = BM25Scorer.fit(index)
+        dense = index.counts.toarray().astype(np.float64)
+        norm = 1 - 0.75 + 0.75 * index.doc_len / index.doc_len.mean()
+        rows, cols = np.nonzero(dense)
+        weights = scorer.idf[cols] * bm25_tfc("lucene", dense[rows, cols], norm[rows], 1.2, 0.5)
+        assert np.allclose(scorer.columns.toarray()[rows, cols], weights, rtol=0, atol=1e-12)

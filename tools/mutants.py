@@ -282,6 +282,10 @@ MUTANTS = [
     Mutant("document-items-next-range", "engine/tables.py", "start, stop = first[row:row + 2].tolist()",
            "start, stop = first[row + 1:row + 3].tolist()", ("tests/test_corpus_cache.py",),
            "the documents tree lists each document with the next one's chunks"),
+    Mutant("counts-always-a-byte", "engine/termindex.py",
+           "narrow = np.min_scalar_type(int(counts.max())) if counts.size else np.dtype(np.uint8)",
+           "narrow = np.dtype(np.uint8)", ("tests/test_posting_slices.py",),
+           "a term counted 300 times in a chunk is stored as 44"),
 ]
 
 

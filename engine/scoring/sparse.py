@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ranklens.engine.termindex import narrow_counts
 from ranklens.engine.topk import QueryScores, top_k
 
 # Postings per chunk above which a dense N-vector is cheaper than merging the posting
@@ -125,11 +126,10 @@ def posting_slices(indptr: np.ndarray, step: int, start: int = 0, stop: int | No
 
 
 def narrow_term_major(counts: sp.csr_matrix) -> sp.csc_matrix:
-    """``counts`` term-major, each count in the narrowest type that holds them (uint8 for most corpora):
-    the transposed copy then costs its indices and a byte per posting, not four."""
-    narrow = np.min_scalar_type(int(counts.data.max())) if counts.nnz else np.dtype(np.uint8)
-    narrowed = counts.data.astype(narrow, copy=False)  # the index's own counts when narrow already
-    return sp.csr_matrix((narrowed, counts.indices, counts.indptr), shape=counts.shape).tocsc()
+    """``counts`` term-major, each count in the narrowest type that holds them (``narrow_counts``; an index
+    cached before the build narrowed its counts holds int32): the transposed copy then costs its indices and
+    a byte per posting, not four."""
+    return sp.csr_matrix((narrow_counts(counts.data), counts.indices, counts.indptr), shape=counts.shape).tocsc()
 
 
 def row_values(matrix: sp.csr_matrix, row: int, ids: np.ndarray) -> np.ndarray:
