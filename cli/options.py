@@ -28,7 +28,13 @@ class UsageError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
-    """The parser of ``ranklens`` and its subcommands: a rejected argument raises ``UsageError``."""
+    """The parser of ``ranklens`` and its subcommands: a rejected argument raises ``UsageError``.
+
+    Options are never abbreviated: argparse would read ``--k 0`` as ``--k1 0`` and rank with another BM25
+    without a word, where the user meant ``-k``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **{**kwargs, "allow_abbrev": False})
 
     # argparse prints usage and exits on its own; we want one line and status 2 from main()
     def error(self, message: str) -> NoReturn:

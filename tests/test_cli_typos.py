@@ -18,3 +18,12 @@ def test_a_typo_is_named_with_the_close_matches(capsys: pytest.CaptureFixture[st
 
 def test_a_missing_path_is_not_opened(capsys: pytest.CaptureFixture[str], tmp_path) -> None:
     assert_error(run_cli(capsys, str(tmp_path / "nowhere")), "no such corpus or command")
+
+
+@pytest.mark.parametrize("argv", [["search", "studio-alfa", "ferie", "--k", "0"],
+                                  ["eval", "studio-alfa", "--stop", "it"]])
+def test_an_option_is_never_read_as_the_longer_one_it_begins(capsys: pytest.CaptureFixture[str],
+                                                             argv: list[str]) -> None:
+    # argparse's abbreviations would read --k as --k1 (BM25's k1, not the results per query) and --stop as
+    # --stopwords: a setup the user did not ask for, without a word
+    assert_error(run_cli(capsys, *argv), f"unrecognized arguments: {argv[-2]} {argv[-1]}")
