@@ -73,12 +73,31 @@ def _positive(score: float) -> bool:
     return score > 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Hit:
     rank: int
     index: int  # position of the chunk in ``Retriever.chunks``
     chunk: Chunk
     score: float
+
+    @classmethod
+    def ranked(cls, indices: Sequence[int], chunks: Sequence[Chunk], scores: Sequence[float]) -> list[Hit]:
+        """Hits ranked 1, 2, ... from parallel lists: made through the slots' descriptors, as
+        ``StoredChunk.of_rows`` makes chunks (a frozen dataclass' ``__init__`` costs twice as much,
+        microseconds a search)."""
+        new, (rank, index, chunk, score) = object.__new__, _HIT_SETTERS
+        hits = []
+        for r, (i, c, v) in enumerate(zip(indices, chunks, scores), 1):
+            hit = new(cls)
+            rank(hit, r)
+            index(hit, i)
+            chunk(hit, c)
+            score(hit, v)
+            hits.append(hit)
+        return hits
+
+
+_HIT_SETTERS = tuple(Hit.__dict__[field].__set__ for field in ("rank", "index", "chunk", "score"))
 
 
 @dataclass(frozen=True)
@@ -308,9 +327,9 @@ class Retriever:
         if k < 1:
             raise RanklensError(f"k must be at least 1 (got {k})")
         query = self.query(text)
-        unknown = tuple(t for t in dict.fromkeys(query.terms) if t not in self.index.term_ids)
+        unknown = query.unknown
         describe = self.description
-        needs_terms = self._spec.needs_terms(self.setup)  # a neural encoder reads the text itself
+        needs_terms = self._needs_terms  # a neural encoder reads the text itself
         if query.empty and (needs_terms or not text.strip()):
             return SearchResult(text, describe, [], (), (), note="no query terms after analysis")
         if not query.matched and needs_terms:
@@ -326,9 +345,10 @@ class Retriever:
         # index's candidates (the others score -inf)
         keep = math.isfinite if self._spec.ranks_all else _positive
         # not kept: a chunk sharing no term with the query (or unranked); k values: a list beats numpy masks
-        kept = [(i, v) for i, v in zip(top.tolist(), values.tolist()) if keep(v)]
-        hits = [Hit(r + 1, i, chunk, v) for r, ((i, v), chunk) in enumerate(zip(kept, take(self.chunks,
-                                                                                         [i for i, _ in kept])))]
+        rows, kept = top.tolist(), values.tolist()
+        if not all(map(keep, kept)):
+            rows, kept = [i for i, v in zip(rows, kept) if keep(v)], [v for v in kept if keep(v)]
+        hits = Hit.ranked(rows, take(self.chunks, rows), kept)
         return SearchResult(text, describe, hits, query.terms, unknown)
 
     def explain(self, text: str, chunk_index: int) -> Explanation:
@@ -346,6 +366,10 @@ class Retriever:
     @cached_property
     def _spec(self) -> ScorerSpec:
         return spec(self.setup.scorer)
+
+    @cached_property
+    def _needs_terms(self) -> bool:
+        return self._spec.needs_terms(self.setup)
 
     @cached_property
     def description(self) -> str:

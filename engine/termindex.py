@@ -72,6 +72,7 @@ class QueryTerms:
     terms: tuple[str, ...]  # every analysed term, repeats kept, in order
     ids: np.ndarray  # distinct term ids present in the vocabulary
     counts: np.ndarray  # how often each of ``ids`` occurs in the query
+    unknown: tuple[str, ...] = ()  # distinct terms the vocabulary lacks, in query order
 
     @property
     def empty(self) -> bool:
@@ -148,10 +149,13 @@ class TermIndex:
         terms = tuple(self.analyzer.terms(text))
         lookup = self.term_ids.get
         seen: dict[int, int] = {}
+        unknown: dict[str, None] = {}
         for term in terms:  # a query has a handful of terms: a dict beats np.unique's fixed cost
             i = lookup(term)
             if i is not None:
                 seen[i] = seen.get(i, 0) + 1
+            else:
+                unknown[term] = None
         order = sorted(seen)
         return QueryTerms(text=text, terms=terms, ids=np.array(order, dtype=np.int64),
-                          counts=np.array([seen[i] for i in order], dtype=np.float64))
+                          counts=np.array([seen[i] for i in order], dtype=np.float64), unknown=tuple(unknown))

@@ -33,14 +33,17 @@ def top_k(scores: np.ndarray | QueryScores | PendingScores, k: int) -> np.ndarra
 
 
 def _top_k_exact(scores: np.ndarray, k: int) -> np.ndarray:
-    if k >= scores.size or scores.size < _SORTED_BELOW:
-        return np.argsort(-scores, kind="stable")[:k]
-    part = np.argpartition(-scores, k - 1)[:k]
-    cutoff = scores[part].min()
-    above = np.flatnonzero(scores > cutoff)
-    at = np.flatnonzero(scores == cutoff)[: k - above.size]
-    chosen = np.concatenate((above, at))
-    return chosen[np.lexsort((chosen, -scores[chosen]))]
+    # methods rather than numpy's functions, and no flatnonzero: a rare-term search is a few dozen
+    # microseconds of numpy calls, each function adding its own Python layer
+    n = scores.size
+    if k >= n or n < _SORTED_BELOW:
+        return (-scores).argsort(kind="stable")[:k]
+    # every score at least the k-th best, in index order: a stable sort of those keeps ties to the lower index
+    cutoff = np.partition(scores, n - k)[n - k]
+    chosen = (scores >= cutoff).nonzero()[0]
+    if chosen.size < k:  # a NaN partitioned as the k-th best: no score compares with it
+        return (-scores).argsort(kind="stable")[:k]
+    return chosen[(-scores[chosen]).argsort(kind="stable")[:k]]
 
 
 def _top_k_sampled(scores: np.ndarray, k: int) -> np.ndarray:
@@ -136,9 +139,10 @@ class QueryScores:
         m = self.ids.size
         if m >= k:
             best = top_k(self.values, k)  # positions; ids ascend, so position order is index order
-            if m == self.n or self.values[best[-1]] > self.base:
+            scores = np.asarray(self.values[best], dtype=np.float64)
+            if m == self.n or scores[-1] > self.base:
                 # every untouched chunk scores base, below the k-th
-                return self.ids[best], np.asarray(self.values[best], dtype=np.float64)
+                return self.ids[best], scores
         best = self._top_with_untouched(k)
         return best, np.asarray(self[best], dtype=np.float64)
 
@@ -227,6 +231,7 @@ class PendingScores:
         if self._top is None or self._asked < min(k, self.n):
             found, values = self.scorer.top_k(self.query, k)
             self._top, self._asked = (found, np.asarray(values, dtype=np.float64)), k
+            return self._top
         return self._top[0][:k], self._top[1][:k]
 
     def __getitem__(self, chunks):

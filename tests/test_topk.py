@@ -31,6 +31,17 @@ def test_top_k_on_large_inputs_with_ties(k: int) -> None:
         assert top_k(scores, k).tolist() == stable_top(scores, k), n
 
 
+@pytest.mark.parametrize("nans", [1, 9, 10, 400])
+def test_top_k_puts_nan_scores_where_the_stable_sort_does(nans: int) -> None:
+    """A NaN (a cosine over a zero vector) compares with nothing: fewer than k, or all of the k-th, must still
+    come out as the stable sort orders them, on the partitioned path too."""
+    rng = np.random.default_rng(nans)
+    scores = rng.integers(0, 5, 2000).astype(np.float64)
+    scores[rng.choice(2000, nans, replace=False)] = np.nan
+    for k in (1, 10, 50):
+        assert top_k(scores, k).tolist() == stable_top(scores, k)
+
+
 def test_more_than_n_returns_every_index_in_order() -> None:
     scores = np.array([0.5, 2.0, 0.5, 1.0])
     assert top_k(scores, 10).tolist() == [1, 3, 0, 2]

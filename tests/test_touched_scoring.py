@@ -178,6 +178,39 @@ def test_maxscore_top_k_equals_ranking_every_chunk(index: TermIndex, variant: st
     assert pruned > 50
 
 
+@pytest.mark.parametrize("make", [lambda i: BM25Scorer.fit(i, "lucene"), lambda i: BM25Scorer.fit(i, "bm25l"),
+                                  lambda i: BM25Scorer.fit(i, "lucene", dtype=np.float32),
+                                  lambda i: TfidfScorer.fit(i), lambda i: TfidfScorer.fit(i, True)])
+def test_a_rare_term_top_k_is_the_dense_ranking_with_its_floats(index: TermIndex, make) -> None:
+    """The top k of short postings, made without a QueryScores (the search path), for term counts of 1 and of 2
+    (the repeated term), float32 weights, a base every untouched chunk gets (bm25l), and k beyond the touched
+    chunks (untouched ones rank then, ties to the lower index)."""
+    scorer = make(index)
+    rare = [q for q in queries(index) if q.ids.size > 1 and index.doc_freq[q.ids].max() <= 3]
+    assert len(rare) > 20 and any(q.counts.max() == 2 for q in rare)
+    for query in rare:
+        dense = scorer.scores(query)
+        for k in (1, 3, 10, 600):
+            order = np.argsort(-dense, kind="stable")[:k]
+            ids, values = scorer.top_k(query, k)
+            assert ids.tolist() == order.tolist() and np.array_equal(values, dense[order]), (query.text, k)
+
+
+def test_a_touched_chunk_scoring_no_more_than_the_untouched_ties_with_them_in_index_order() -> None:
+    """A weight of 0 in a short posting list (an idf of 0): the touched chunk ties with every untouched one, and
+    the lower indices come first, as in the dense ranking."""
+    import scipy.sparse as scipy_sparse
+
+    weights = scipy_sparse.csc_matrix((np.array([1.0, 0.0, 0.0, 2.0]), np.array([10, 500, 500, 700]),
+                                       np.array([0, 2, 4])), shape=(1000, 2))
+    dense = np.asarray(weights.sum(axis=1)).ravel()
+    for k in (2, 3, 5):
+        ids, values = sparse.ranked_top_k(weights, np.array([0, 1]), np.array([1.0, 1.0]), k, None)
+        order = np.argsort(-dense, kind="stable")[:k]
+        assert ids.tolist() == order.tolist() and np.array_equal(values, dense[order])
+    assert sparse.ranked_top_k(weights, np.array([0, 1]), np.array([1.0, 1.0]), 3, None)[0].tolist() == [700, 10, 0]
+
+
 @pytest.mark.parametrize("make", [lambda i: BM25Scorer.fit(i, "lucene"), lambda i: BM25Scorer.fit(i, "bm25+"),
                                   lambda i: TfidfScorer.fit(i), lambda i: TfidfScorer.fit(i, True)])
 def test_pending_scores_read_like_the_dense_vector(index: TermIndex, make, monkeypatch: pytest.MonkeyPatch) -> None:

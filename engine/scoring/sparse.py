@@ -52,22 +52,37 @@ def query_scores(weights: sp.csc_matrix, ids: np.ndarray, query_weights: np.ndar
     """
     n = weights.shape[0]
     indices, data = weights.indices, weights.data
-    terms = np.asarray(ids, dtype=np.intp)
-    los, his = posting_bounds(weights, terms) if bounds is None else bounds
+    los, his = posting_bounds(weights, ids) if bounds is None else bounds
     if sum(his) - sum(los) > dense_share * n:
-        scores = column_scores(weights, terms, query_weights)
+        scores = column_scores(weights, np.asarray(ids, dtype=np.intp), query_weights)
         scores += base
         return QueryScores(n, scores)
-    w = np.asarray(query_weights, dtype=np.float64)
     if not los:
         return QueryScores(n, np.zeros(0), np.zeros(0, dtype=np.int64), 0.0 + base)
+    w = np.asarray(query_weights, dtype=np.float64).tolist()
     if len(los) == 1:
         lo, hi = los[0], his[0]
         return QueryScores(n, np.multiply(data[lo:hi], w[0], dtype=np.float64) + base,
                            indices[lo:hi].astype(np.int64), float(base))
+    chunks, first, sums = _merged(indices, data, los, his, w)
+    if base:
+        sums += base
+    return QueryScores(n, sums, chunks[first].astype(np.int64), float(base))
+
+
+def _merged(indices: np.ndarray, data: np.ndarray, los: list[int], his: list[int],
+            w: list[float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(the postings' chunks in ascending order, a mask of each chunk's first posting among them, each chunk's
+    score): two terms' postings or more merged, each chunk's contributions added in term order from 0.
+
+    A rare-term query costs its numpy calls more than its postings: each one counts here.
+    """
     chunks = np.concatenate([indices[lo:hi] for lo, hi in zip(los, his)])
-    # float32 weights are widened by the product with float64 query weights, as the dense form widens them
-    parts = np.concatenate([data[lo:hi] for lo, hi in zip(los, his)]) * w.repeat(np.subtract(his, los))
+    # float32 weights are widened before the product, as the dense form widens them; x * 1.0 is x
+    if w.count(1.0) == len(w):
+        parts = np.concatenate([data[lo:hi] for lo, hi in zip(los, his)], dtype=np.float64)
+    else:
+        parts = np.concatenate([np.multiply(data[lo:hi], wj, dtype=np.float64) for lo, hi, wj in zip(los, his, w)])
     # A stable sort keeps each chunk's contributions in term order; bincount then adds them
     # one by one from 0, the same sums the dense scatter makes (np.add.reduceat would not:
     # it adds long runs pairwise).
@@ -77,14 +92,31 @@ def query_scores(weights: sp.csc_matrix, ids: np.ndarray, query_weights: np.ndar
     first[0] = True
     np.not_equal(chunks[1:], chunks[:-1], out=first[1:])
     sums: np.ndarray = np.bincount(first.cumsum(), weights=parts[order])[1:]  # group g counted as g + 1
+    return chunks, first, sums
+
+
+def _touched_top(weights: sp.csc_matrix, query_weights: np.ndarray, k: int, base: float,
+                 los: list[int], his: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """``query_scores(...).top(k)`` for two terms' short postings or more, the usual rare-term query: the ids
+    of the top k alone are made, no ``QueryScores`` unless untouched chunks may rank (fewer than k touched)."""
+    chunks, first, sums = _merged(weights.indices, weights.data, los, his,
+                                  np.asarray(query_weights, dtype=np.float64).tolist())
     if base:
         sums += base
-    return QueryScores(n, sums, chunks[first].astype(np.int64), float(base))
+    if sums.size >= k > 0:
+        best = top_k(sums, k)
+        scores = sums[best]
+        if scores[-1] > base:  # every untouched chunk scores base, below the k-th
+            return chunks[first][best].astype(np.int64), scores
+    return QueryScores(weights.shape[0], sums, chunks[first].astype(np.int64), float(base)).top(k)
 
 
 def posting_bounds(weights: sp.csc_matrix, terms: np.ndarray) -> tuple[list[int], list[int]]:
     """Where each term's postings start and end in ``weights.indices`` and ``.data``."""
-    return weights.indptr[terms].tolist(), weights.indptr[terms + 1].tolist()
+    # read through a memoryview, whose items are Python ints: four numpy calls cost more than a rare query's merge
+    starts = weights.indptr.data
+    terms = np.asarray(terms).tolist()
+    return [starts[t] for t in terms], [starts[t + 1] for t in terms]
 
 
 def _may_prune(postings: int, budget: float) -> bool:
@@ -100,13 +132,15 @@ def ranked_top_k(weights: sp.csc_matrix, ids: np.ndarray, query_weights: np.ndar
     Long postings are pruned by MaxScore when ``upper`` (``column_maxima``, None when a weight is negative)
     lets it; otherwise, as for every rare-term query, the touched chunks are scored.
     """
-    terms = np.asarray(ids, dtype=np.intp)
-    bounds = posting_bounds(weights, terms)
+    bounds = posting_bounds(weights, ids)
     if upper is not None and _may_prune(sum(bounds[1]) - sum(bounds[0]), DENSE_SHARE * weights.shape[0]):
-        pruned = pruned_top_k(weights, terms, query_weights, k, upper, base)
+        pruned = pruned_top_k(weights, np.asarray(ids, dtype=np.intp), query_weights, k, upper, base)
         if pruned is not None:
             return pruned
-    return query_scores(weights, terms, query_weights, base, bounds=bounds).top(k)
+    los, his = bounds
+    if len(los) > 1 and sum(his) - sum(los) <= DENSE_SHARE * weights.shape[0]:
+        return _touched_top(weights, query_weights, k, base, los, his)
+    return query_scores(weights, ids, query_weights, base, bounds=bounds).top(k)
 
 
 def posting_slices(indptr: np.ndarray, step: int, start: int = 0, stop: int | None = None):
