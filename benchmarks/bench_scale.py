@@ -10,7 +10,7 @@ cache folder of its own, empty before the cold index. tantivy (0.27, one
 indexing thread, searched on one thread) indexes the same records. A warm
 ``search`` is the whole command, interpreter and imports included, median of 3.
 The queries job opens warm in process and answers 200 Zipf-mix and 200
-rare-term queries (top 10), one at a time (p50) and in a row (queries/s).
+rare-term queries (top 10), one at a time (p50) and in a row (queries/s, the median of three passes).
 ``ranklens eval`` of the folder's 300 questions is a whole process too, beside
 tantivy's top 10 of each (``scale_jobs tantivy-eval``).
 The TUI row (when tmux is installed) starts ``ranklens FOLDER`` warm at 100×30,
@@ -126,6 +126,7 @@ def _run_size(n: int, quick: bool) -> Table:
         query = zipf[0]
         log(f"scale {fmt_size(n)}: ranklens cold index…")
         ours = {"index": run_step("ranklens.cli.main", "index", str(folder), env=env)}
+        os.sync()  # the index written out: its write-back would share the cores with the warm steps
         log("scale: ranklens warm searches…")
         ours["search"] = searches("ranklens.cli.main", "search", str(folder), query, env=env)
         ours["zipf"] = run_step("benchmarks.scale_jobs", "queries", "ranklens", str(folder), str(work / "zipf.txt"),
@@ -138,6 +139,7 @@ def _run_size(n: int, quick: bool) -> Table:
         log("scale: tantivy…")
         index_dir = str(work / "tantivy")
         theirs = {"index": run_step("benchmarks.scale_jobs", "tantivy-index", str(folder), index_dir)}
+        os.sync()
         if not theirs["index"].failed:
             theirs["search"] = searches("benchmarks.scale_jobs", "tantivy-search", index_dir, query)
             theirs["zipf"] = run_step("benchmarks.scale_jobs", "queries", "tantivy", index_dir, str(work / "zipf.txt"))
