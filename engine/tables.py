@@ -227,7 +227,7 @@ class ChunkTable(_Rows[Chunk]):
         """The chunks at the given positions, each read from the columns field by field as it is asked for
         (``StoredChunk``): a search's hits, of which a caller may read only the ids."""
         n = len(self)
-        if rows and type(rows) is list and 0 <= min(rows) and max(rows) < n and all(type(i) is int for i in rows):
+        if rows and type(rows) is list and min(rows) >= 0 and max(rows) < n and all(type(i) is int for i in rows):
             return StoredChunk.of_rows(self, rows)  # a search's rows, checked at once
         return StoredChunk.of_rows(self, [_row(i, n) for i in rows])
 
