@@ -149,9 +149,9 @@ MUTANTS = [
            ANALYSIS, "a capitalised stop word in a list no longer stops its lowercased token"),
     Mutant("stopwords-accents", "engine/analysis.py", "stop = frozenset(fold_accents(w) for w in stop)",
            "stop = stop", ANALYSIS, "an accented stop word no longer stops its folded token"),
-    Mutant("topk-tie-choice", "engine/topk.py", "at = np.flatnonzero(scores == cutoff)[: k - above.size]",
-           "at = np.flatnonzero(scores == cutoff)[::-1][: k - above.size]",
-           ("tests/test_topk.py", *METRICS, *SCORING), "chunks tied at the cut-off are chosen from the highest index"),
+    Mutant("topk-tie-order", "engine/topk.py", 'return chosen[(-scores[chosen]).argsort(kind="stable")[:k]]',
+           'return chosen[(-scores[chosen]).argsort(kind="quicksort")[:k]]',
+           ("tests/test_topk.py", *METRICS, *SCORING), "chunks tied at or above the cut-off come in any index order"),
     Mutant("topk-sampled-bound", "engine/topk.py", "if n >= _SAMPLED_ABOVE and k * _SAMPLE_STEP < n:",
            "if n >= _SAMPLED_ABOVE and k < n:", ("tests/test_topk.py",),
            "the sampled bound is used when the sample holds fewer than k scores"),
@@ -286,6 +286,12 @@ MUTANTS = [
            "narrow = np.min_scalar_type(int(counts.max())) if counts.size else np.dtype(np.uint8)",
            "narrow = np.dtype(np.uint8)", ("tests/test_posting_slices.py",),
            "a term counted 300 times in a chunk is stored as 44"),
+    Mutant("rare-top-untouched-tie", "engine/scoring/sparse.py", "if scores[-1] > base:  # every untouched",
+           "if scores[-1] >= base:  # every untouched", ("tests/test_touched_scoring.py",),
+           "a touched chunk scoring 0 ranks above the untouched chunks of lower index it ties with"),
+    Mutant("rare-weights-taken-as-one", "engine/scoring/sparse.py", "if w.count(1.0) == len(w):",
+           "if w.count(1.0) >= 1:", ("tests/test_touched_scoring.py",),
+           "a repeated query term counts once when another term occurs once"),
 ]
 
 
