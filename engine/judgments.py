@@ -6,10 +6,13 @@ they agree on which chunks count.
 """
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
+from functools import cached_property
+from itertools import accumulate
 
 from ranklens.engine.chunking import contains_answer
-from ranklens.engine.corpus import Chunk, Question
+from ranklens.engine.corpus import Chunk, Question, normalise_space
 from ranklens.engine.tables import ChunkTable
 
 
@@ -91,10 +94,9 @@ class ChunkJudge:
             for i in rows.document(ident):
                 if question.answer is None or contains_answer(self.chunks[i].text, question.answer):
                     found[i] = max(found.get(i, 0), grade)
-        judged_out = self._positions(question.nonrelevant)
         if not found and question.answer:
-            found = {i: 1 for i, c in enumerate(self.chunks)
-                     if i not in judged_out and contains_answer(c.text, question.answer)}
+            judged_out = self._positions(question.nonrelevant)
+            found = {i: 1 for i in self._holding(question.answer) if i not in judged_out}
         for ident in question.nonrelevant:
             at = rows.chunk(ident)
             if at is not None:
@@ -109,6 +111,28 @@ class ChunkJudge:
         for i in self._positions(question.nonrelevant):
             judged.setdefault(i, 0)
         return judged
+
+    @cached_property
+    def _spaced(self) -> tuple[str, list[int]]:
+        """Every chunk's text with its white space collapsed, joined by newlines (which none holds now), and
+        where each starts: an answer span is looked for in all of them at once, once per question, not with
+        a regular expression per chunk and question (7,600 answer-only questions over 50 chunks took 11 s)."""
+        texts = [normalise_space(c.text) for c in self.chunks]
+        return "\n".join(texts), list(accumulate((len(t) + 1 for t in texts), initial=0))
+
+    def _holding(self, answer: str) -> list[int]:
+        """The chunks holding the whole answer span, ignoring differences in white space (``contains_answer``)."""
+        wanted = normalise_space(answer)
+        if not wanted:
+            return []
+        text, starts = self._spaced
+        found = []
+        at = text.find(wanted)  # collapsed, the span holds no newline: a match never runs into the next chunk
+        while at >= 0:
+            chunk = bisect_right(starts, at) - 1
+            found.append(chunk)
+            at = text.find(wanted, starts[chunk + 1])
+        return found
 
     def _positions(self, ids: Iterable[str]) -> set[int]:
         """The chunks ``ids`` name: a chunk id its chunk, a document id all its chunks."""

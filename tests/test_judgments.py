@@ -7,6 +7,7 @@ chunks holding the span; judged ids that name nothing of this chunking leave the
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from ranklens.engine.corpus import Chunk, Question
 from ranklens.engine.judgments import ChunkJudge
@@ -50,3 +51,22 @@ def test_ids_of_another_chunking_leave_the_answer_to_decide() -> None:
     assert judged({"old-chunk-7": 3}, answer="restore a file") == {"d1#1": 1, "d2#0": 1}
     assert judged({"old-chunk-7": 3}) == {}
     assert judged({}, answer="not in any chunk") == {}
+
+
+_WORDS = st.sampled_from(["backup", "file", "restore", "a", "the", "ß", "日本", ""])
+_SPACES = st.sampled_from([" ", "  ", "\n", "\t", "\u00a0", "\u2028", "\r\n", ""])
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts=st.lists(st.lists(st.tuples(_WORDS, _SPACES), max_size=8), min_size=1, max_size=8),
+       answer=st.lists(st.tuples(_WORDS, _SPACES), max_size=4))
+def test_an_answer_only_question_judges_the_chunks_each_chunk_check_finds(texts, answer) -> None:
+    """The span is looked for in every chunk at once (the chunks' collapsed texts joined by newlines): the
+    chunks found are those ``contains_answer`` finds one by one, with white space of every kind, empty
+    texts and spans that would run from one chunk into the next."""
+    from ranklens.engine.chunking import contains_answer
+
+    chunks = [Chunk(f"c{i}", f"d{i}", 0, 0, 1, "".join(w + s for w, s in words)) for i, words in enumerate(texts)]
+    span = "".join(w + s for w, s in answer)
+    found = ChunkJudge(chunks).relevant(Question("q", "text", {}, span))
+    assert found == {i: 1 for i, c in enumerate(chunks) if contains_answer(c.text, span)}

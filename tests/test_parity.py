@@ -166,3 +166,21 @@ def test_answering_a_batch_gives_the_peers_scores(tmp_path) -> None:  # noqa: AN
     for i, row in tfidf.score_batches(queries):
         expected = (matrix @ vectorizer.transform([queries[i]]).T).toarray().ravel()
         assert np.abs(np.asarray(row) - expected).max() < 1e-9, queries[i]
+
+
+def test_an_lsa_query_vector_is_scipys_sparse_product_bit_for_bit() -> None:
+    """LSA folds a query in by adding each term's row of the components in term order, the sums scipy's
+    sparse row times the components makes (a sparse row per query cost most of an LSA question's time)."""
+    import scipy.sparse as sp
+
+    from ranklens.engine.scoring.lsa import LsaScorer
+
+    index = TermIndex.build(zipf_corpus(), Analyzer.from_setup(Setup()))
+    lsa = LsaScorer.fit(TfidfScorer.fit(index), 40)
+    for text in zipf_queries():
+        query = index.query(text)
+        weights = lsa.tfidf.query_weights(query)
+        row = sp.csr_matrix((weights, (np.zeros(query.ids.size, dtype=np.int64), query.ids)),
+                            shape=(1, lsa.tfidf.idf.size))
+        direct = np.asarray(row @ np.ascontiguousarray(lsa.components.T)).ravel()
+        assert np.array_equal(lsa.encode_query(query), direct / (np.linalg.norm(direct) + 1e-12)), text

@@ -100,13 +100,6 @@ class TfidfScorer(NoAdjustments):
         norm = np.sqrt(np.dot(weights, weights))
         return weights / norm if norm > 0 else weights
 
-    def query_vector(self, query: QueryTerms) -> sp.csr_matrix:
-        """The query as a unit row vector over the vocabulary (for LSA)."""
-        return sp.csr_matrix(
-            (self.query_weights(query), (np.zeros(query.ids.size, dtype=np.int64), query.ids)),
-            shape=(1, self.idf.size),
-        )
-
     def query_scores(self, query: QueryTerms) -> QueryScores:
         """The query's cosines over all chunks, kept as the chunks its postings touch when they are few."""
         return query_scores(self.columns, query.ids, self.query_weights(query))
