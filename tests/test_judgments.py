@@ -53,6 +53,13 @@ def test_ids_of_another_chunking_leave_the_answer_to_decide() -> None:
     assert judged({}, answer="not in any chunk") == {}
 
 
+def test_an_answer_split_between_two_chunks_judges_neither() -> None:
+    chunks = [Chunk("c0", "d", 0, 0, 14, "restore a file"), Chunk("c1", "d", 1, 15, 30, "from the backup"),
+              Chunk("c2", "e", 0, 0, 24, "a file from the backup")]
+    assert ChunkJudge(chunks).relevant(Question("q", "text", {}, "file from")) == {2: 1}
+    assert ChunkJudge(chunks).relevant(Question("q", "text", {}, "file\nfrom  the")) == {2: 1}
+
+
 _WORDS = st.sampled_from(["backup", "file", "restore", "a", "the", "ß", "日本", ""])
 _SPACES = st.sampled_from([" ", "  ", "\n", "\t", "\u00a0", "\u2028", "\r\n", ""])
 

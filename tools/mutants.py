@@ -179,8 +179,10 @@ MUTANTS = [
            "found[at] = grade", JUDGMENTS, "a chunk's own judgment overwrites its document's higher grade"),
     Mutant("judge-doc-overwrites", "engine/judgments.py", "found[i] = max(found.get(i, 0), grade)",
            "found[i] = grade", JUDGMENTS, "a document's judgment overwrites its chunk's higher grade"),
-    Mutant("judge-span-over-zero", "engine/judgments.py", "if i not in judged_out and contains_answer(",
-           "if contains_answer(", JUDGMENTS, "the answer span makes a chunk of a document judged 0 relevant again"),
+    Mutant("judge-span-over-zero", "engine/judgments.py",
+           "for i in self._holding(question.answer) if i not in judged_out}",
+           "for i in self._holding(question.answer)}", JUDGMENTS,
+           "the answer span makes a chunk of a document judged 0 relevant again"),
     Mutant("judge-zero-kept-relevant", "engine/judgments.py", "found.pop(at, None)",
            "pass", (*JUDGMENTS, "tests/test_chunk_rows.py"),
            "a chunk judged 0 by its id stays relevant through its document or the span"),
@@ -292,6 +294,12 @@ MUTANTS = [
     Mutant("rare-weights-taken-as-one", "engine/scoring/sparse.py", "if w.count(1.0) == len(w):",
            "if w.count(1.0) >= 1:", ("tests/test_touched_scoring.py",),
            "a repeated query term counts once when another term occurs once"),
+    Mutant("answer-across-chunks", "engine/judgments.py", 'return "\\n".join(texts)', 'return " ".join(texts)',
+           ("tests/test_judgments.py",), "an answer span running from one chunk into the next judges the first"),
+    Mutant("lsa-fold-in-reversed", "engine/scoring/lsa.py",
+           "for weight, row in zip(self.tfidf.query_weights(query).tolist(), self._by_term[query.ids]):",
+           "for weight, row in reversed([*zip(self.tfidf.query_weights(query).tolist(), self._by_term[query.ids])]):",
+           ("tests/test_parity.py",), "an LSA query's terms added in reverse order: sums that differ from scipy's"),
 ]
 
 
