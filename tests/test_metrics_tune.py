@@ -88,26 +88,3 @@ async def test_u_is_the_metrics_tab_own_key() -> None:
         await app.build_all_tabs()
         rows = [row for row in all_rows(app, TABS) if row.keys == "u" and row.where in ("Everywhere", "Metrics")]
         assert [(row.where, row.action) for row in rows] == [("Metrics", "tune")]
-
-
-async def test_escape_in_a_text_box_cancels_the_sweep_the_tab_offers_to_cancel(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """The tab says "(Escape cancels)" beside the sweep's progress: from its filter box too, Escape cancels
-    the sweep rather than leaving the box."""
-    from ranklens.tui.widgets.input import TextBox
-
-    sweep, stopped = endless("sweeping")
-    app = PaneHarness(MetricsPane, overrides=FUSION)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        monkeypatch.setattr(metrics, "tune", sweep)
-        await pilot.press("u")
-        await pilot.pause(0.1)
-        await pilot.press("f")
-        await pilot.pause()
-        box = app.query_one("#metrics-filter", TextBox)
-        assert app.focused is box and "(Escape cancels)" in screen_text(app)
-        await pilot.press("escape")
-        assert stopped.wait(5), "the sweep's thread did not stop"
-        await settle(pilot)
-        assert app.focused is box and "cancelled" in status(app)

@@ -299,31 +299,3 @@ async def test_escape_cancels_building_a_prompt(monkeypatch: pytest.MonkeyPatch)
         await settle(pilot)
         assert not pane.is_working() and pane.prompt == ""
         gate.release.set()
-
-
-async def test_escape_in_the_query_box_cancels_the_work_the_setup_line_offers_to_cancel(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """The setup line says "(Esc cancels)" beside the index build's progress while the query box has the
-    focus: Escape cancels the build there, and the box keeps the focus. With nothing to cancel, Escape
-    leaves the box as before."""
-    from ranklens.engine.retriever import Workbench
-    from ranklens.tui.widgets.query_box import QueryBox
-    from tests.support.workers import endless
-
-    async with running(size=SIZE) as pilot:
-        app = pilot.app
-        box = app.query_one(QueryBox)
-        box.focus()
-        build, stopped = endless("indexing")
-        monkeypatch.setattr(Workbench, "retriever", lambda self, setup, progress: build(progress))
-        app.indexer.build()
-        await meanwhile(pilot, lambda: "(Esc cancels)" in screen_text(app))
-        assert app.focused is box
-        await pilot.press("escape")
-        assert stopped.wait(5), "the build's thread did not stop"
-        monkeypatch.undo()
-        await settle(pilot)
-        assert app.focused is box and "indexing cancelled" in screen_text(app)
-        await pilot.press("escape")
-        await pilot.pause()
-        assert app.focused is not box

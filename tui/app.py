@@ -406,10 +406,6 @@ class RanklensApp(App[None]):
     def action_cancel_work(self) -> None:
         self.workers.cancel_all()
 
-    def cancel_offered(self) -> bool:
-        """Whether the setup line shows a worker's progress, which says Escape cancels it (tui/host.py)."""
-        return self.status.offers_cancel and any(worker.is_running for worker in self.workers)
-
     async def action_quit_anywhere(self) -> None:
         await self.action_quit()
 

@@ -26,11 +26,3 @@ class Host(Protocol):
     def keys_over_boxes(self) -> Set[str]:
         """Keys a text box must not type, so that they reach the app's bindings (Escape-digit characters)."""
         ...
-
-
-@runtime_checkable
-class OffersCancel(Protocol):
-    def cancel_offered(self) -> bool:
-        """Whether the screen shows work of this node's as cancellable now ("Escape cancels" beside its
-        progress): Escape then cancels it, even from a text box, where it would otherwise leave the box."""
-        ...

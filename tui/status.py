@@ -27,13 +27,10 @@ class Status:
         self.session = app.session
         self.text = ""
         self.is_error = False
-        self.offers_cancel = False  # the text is a worker's progress, saying Escape cancels it
         self._last_progress = 0.0
 
-    def say(self, text: str, error: bool = False, offers_cancel: bool = False) -> None:
-        if offers_cancel != self.offers_cancel:
-            self.app.refresh_bindings()  # Escape cancels, or leaves a text box again: the footer says which
-        self.text, self.is_error, self.offers_cancel = text, error, offers_cancel
+    def say(self, text: str, error: bool = False) -> None:
+        self.text, self.is_error = text, error
         self.refresh()
 
     def published(self) -> None:
@@ -69,4 +66,4 @@ class Status:
             return
         self._last_progress = now
         amount = f"{done * 100 // total}%" if total else f"{done:,}"
-        self.app.call_from_thread(self.say, f"{label} {amount} (Esc cancels)", False, True)
+        self.app.call_from_thread(self.say, f"{label} {amount} (Esc cancels)")

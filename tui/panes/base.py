@@ -172,11 +172,6 @@ class WorkPane(Vertical):
     def is_working(self) -> bool:
         return any(run.worker.state in (WorkerState.PENDING, WorkerState.RUNNING) for run in self._runs.values())
 
-    def cancel_offered(self) -> bool:
-        """Whether a run shows its progress on the tab's WorkStatus, which says Escape cancels it."""
-        return any(run.reports and run.worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
-                   for run in self._runs.values())
-
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # With nothing to cancel, Escape falls through to the app's own binding.
         if action == "cancel_work":

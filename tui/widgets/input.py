@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Input, TabPane
 
-from ranklens.tui.host import Host, OffersCancel
+from ranklens.tui.host import Host
 from ranklens.tui.safe import clean
 
 # Textual's own editing keys of a text box: backspace, delete, arrows, home, end, enter, ...
@@ -53,12 +53,8 @@ class TextBox(Input):
         return super().check_consume_key(key, character)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action != "leave":
-            return True
-        # In a dialog, Escape belongs to the dialog (it cancels it). While the tab or the app says that Escape
-        # cancels its work, it does that: the binding steps aside for theirs.
-        return self._scope() is not None and not any(
-            isinstance(node, OffersCancel) and node.cancel_offered() for node in self.ancestors)
+        # In a dialog, Escape belongs to the dialog (it cancels it).
+        return action != "leave" or self._scope() is not None
 
     def _scope(self) -> Widget | None:
         """Where Escape hands the keys: the box's tab, else its screen; None in a dialog."""
