@@ -19,7 +19,7 @@ from ranklens.engine.errors import RanklensError
 
 if TYPE_CHECKING:
     from ranklens.engine.judged import Judged
-    from ranklens.engine.retriever import Retriever
+    from ranklens.engine.retriever import EvalReport, Retriever, SearchResult
 
 
 def add_corpora(sub: Any) -> None:
@@ -119,20 +119,25 @@ def run_search(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     result = retriever.search(query)
     if args.json:
         return _print_search_json(args, retriever, query, result)
+    print_search(retriever, result, args.explain)
+    return 0
+
+
+def print_search(retriever: Retriever, result: SearchResult, explain: bool = False) -> None:
+    """A search's text: the corpus and setup, then a line per hit (with ``explain``, its score term by term)."""
     decimals = retriever.setup.decimals
     say(_header(retriever))
     if not result.hits:
         say(f"no results: {result.note}")
-        return 0
+        return
     ids = [terminal_text(h.chunk.id) for h in result.hits]
     id_width = max(map(len, ids))
     for hit, chunk_id in zip(result.hits, ids):
         say(f"{hit.rank:>3}  {hit.score:.{decimals}f}  {chunk_id:<{id_width}}  {terminal_text(hit.chunk.text)}")
-        if args.explain:
-            print_explanation(retriever.explain(query, hit.index))
+        if explain:
+            print_explanation(retriever.explain(result.query, hit.index))
     if result.unknown:
         say(f"(not in the corpus: {', '.join(terminal_text(t) for t in result.unknown)})")
-    return 0
 
 
 def _print_search_json(args: argparse.Namespace, retriever: Retriever, query: str, result: Any) -> int:
@@ -223,6 +228,12 @@ def run_eval(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     report = retriever.evaluate()
     if args.json:
         return print_json({**report.to_dict(), "setup": retriever.setup.to_dict(), "judgments": judged.to_dict()})
+    print_eval(retriever, report, judged)
+    return 0
+
+
+def print_eval(retriever: Retriever, report: EvalReport, judged: Judged) -> None:
+    """An evaluation's text: each question's rank, the metrics' table, the timings."""
     evaluation = report.evaluation
     n = len(evaluation.per_question)
     say(_header(retriever))
@@ -237,7 +248,6 @@ def run_eval(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     t = report.timing
     say(f"\nindex {t['index_s']:.3f} s · {t['queries_per_s']:,.0f} queries/s · "
         f"p50 {t['p50_ms']:.2f} ms · p99 {t['p99_ms']:.2f} ms")
-    return 0
 
 
 def _eval_approximate(args: argparse.Namespace, retriever: Retriever, judged: Judged) -> int:

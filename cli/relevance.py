@@ -9,6 +9,7 @@ so judgments made in the TUI or imported here count at once. Each command is an
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from ranklens.engine.compare import Comparison
     from ranklens.engine.judged import Judged
     from ranklens.engine.measures import Measure
+    from ranklens.engine.trec import Run
     from ranklens.engine.workspace import Workspace
 
 MOVED_SHOWN = 10  # questions listed under "moved most" in the text output
@@ -140,11 +142,16 @@ def run_run(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
         atomic_write(sidecar_path(path), json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
     if args.json:
         return print_json({**meta, "path": str(path), "sidecar": str(sidecar_path(path))})
-    measures = "  ".join(f"{k} {v:.3f}" for k, v in headline.items()) or "no judged questions"
-    say(f"# {corpus.name} · {retriever.setup.describe()} · {judged.describe()}")
-    say(f"run {name}: {len(run.rankings)} questions, up to {setup.k} chunks each · {measures}")
+    print_run(judged, retriever.setup.describe(), run, setup.k, headline)
     say(f"written to {path} (setup in {sidecar_path(path).name})")
     return 0
+
+
+def print_run(judged: Judged, describe: str, run: Run, k: int, headline: Mapping[str, float]) -> None:
+    """A run's text: the corpus, its setup and judgments, then the run's questions, depth and headline measures."""
+    measures = "  ".join(f"{name} {value:.3f}" for name, value in headline.items()) or "no judged questions"
+    say(f"# {judged.corpus.name} · {describe} · {judged.describe()}")
+    say(f"run {run.tag}: {len(run.rankings)} questions, up to {k} chunks each · {measures}")
 
 
 def _taken(workspace: Workspace, name: str) -> str:
@@ -232,7 +239,7 @@ def run_compare(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
         tell("warning", comparison.coverage.warning)
     if args.json:
         return print_json({**comparison.to_dict(), **strata.to_dict(), "judgments": judged.to_dict()})
-    _print_comparison(judged, comparison)
+    print_comparison(judged, comparison)
     strata.say(comparison)
     return 0
 
@@ -273,7 +280,7 @@ def compare_many_runs(args: argparse.Namespace, measures: list[Measure]) -> int:
     return 0
 
 
-def _print_comparison(judged: Judged, comparison: Comparison) -> None:
+def print_comparison(judged: Judged, comparison: Comparison) -> None:
     from ranklens.engine.significance import format_p as _p
 
     a, b = comparison.a, comparison.b

@@ -49,7 +49,7 @@ def sidecar_path(path: Path) -> Path:
     return path.with_suffix(".json") if path.suffix != ".json" else path.with_name(path.name + ".sidecar.json")
 
 
-def _inline_setup(spec: str) -> dict[str, Any] | None:
+def inline_setup(spec: str) -> dict[str, Any] | None:
     """``"bm25 --k1 0.9"`` as setup overrides; None when ``spec`` does not read as a setup."""
     try:
         words = shlex.split(spec)
@@ -62,11 +62,11 @@ def _inline_setup(spec: str) -> dict[str, Any] | None:
     try:
         return setup_overrides(parser.parse_args(words))
     except UsageError as error:
-        raise _NotASetup(str(error).removeprefix("setup: ").removeprefix("ranklens: ")) from None
+        raise NotASetup(str(error).removeprefix("setup: ").removeprefix("ranklens: ")) from None
 
 
-class _NotASetup(Exception):
-    pass
+class NotASetup(Exception):
+    """Words that read as setup options but are not a setup the parser takes (the message says why)."""
 
 
 def side(spec: str, corpus: Corpus, workspace: Workspace, workbench: Workbench) -> RunSide:
@@ -84,8 +84,8 @@ def side(spec: str, corpus: Corpus, workspace: Workspace, workbench: Workbench) 
         saved = SavedRun(spec, read_run(spec), read_sidecar(sidecar_path(Path(spec))) or {}, Path(spec))
     else:
         try:
-            overrides = _inline_setup(spec)
-        except _NotASetup as error:
+            overrides = inline_setup(spec)
+        except NotASetup as error:
             raise RanklensError(f"{spec!r} is not a saved run in {workspace.root}, not a file, and not a setup "
                                 f"({error})") from None
         if overrides is None:
