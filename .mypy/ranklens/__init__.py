@@ -1,0 +1,1 @@
+../../ranklens/__init__.py

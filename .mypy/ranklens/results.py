@@ -1,0 +1,1 @@
+../../ranklens/results.py
