@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ranklens.display import Printed, data_frame, printed
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import pandas
 
     from ranklens.engine.compare import Comparison as TwoRuns
@@ -171,6 +172,8 @@ class Run(Printed):
 
     def to_trec(self, path: str | os.PathLike[str]) -> Path:
         """The run as a TREC run file at ``path`` (written atomically; ``-``: standard output)."""
+        from pathlib import Path
+
         from ranklens.engine.trec import write_run
 
         write_run(path, self.run, self.name)

@@ -9,9 +9,7 @@ indexes, scorers) between calls. Warnings and notes go to standard error as the 
 """
 from __future__ import annotations
 
-import argparse
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ranklens.results import Comparison, Evaluation, Hits, Run
@@ -36,8 +34,11 @@ def open(corpus: str | os.PathLike[str], *, workspace: str | os.PathLike[str] | 
     a .jsonl file), with the judgments that count: its own plus its workspace's (``workspace``: the folder, as
     ``--workspace``; default the corpus' folder under the XDG data folder), or its own alone with
     ``no_workspace`` (as ``--no-workspace``). Raises ``RanklensError`` for a corpus that cannot be read."""
+    import argparse
+
     from ranklens.cli.sides import load_with_workspace
 
+    # the command line's loading, given what its options would hold
     args = argparse.Namespace(corpus=os.fspath(corpus), no_workspace=no_workspace,
                               workspace=None if workspace is None else os.fspath(workspace))
     return Workbench(*load_with_workspace(args))
@@ -161,6 +162,8 @@ class Workbench:
         return retriever
 
     def _side(self, spec: RunLike) -> RunSide:
+        from pathlib import Path
+
         from ranklens.cli.output import tell
         from ranklens.cli.sides import side
         from ranklens.engine.compare import saved_side
