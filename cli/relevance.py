@@ -22,6 +22,7 @@ from ranklens.cli.strata import Strata, add_by_option
 
 if TYPE_CHECKING:
     from ranklens.engine.compare import Comparison
+    from ranklens.engine.compare_many import ManyComparison
     from ranklens.engine.judged import Judged
     from ranklens.engine.measures import Measure
     from ranklens.engine.trec import Run
@@ -233,10 +234,7 @@ def run_compare(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     b = side(args.b, corpus, workspace, workbench)
     comparison = compare_runs(a, b, corpus.questions, measures, args.permutations, args.seed)
     strata.split(comparison)
-    for note in comparison.notes:
-        tell("note", note)
-    if comparison.coverage is not None and comparison.coverage.warning:
-        tell("warning", comparison.coverage.warning)
+    tell_findings(comparison)
     if args.json:
         return print_json({**comparison.to_dict(), **strata.to_dict(), "judgments": judged.to_dict()})
     print_comparison(judged, comparison)
@@ -261,10 +259,7 @@ def compare_many_runs(args: argparse.Namespace, measures: list[Measure]) -> int:
     with TerminalProgress() as progress:
         comparison = compare_many(sides[0], sides[1:], judged.corpus.questions, measures, args.permutations,
                                   args.seed, args.correction, progress)
-    for note in comparison.notes:
-        tell("note", note)
-    if comparison.coverage is not None and comparison.coverage.warning:
-        tell("warning", comparison.coverage.warning)
+    tell_findings(comparison)
     # each run's strata against the baseline, read off its pair as two-run compare reads them
     strata = [Strata(args.by, judged.corpus.questions).split(run.pair) for run in comparison.runs]
     if args.json:
@@ -278,6 +273,14 @@ def compare_many_runs(args: argparse.Namespace, measures: list[Measure]) -> int:
             say(f"{terminal_text(run.side.label)} (B) against {terminal_text(comparison.baseline.label)} (A):")
         split.say(run.pair)
     return 0
+
+
+def tell_findings(comparison: Comparison | ManyComparison) -> None:
+    """What a comparison found on stderr: its notes (questions a run lacks), the low-coverage warning."""
+    for note in comparison.notes:
+        tell("note", note)
+    if comparison.coverage is not None and comparison.coverage.warning:
+        tell("warning", comparison.coverage.warning)
 
 
 def print_comparison(judged: Judged, comparison: Comparison) -> None:

@@ -13,6 +13,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from ranklens.results import Comparison, Evaluation, Hits, Run
+from ranklens.setups import setup_overrides
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -90,7 +91,7 @@ class Workbench:
         from ranklens.cli.sides import run_setup
         from ranklens.engine.compare import setup_run
 
-        overrides, source = self._overrides(setup, settings)
+        overrides, source = setup_overrides(setup, settings)
         chosen = run_setup(self.corpus, overrides, source)
         self._refuse_reranking(chosen)
         with TerminalProgress() as progress:
@@ -105,7 +106,8 @@ class Workbench:
         measure of ``metrics`` (ir_measures names, default ``"nDCG@10 MRR@10 P@5 R@100 MAP"``), Δ, a paired
         t-test, a randomization test of ``permutations`` sign flips from ``seed``, and with several runs the
         p-values corrected over them (``correction``: holm or bonferroni)."""
-        from ranklens.cli.output import TerminalProgress, tell
+        from ranklens.cli.output import TerminalProgress
+        from ranklens.cli.relevance import tell_findings
         from ranklens.engine.compare import compare_runs
         from ranklens.engine.compare_many import compare_many
         from ranklens.engine.errors import RanklensError
@@ -123,22 +125,15 @@ class Workbench:
             with TerminalProgress() as progress:
                 comparison = compare_many(sides[0], sides[1:], questions, measures, permutations, seed, correction,
                                           progress)
-        result = Comparison(comparison, self.judged)
-        for note in result.notes:
-            tell("note", note)
-        return result
+        tell_findings(comparison)
+        return Comparison(comparison, self.judged)
 
     # -- setups and sides --------------------------------------------------------------------
-
-    def _overrides(self, setup: str | None, settings: dict[str, Any]) -> tuple[dict[str, Any], str]:
-        from ranklens.setups import setup_overrides
-
-        return setup_overrides(setup, settings)
 
     def _setup(self, setup: str | None, settings: dict[str, Any]) -> Setup:
         from ranklens.engine.retriever import setup_for
 
-        overrides, source = self._overrides(setup, settings)
+        overrides, source = setup_overrides(setup, settings)
         chosen = setup_for(self.corpus, overrides, source=source)
         self._refuse_reranking(chosen)
         return chosen

@@ -109,6 +109,16 @@ def test_compare_takes_saved_runs_run_files_and_runs_made_here(capsys: pytest.Ca
     assert made_here["runs"][0]["metrics"] == expected["runs"][0]["metrics"]
 
 
+def test_compare_tells_what_the_cli_tells(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    partial = tmp_path / "partial.run"  # two questions of fifteen, and an id the corpus lacks
+    partial.write_text("q01 Q0 ferie-0 1 2.0 x\nq01 Q0 nowhere 2 1.0 x\nq02 Q0 trasferte-1 1 1.0 x\n")
+    rl.open(CORPUS).compare("tfidf", partial, "bm25", metrics="MRR@10")
+    told = capsys.readouterr().err
+    cli = run_cli(capsys, "compare", CORPUS, "tfidf", str(partial), "bm25", "--metrics", "MRR@10")
+    assert cli.status == 0 and "13 compared question(s) not in the run" in cli.err and "warning: " in cli.err
+    assert told == cli.err
+
+
 def test_run_equals_the_cli_run_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     run = rl.open(CORPUS).run("bm25 --stem it", k=20)
     written = tmp_path / "cli.run"
@@ -266,7 +276,9 @@ def test_the_contract_runs_as_written_on_cranfield(capsys: pytest.CaptureFixture
     wb = rl.open(CRANFIELD)
     hits = wb.search("shock waves on swept wings", "bm25 --stem en", k=5)
     ev = wb.evaluate("bm25 --stem en")
+    capsys.readouterr()
     cmp = wb.compare("bm25", "bm25 --stem en", "tfidf", metrics="nDCG@10 MRR@10")
+    told = capsys.readouterr().err
     run = wb.run("bm25", k=100)
     measured = rl.evaluate(CRANFIELD / "qrels" / "test.tsv", run, "nDCG@10 bpref")
 
@@ -274,8 +286,10 @@ def test_the_contract_runs_as_written_on_cranfield(capsys: pytest.CaptureFixture
     assert as_json(hits.to_dict()) == cli_json(capsys, "search", corpus, "shock waves on swept wings", "--scorer",
                                                "bm25", "--stem", "en", "-k", "5")
     assert ev.metrics == cli_json(capsys, "eval", corpus, "--scorer", "bm25", "--stem", "en")["metrics"]
-    assert as_json(cmp.to_dict()) == cli_json(capsys, "compare", corpus, "bm25", "bm25 --stem en", "tfidf",
-                                              "--metrics", "nDCG@10 MRR@10")
+    compared = run_cli(capsys, "compare", corpus, "bm25", "bm25 --stem en", "tfidf", "--metrics", "nDCG@10 MRR@10",
+                       "--json")
+    assert as_json(cmp.to_dict()) == compared.json
+    assert told == compared.err and "warning: bm25's top 10 is 22 % judged" in told  # Cranfield's judgments are few
     assert repr(cmp).startswith("# cranfield · 225 judged questions")
     qrels: dict[str, dict[str, int]] = {}
     for line in (CRANFIELD / "qrels" / "test.tsv").read_text().splitlines()[1:]:
