@@ -102,6 +102,7 @@ class Workbench:
 
     def compare(self, baseline: RunLike, *runs: RunLike, metrics: str | Iterable[str] | None = None,
                 permutations: int = 10_000, seed: int = 42, correction: str = "holm") -> Comparison:
+        # the defaults are the engine's (significance.PERMUTATIONS, SEED), written out: that module loads numpy
         """Each run against ``baseline`` on the judged questions (``ranklens compare BASE R1 [R2 ...]``): every
         measure of ``metrics`` (ir_measures names, default ``"nDCG@10 MRR@10 P@5 R@100 MAP"``), Δ, a paired
         t-test, a randomization test of ``permutations`` sign flips from ``seed``, and with several runs the
@@ -144,7 +145,7 @@ class Workbench:
 
         if setup.rerank:
             raise RanklensError("rerank: a reranker's two stages are not in the Python API yet; "
-                                "use ranklens search, eval or compare --rerank")
+                                "use ranklens search or eval with --rerank")
 
     def _retriever(self, setup: Setup) -> Retriever:
         """The setup's retriever, indexed; its notes and the cache's problems told, as the command line does."""

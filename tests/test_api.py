@@ -6,6 +6,7 @@ pytrec_eval (trec_eval itself).
 """
 from __future__ import annotations
 
+import inspect
 import json
 import statistics
 import sys
@@ -91,6 +92,13 @@ def test_compare_equals_the_cli_json(capsys: pytest.CaptureFixture[str], runs: l
     expected = cli_json(capsys, "compare", CORPUS, "tfidf", *runs, "--metrics", "nDCG@10 MRR@10 bpref",
                         "--permutations", "2000", "--seed", "7")
     assert as_json(cmp.to_dict()) == expected
+
+
+def test_compare_defaults_are_the_engines() -> None:
+    from ranklens.engine.significance import PERMUTATIONS, SEED
+
+    defaults = inspect.signature(rl.Workbench.compare).parameters
+    assert (defaults["permutations"].default, defaults["seed"].default) == (PERMUTATIONS, SEED)
 
 
 def test_compare_takes_saved_runs_run_files_and_runs_made_here(capsys: pytest.CaptureFixture[str],
@@ -237,7 +245,7 @@ def test_to_frame_without_pandas_names_the_extra(monkeypatch: pytest.MonkeyPatch
     (lambda wb, tmp: wb.search(QUERY, "bm25 'unclosed"), ["a quote is not closed"]),
     (lambda wb, tmp: wb.evaluate(colour="red"), ["keywords", "unknown setting 'colour'"]),
     (lambda wb, tmp: wb.evaluate(k=0), ["keywords", "k must be at least 1"]),
-    (lambda wb, tmp: wb.search(QUERY, "bm25 --rerank some-model"), ["rerank", "ranklens search, eval or compare"]),
+    (lambda wb, tmp: wb.search(QUERY, "bm25 --rerank some-model"), ["rerank", "ranklens search or eval"]),
     (lambda wb, tmp: wb.compare("bm25"), ["at least one run"]),
     (lambda wb, tmp: wb.compare("no-such-run", "bm25"), ["'no-such-run' is not a saved run", "not a setup"]),
     (lambda wb, tmp: wb.compare("bm25", "tfidf", metrics="nDCG@10 ERR@20"), ["unknown measure 'ERR@20'"]),
