@@ -116,6 +116,10 @@ class Workbench:
 
         if not runs:
             raise RanklensError("compare: give a baseline and at least one run to compare with it")
+        labels = [spec.name if isinstance(spec, Run) else os.fspath(spec) for spec in (baseline, *runs)]
+        twice = next((label for i, label in enumerate(labels) if label in labels[:i]), None)
+        if twice is not None:  # as the command line refuses it: the report would name two runs alike
+            raise RanklensError(f"compare: {twice!r} is given twice: give each run once (a Run by its name)")
         measures = parse_measures(DEFAULT_MEASURES if metrics is None else metrics)
         questions = self.corpus.questions
         sides = [self._side(spec) for spec in (baseline, *runs)]

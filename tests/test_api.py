@@ -247,6 +247,8 @@ def test_to_frame_without_pandas_names_the_extra(monkeypatch: pytest.MonkeyPatch
     (lambda wb, tmp: wb.evaluate(k=0), ["keywords", "k must be at least 1"]),
     (lambda wb, tmp: wb.search(QUERY, "bm25 --rerank some-model"), ["rerank", "ranklens search or eval"]),
     (lambda wb, tmp: wb.compare("bm25"), ["at least one run"]),
+    (lambda wb, tmp: wb.compare("bm25", "tfidf", "tfidf"), ["'tfidf' is given twice"]),
+    (lambda wb, tmp: wb.compare("bm25", wb.run("tfidf", name="bm25")), ["'bm25' is given twice"]),
     (lambda wb, tmp: wb.compare("no-such-run", "bm25"), ["'no-such-run' is not a saved run", "not a setup"]),
     (lambda wb, tmp: wb.compare("bm25", "tfidf", metrics="nDCG@10 ERR@20"), ["unknown measure 'ERR@20'"]),
     (lambda wb, tmp: wb.compare("bm25", "tfidf", "lsa", correction="sidak"), ["unknown correction 'sidak'"]),
