@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ranklens.cli.metric_columns import metric_cells, metric_headers, say_metric_notes
 from ranklens.cli.options import COMMAND_LINE, add_setup_options, add_workspace_options, int_at_least
 from ranklens.cli.output import TerminalProgress, print_explanation, print_json, say, tell, terminal_text
-from ranklens.cli.setup_args import judged_retriever
+from ranklens.cli.setup_args import indexed, judged_retriever, workbench
 from ranklens.cli.setup_args import retriever as setup_retriever
 from ranklens.engine.errors import RanklensError
 
@@ -361,9 +361,11 @@ def run_prompt(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 
 
 def run_index(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    from ranklens.engine.cache import cache_root
-
-    retriever = setup_retriever(args, overrides, cache_min_chunks=0)
+    bench, setup, _ = workbench(args, overrides, cache_min_chunks=0)
+    retriever = indexed(bench, setup)
+    cache = bench.cache
+    assert cache is not None  # the command line's workbench always has one
+    kept = "could not be cached (the warning above says why)" if cache.unsaved else f"is cached under {cache.root}"
     say(f"{retriever.corpus.name}: {len(retriever.chunks):,} chunks, {retriever.index.vocabulary.size:,} terms, "
-        f"ready in {retriever.index_s:.2f} s; the term index is cached under {cache_root()}")
+        f"ready in {retriever.index_s:.2f} s; the term index {kept}")
     return 0

@@ -1,0 +1,69 @@
+"""Staging folders of cache entries: each named by the process writing it, removed once that process is gone.
+
+A cache entry is written into a hidden staging folder beside it and renamed into place
+(``engine/cache.py``'s docstring). A process killed mid-write leaves its staging folder
+behind, tens of megabytes of a large corpus' term index, and a disk that filled up kept
+full. So a staging folder is named ``.STEM.PID.staging-RANDOM``, ``PID`` the writer's
+process id, and before a writer makes one it removes those beside it whose process no
+longer runs. A live process' folder (another ranklens writing now, or this one on another
+thread) is left alone; a process id reused since by another process only keeps a stale
+folder until that process ends.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+_STAGING = re.compile(r"\..*\.(\d+)\.staging-[^.]+")
+
+
+def write_entry(final: Path, write: Callable[[Path], None]) -> None:
+    """The entry ``final`` made by ``write`` in a staging folder beside it, then renamed into place; kept as it is
+    when another process made it meanwhile. Any error (a full or read-only disk: ``OSError``) leaves no staging
+    folder and is raised."""
+    staging = staging_folder(final.parent, final.name)
+    try:
+        write(staging)
+        if not final.exists():
+            os.replace(staging, final)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)  # gone already when renamed
+
+
+def staging_folder(parent: Path, stem: str) -> Path:
+    """A new, empty staging folder for an entry named ``stem`` in ``parent`` (made if need be), once
+    the stale staging folders in ``parent`` are removed."""
+    parent.mkdir(parents=True, exist_ok=True)
+    remove_stale(parent)
+    return Path(tempfile.mkdtemp(prefix=f".{stem}.{os.getpid()}.staging-", dir=parent))
+
+
+def remove_stale(parent: Path) -> None:
+    """The staging folders in ``parent`` left by processes that no longer run, removed (live ones kept)."""
+    for entry in os.scandir(parent):
+        match = _STAGING.fullmatch(entry.name)
+        if match and not running(int(match.group(1))) and entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def running(pid: int) -> bool:
+    """Whether a process with this id runs (one of another user's counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OverflowError:  # not a process id at all
+        return False
+    return True
+
+
+def reason(error: OSError) -> str:
+    """What went wrong, in words: the system's (``No space left on device``), else the error's own text
+    (numpy's ``… requested and … written`` carries no errno)."""
+    return error.strerror or str(error) or type(error).__name__
