@@ -7,7 +7,9 @@ full. So a staging folder is named ``.STEM.PID.staging-RANDOM``, ``PID`` the wri
 process id, and before a writer makes one it removes those beside it whose process no
 longer runs. A live process' folder (another ranklens writing now, or this one on another
 thread) is left alone; a process id reused since by another process only keeps a stale
-folder until that process ends.
+folder until that process ends. Staging folders named before they carried a process id
+(``.STEM-RANDOM``, the entry's name cut short) cannot be told live or stale that way: those
+are removed once a day old, far longer than any write takes.
 """
 from __future__ import annotations
 
@@ -15,10 +17,14 @@ import os
 import re
 import shutil
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 _STAGING = re.compile(r"\..*\.(\d+)\.staging-[^.]+")
+# without a process id: a term index' or embeddings' key cut to 12, a corpus entry, scorer weights; tempfile's suffix
+_UNNAMED = re.compile(r"\.([0-9a-f]{12}|corpus-[0-9a-f]{32}|(bm25|tfidf)-[0-9a-f]{20})-[a-z0-9_]{8}")
+UNNAMED_STALE_S = 24 * 3600
 
 
 def write_entry(final: Path, write: Callable[[Path], None]) -> None:
@@ -44,10 +50,17 @@ def staging_folder(parent: Path, stem: str) -> Path:
 
 def remove_stale(parent: Path) -> None:
     """The staging folders in ``parent`` left by processes that no longer run, removed (live ones kept)."""
-    for entry in os.scandir(parent):
-        match = _STAGING.fullmatch(entry.name)
-        if match and not running(int(match.group(1))) and entry.is_dir(follow_symlinks=False):
-            shutil.rmtree(entry.path, ignore_errors=True)
+    with os.scandir(parent) as entries:
+        stale = [entry.path for entry in entries if entry.is_dir(follow_symlinks=False) and _stale(entry)]
+    for path in stale:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _stale(entry: os.DirEntry[str]) -> bool:
+    named = _STAGING.fullmatch(entry.name)
+    if named:
+        return not running(int(named.group(1)))
+    return bool(_UNNAMED.fullmatch(entry.name)) and time.time() - entry.stat().st_mtime > UNNAMED_STALE_S
 
 
 def running(pid: int) -> bool:
@@ -64,6 +77,5 @@ def running(pid: int) -> bool:
 
 
 def reason(error: OSError) -> str:
-    """What went wrong, in words: the system's (``No space left on device``), else the error's own text
-    (numpy's ``… requested and … written`` carries no errno)."""
+    """What went wrong, in words: the system's (``No space left on device``), else the error's own text."""
     return error.strerror or str(error) or type(error).__name__

@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -220,13 +221,24 @@ def test_a_killed_index_builds_staging_is_removed_by_the_next_run(tmp_path: Path
 def test_only_staging_folders_of_processes_gone_are_removed(tmp_path: Path) -> None:
     ended = subprocess.Popen([sys.executable, "-c", "pass"])
     ended.wait(timeout=60)
-    mine = tmp_path / f".entry.{os.getpid()}.staging-aaaa1111"
-    dead = tmp_path / f".entry.{ended.pid}.staging-bbbb2222"
-    entry = tmp_path / f"entry.{ended.pid}.staging-cccc3333"  # not hidden: not a staging folder
-    other = tmp_path / ".d5ef20b0d668-h6j7ra3g"  # not named by a process: whose it is cannot be told
-    for path in (mine, dead, entry, other):
+    kept = [
+        tmp_path / f".entry.{os.getpid()}.staging-aaaa1111",  # this process'
+        tmp_path / f"entry.{ended.pid}.staging-cccc3333",  # not hidden: not a staging folder
+        tmp_path / ".d5ef20b0d668-h6j7ra3g",  # named before staging folders carried a process id, but new
+        tmp_path / ".thumbnails-h6j7ra3g",  # someone else's, however old
+    ]
+    removed = [
+        tmp_path / f".entry.{ended.pid}.staging-bbbb2222",
+        tmp_path / ".d5ef20b0d668-q1w2e3r4",  # named the old way, and two days old
+        tmp_path / f".corpus-{'0' * 32}-q1w2e3r4",
+        tmp_path / f".bm25-{'1' * 20}-q1w2e3r4",
+    ]
+    for path in kept + removed:
         path.mkdir()
         (path / "data.npy").write_bytes(b"x")
+    two_days_ago = time.time() - 2 * 24 * 3600
+    for path in [*removed[1:], kept[-1]]:
+        os.utime(path, (two_days_ago, two_days_ago))
     made = staging.staging_folder(tmp_path, "entry")
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in (mine, entry, other, made))
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in [*kept, made])
     assert made.name.startswith(f".entry.{os.getpid()}.staging-")
