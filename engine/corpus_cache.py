@@ -103,7 +103,12 @@ class CorpusWriter:
 
     def __enter__(self) -> CorpusWriter:
         self.staging = staging_folder(self.root, self.final.name)
-        self.columns = {name: _Column(self.staging, name) for name in _COLUMNS}
+        try:
+            for name in _COLUMNS:
+                self.columns[name] = _Column(self.staging, name)
+        except OSError:  # no file can be made there (a disk out of inodes): no staging folder left
+            self.__exit__()
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:

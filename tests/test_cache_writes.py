@@ -31,8 +31,18 @@ RECORDS = [{"_id": f"d{i}", "title": "", "text": f"alpha beta{i % 7} gamma{i % 1
 
 def full_disk_at(monkeypatch: pytest.MonkeyPatch, root: Path, where: str) -> None:
     """Writes under ``root`` fail as the system fails them: ``manifest`` the last file of an entry on a full disk
-    (after its arrays were written), ``mkdir`` every folder on a read-only disk."""
-    if where == "manifest":
+    (after its arrays were written), ``mkdir`` every folder on a read-only disk, ``titles.bin`` the corpus'
+    last column made on a disk out of inodes."""
+    if where == "titles.bin":
+        open_path = Path.open
+
+        def no_inodes(self: Path, *args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            if self.name == where and root in self.parents:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self))
+            return open_path(self, *args, **kwargs)
+
+        monkeypatch.setattr(Path, "open", no_inodes)
+    elif where == "manifest":
         write_text = Path.write_text
 
         def full(self: Path, *args, **kwargs):  # noqa: ANN002, ANN003, ANN202
@@ -125,14 +135,15 @@ def test_scorer_weights_that_cannot_be_kept_are_made_and_leave_nothing(tmp_path:
     assert [p.name for p in entry.iterdir() if p.is_dir()] == []  # no weights, no staging folder
 
 
-def test_a_corpus_that_cannot_be_cached_is_read_and_leaves_nothing(tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("where", [*FAULTS, "titles.bin"])
+def test_a_corpus_that_cannot_be_cached_is_read_and_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  where: str) -> None:
     folder = beir_folder(tmp_path / "beir", RECORDS)
     root = tmp_path / "cache"
-    full_disk_at(monkeypatch, root, "manifest")
+    full_disk_at(monkeypatch, root, where)
     corpus = load_corpus(folder, cache=CorpusCache(root, min_bytes=0))
     assert corpus.chunks == load_corpus(folder, use_cache=False).chunks
-    assert corpus.warnings == (f"could not cache the corpus in {root}: {os.strerror(errno.ENOSPC)}",)
+    assert corpus.warnings == (f"could not cache the corpus in {root}: {os.strerror(FAULTS.get(where, errno.ENOSPC))}",)
     assert left_in(root) == []
 
 
