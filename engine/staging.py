@@ -64,16 +64,24 @@ def _stale(entry: os.DirEntry[str]) -> bool:
 
 
 def running(pid: int) -> bool:
-    """Whether a process with this id runs (one of another user's counts)."""
+    """Whether a process with this id runs (one of another user's counts; one that ended, not yet reaped, does not)."""
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):  # gone, or not a process id at all
         return False
     except PermissionError:
-        return True
-    except OverflowError:  # not a process id at all
+        pass
+    return not _ended(pid)
+
+
+def _ended(pid: int) -> bool:
+    """Whether the process ended and waits to be reaped (Linux's state Z or X): a killed process stays so under
+    a parent that never waits, such as a container's first process when it is not an init."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
+    except OSError:  # no /proc (macOS), or gone meanwhile
         return False
-    return True
+    return stat.rpartition(")")[2].split()[:1] in (["Z"], ["X"])
 
 
 def reason(error: OSError) -> str:

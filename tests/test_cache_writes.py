@@ -253,3 +253,30 @@ def test_only_staging_folders_of_processes_gone_are_removed(tmp_path: Path) -> N
     made = staging.staging_folder(tmp_path, "entry")
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in [*kept, made])
     assert made.name.startswith(f".entry.{os.getpid()}.staging-")
+
+
+def process_state(pid: int) -> str:
+    """The state letter /proc gives the process (R, S, Z ...)."""
+    return Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rpartition(")")[2].split()[0]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
+def test_a_killed_writer_not_yet_reaped_counts_as_gone(tmp_path: Path) -> None:
+    # under a parent that never waits (a container's first process when it is not an init) a killed process stays
+    # a zombie: its process id answers os.kill, yet it writes nothing more
+    child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    left = tmp_path / f".entry.{child.pid}.staging-zzzz9999"
+    left.mkdir()
+    try:
+        staging.remove_stale(tmp_path)
+        assert left.is_dir()  # running
+        os.kill(child.pid, signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        while process_state(child.pid) != "Z":  # not waited for, so a zombie once the kill lands
+            assert time.monotonic() < deadline, process_state(child.pid)
+            time.sleep(0.01)
+        staging.remove_stale(tmp_path)
+        assert not left.exists()
+    finally:
+        child.kill()
+        child.wait(timeout=60)
