@@ -24,7 +24,7 @@ from pathlib import Path
 _STAGING = re.compile(r"\..*\.(\d+)\.staging-[^.]+")
 # without a process id: a term index' or embeddings' key cut to 12, a corpus entry, scorer weights; tempfile's suffix
 _UNNAMED = re.compile(r"\.([0-9a-f]{12}|corpus-[0-9a-f]{32}|(bm25|tfidf)-[0-9a-f]{20})-[a-z0-9_]{8}")
-UNNAMED_STALE_S = 24 * 3600
+_UNNAMED_STALE_S = 24 * 3600
 
 
 def write_entry(final: Path, write: Callable[[Path], None]) -> None:
@@ -60,7 +60,12 @@ def _stale(entry: os.DirEntry[str]) -> bool:
     named = _STAGING.fullmatch(entry.name)
     if named:
         return not running(int(named.group(1)))
-    return bool(_UNNAMED.fullmatch(entry.name)) and time.time() - entry.stat().st_mtime > UNNAMED_STALE_S
+    if not _UNNAMED.fullmatch(entry.name):
+        return False
+    try:
+        return time.time() - entry.stat().st_mtime > _UNNAMED_STALE_S
+    except OSError:  # removed meanwhile by another writer
+        return False
 
 
 def running(pid: int) -> bool:
