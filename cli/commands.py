@@ -13,13 +13,15 @@ from typing import TYPE_CHECKING, Any
 from ranklens.cli.metric_columns import metric_cells, metric_headers, say_metric_notes
 from ranklens.cli.options import COMMAND_LINE, add_setup_options, add_workspace_options, int_at_least
 from ranklens.cli.output import TerminalProgress, print_explanation, print_json, say, tell, terminal_text
-from ranklens.cli.setup_args import judged_retriever
+from ranklens.cli.setup_args import indexed, judged_retriever, workbench
 from ranklens.cli.setup_args import retriever as setup_retriever
 from ranklens.engine.errors import RanklensError
 
 if TYPE_CHECKING:
     from ranklens.engine.judged import Judged
     from ranklens.engine.retriever import EvalReport, Retriever, SearchResult
+
+STANDARD_INPUT = "-"  # a file or query argument naming standard input
 
 
 def add_corpora(sub: Any) -> None:
@@ -30,7 +32,7 @@ def add_corpora(sub: Any) -> None:
 def add_search(sub: Any) -> None:
     search = sub.add_parser("search", help="rank chunks for a query")
     search.add_argument("corpus")
-    search.add_argument("query")
+    search.add_argument("query", help="the query, or - to read it from standard input")
     search.add_argument("--explain", action="store_true", help="show how each score is made, term by term")
     search.add_argument("--json", action="store_true")
     add_setup_options(search)
@@ -70,7 +72,7 @@ def add_chunk(sub: Any) -> None:
 def add_prompt(sub: Any) -> None:
     prompt = sub.add_parser("prompt", help="the prompt a model would receive")
     prompt.add_argument("corpus")
-    prompt.add_argument("query")
+    prompt.add_argument("query", help="the query, or - to read it from standard input")
     prompt.add_argument("--json", action="store_true")
     add_setup_options(prompt)
 
@@ -109,11 +111,9 @@ def run_corpora(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 
 
 def run_search(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    from ranklens.engine.loaders import valid_unicode
-
+    query = query_text(args.query)
     retriever = setup_retriever(args, overrides)
     _note_k(retriever, overrides)
-    query = valid_unicode(args.query)
     if retriever.setup.rerank:
         return _search_reranked(args, retriever, query)
     result = retriever.search(query)
@@ -332,8 +332,16 @@ def run_chunk(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     return 0
 
 
+def query_text(argument: str) -> str:
+    """The QUERY argument's text: standard input's when it is ``-`` (as ``chunk -`` reads its text), less the
+    line break that ends it; lone surrogates (undecodable bytes in an argument) replaced."""
+    from ranklens.engine.loaders import valid_unicode
+
+    return valid_unicode(_read_text(argument).rstrip("\r\n") if argument == STANDARD_INPUT else argument)
+
+
 def _read_text(name: str) -> str:
-    if name == "-":
+    if name == STANDARD_INPUT:
         return sys.stdin.buffer.read().decode("utf-8", errors="replace")
     try:
         with open(name, "rb") as handle:
@@ -349,11 +357,9 @@ def _read_text(name: str) -> str:
 
 
 def run_prompt(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    from ranklens.engine.loaders import valid_unicode
-
+    query = query_text(args.query)
     retriever = setup_retriever(args, overrides)
     _note_k(retriever, overrides)
-    query = valid_unicode(args.query)
     if retriever.setup.rerank:  # the context is what the reranker put on top
         from ranklens.engine.rerank import rerank_prompt
 
@@ -371,9 +377,11 @@ def run_prompt(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 
 
 def run_index(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    from ranklens.engine.cache import cache_root
-
-    retriever = setup_retriever(args, overrides, cache_min_chunks=0)
+    bench, setup, _ = workbench(args, overrides, cache_min_chunks=0)
+    retriever = indexed(bench, setup)
+    cache = bench.cache
+    assert cache is not None  # the command line's workbench always has one
+    kept = "could not be cached (the warning above says why)" if cache.unsaved else f"is cached under {cache.root}"
     say(f"{retriever.corpus.name}: {len(retriever.chunks):,} chunks, {retriever.index.vocabulary.size:,} terms, "
-        f"ready in {retriever.index_s:.2f} s; the term index is cached under {cache_root()}")
+        f"ready in {retriever.index_s:.2f} s; the term index {kept}")
     return 0

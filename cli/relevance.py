@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ranklens.cli.commands import query_text
 from ranklens.cli.options import UsageError, add_setup_options, add_workspace_options, int_at_least
 from ranklens.cli.output import TerminalProgress, print_explanation, print_json, say, tell, terminal_text
 from ranklens.cli.setup_args import judged_retriever
@@ -77,7 +78,7 @@ def add_compare(sub: Any) -> None:
 def add_why(sub: Any) -> None:
     why = sub.add_parser("why", help="why a chunk ranks where it does, against the top result")
     why.add_argument("corpus")
-    why.add_argument("query")
+    why.add_argument("query", help="the query, or - to read it from standard input")
     why.add_argument("chunk_id", metavar="CHUNK_ID")
     why.add_argument("--json", action="store_true")
     add_workspace_options(why)
@@ -322,8 +323,9 @@ def run_why(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     from ranklens.engine.loaders import valid_unicode
     from ranklens.engine.why import why
 
+    query = query_text(args.query)
     retriever, judged = judged_retriever(args, overrides)
-    report = why(retriever, valid_unicode(args.query), valid_unicode(args.chunk_id))
+    report = why(retriever, query, valid_unicode(args.chunk_id))
     if args.json:
         return print_json({**report.to_dict(), "judgments": judged.to_dict()})
     say(f"# {retriever.corpus.name} · {len(retriever.chunks)} chunks · {retriever.setup.describe()} · "

@@ -62,15 +62,21 @@ def workbench(args: argparse.Namespace, overrides: dict[str, Any], cache_min_chu
 
 def judged_retriever(args: argparse.Namespace, overrides: dict[str, Any], cache_min_chunks: int | None = None
                      ) -> tuple[Retriever, Judged]:
-    """The setup's retriever on the corpus, indexed, its notes and the cache's problems told; and the
-    judgments it measures with."""
+    """The setup's retriever on the corpus, indexed (``indexed``), and the judgments it measures with."""
     bench, setup, result = workbench(args, overrides, cache_min_chunks)
+    return indexed(bench, setup), result
+
+
+def indexed(bench: Workbench, setup: Setup) -> Retriever:
+    """The setup's retriever on ``bench``, indexed, its notes told, and the cache's problems as warnings (a
+    cache that cannot be read or written costs time, not the answer)."""
     with TerminalProgress() as progress:
         built = bench.retriever(setup, progress)
-    problems = bench.cache.problems if bench.cache else []
-    for note in [*built.notes, *problems]:
+    for note in built.notes:
         tell("note", note)
-    return built, result
+    for problem in bench.cache.problems if bench.cache else []:
+        tell("warning", problem)
+    return built
 
 
 def retriever(args: argparse.Namespace, overrides: dict[str, Any], cache_min_chunks: int | None = None

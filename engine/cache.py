@@ -2,9 +2,12 @@
 
 Every entry is a folder of plain ``.npy`` arrays (memory-mapped, loaded with
 ``allow_pickle=False``) and raw UTF-8 blobs, plus a JSON manifest written last.
-Writes go to a temporary folder renamed into place, so a killed process leaves
-either the old entry or the new one, never half of one. A folder that fails
-validation is reported, deleted and rebuilt.
+Writes go to a staging folder renamed into place, so a killed process leaves
+either the old entry or the new one, never half of one; the staging folder a
+killed process leaves is removed by the next writer (``engine/staging.py``), and
+a write that fails (a full or read-only disk) removes its own and is reported,
+the command going on without the entry. A folder that fails validation is
+reported, deleted and rebuilt.
 
 - **Term index** (``IndexCache``, folder ``KEY/``): the chunk x term counts as
   CSR (``indptr``, ``indices``, ``data``), ``doc_len``, ``doc_freq`` and the
@@ -41,7 +44,7 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
+from contextlib import suppress
 from pathlib import Path
 from collections.abc import Callable, Sequence
 
@@ -49,6 +52,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ranklens.engine.analysis import Analyzer
+from ranklens.engine.staging import reason, write_entry
 from ranklens.engine.termindex import TermIndex
 
 FORMAT = 1
@@ -59,6 +63,15 @@ def mapped(path: Path) -> np.ndarray:
     """The ``.npy`` file memory-mapped read-only, as a plain ndarray view: numpy's ``memmap``
     subclass costs microseconds on every slice, which a query takes hundreds of."""
     return np.asarray(np.load(path, mmap_mode="r", allow_pickle=False))
+
+
+def save_array(path: Path, array: np.ndarray) -> None:
+    """``array`` written as ``np.save`` writes it (the same bytes), but a failed write raises the system's error
+    (``No space left on device``): numpy's own says only how many bytes it wrote."""
+    array = np.require(array, requirements="C")
+    with path.open("wb") as handle:
+        np.lib.format.write_array_header_1_0(handle, np.lib.format.header_data_from_array_1_0(array))
+        handle.write(array.reshape(-1).view(np.uint8).data)
 
 
 def cache_root() -> Path:
@@ -94,6 +107,7 @@ class IndexCache:
     def __init__(self, root: Path | None = None) -> None:
         self.root = root or cache_root()
         self.problems: list[str] = []  # corrupt or unwritable entries met, for the user to see
+        self.unsaved: list[str] = []  # keys of the term indexes that could not be written
 
     def load(self, key: str, analyzer: Analyzer) -> TermIndex | None:
         folder = self.root / key
@@ -107,17 +121,13 @@ class IndexCache:
             return None
 
     def save(self, key: str, index: TermIndex) -> None:
+        """``index`` kept under ``key``; when it cannot be, ``key`` is among ``unsaved`` and the reason among
+        ``problems``."""
         try:
-            self.root.mkdir(parents=True, exist_ok=True)
-            staging = Path(tempfile.mkdtemp(prefix=f".{key[:12]}-", dir=self.root))
-            _write(staging, index)
-            final = self.root / key
-            if final.exists():
-                shutil.rmtree(staging, ignore_errors=True)
-                return
-            os.replace(staging, final)
+            write_entry(self.root / key, lambda staging: _write(staging, index))
         except OSError as error:
-            self.problems.append(f"could not save the index cache in {self.root}: {error.strerror}")
+            self.unsaved.append(key)
+            self.problems.append(f"could not save the index cache in {self.root}: {reason(error)}")
 
 
 def _write(folder: Path, index: TermIndex) -> None:
@@ -131,7 +141,7 @@ def _write(folder: Path, index: TermIndex) -> None:
         "vocab_blob": np.frombuffer(blob.encode("utf-32-le"), dtype=np.uint32),
     }
     for name, array in arrays.items():
-        np.save(folder / f"{name}.npy", np.ascontiguousarray(array), allow_pickle=False)
+        save_array(folder / f"{name}.npy", array)
     manifest = {"format": FORMAT, "shape": list(index.counts.shape), "terms": len(terms),
                 "analyzer": list(map(_jsonable, index.analyzer.key))}
     (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
@@ -183,17 +193,15 @@ def kept_weights(root: Path | None, index_key: str | None, name: str, params: Se
     except (OSError, ValueError, KeyError, json.JSONDecodeError):
         shutil.rmtree(folder, ignore_errors=True)  # missing or damaged: made again below
     arrays = make()
-    staging: Path | None = None
-    try:
-        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
+
+    def write(staging: Path) -> None:
         for key, array in arrays.items():
-            np.save(staging / f"{key}.npy", np.ascontiguousarray(array), allow_pickle=False)
+            save_array(staging / f"{key}.npy", array)
         sizes = {p.name: p.stat().st_size for p in staging.iterdir()}
         (staging / "manifest.json").write_text(json.dumps({"format": FORMAT, "files": sizes}), encoding="utf-8")
-        os.replace(staging, folder)
-    except OSError:  # a full or read-only cache: the weights are made again next time
-        if staging is not None:
-            shutil.rmtree(staging, ignore_errors=True)
+
+    with suppress(OSError):  # a full or read-only cache: the weights are made again next time
+        write_entry(folder, write)
     return arrays
 
 

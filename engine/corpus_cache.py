@@ -16,7 +16,6 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from itertools import islice
 from operator import attrgetter
@@ -25,10 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ranklens.engine.cache import cache_root, mapped
+from ranklens.engine.cache import cache_root, mapped, save_array
 from ranklens.engine.corpus import Chunk, Corpus, Document, Question
 from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.sources import FORMAT, MIN_BYTES, fingerprint, kept_size
+from ranklens.engine.staging import reason, staging_folder
 from ranklens.engine.tables import ChunkTable, DocumentTable, TextColumn, map_file
 
 _COLUMNS = ("texts", "ids", "doc_ids", "titles")  # UTF-8 blobs, each with its offsets
@@ -77,8 +77,8 @@ class CorpusCache:
             with self.writer(path, lambda: sources) as writer:
                 return writer.finish_with(corpus, progress)
         except (OSError, TypeError, ValueError) as error:  # a full disk, a read-only cache, unusual settings
-            reason = getattr(error, "strerror", None) or error
-            return replace(corpus, warnings=(*corpus.warnings, f"could not cache the corpus in {self.root}: {reason}"))
+            why = reason(error) if isinstance(error, OSError) else error
+            return replace(corpus, warnings=(*corpus.warnings, f"could not cache the corpus in {self.root}: {why}"))
 
     def writer(self, path: Path, sources: Callable[[], list[dict]]) -> CorpusWriter:
         """A writer of the entry for ``path``, read from the files ``sources()`` describes (asked for when the
@@ -102,9 +102,13 @@ class CorpusWriter:
         self.rows = 0
 
     def __enter__(self) -> CorpusWriter:
-        self.root.mkdir(parents=True, exist_ok=True)
-        self.staging = Path(tempfile.mkdtemp(prefix=f".{self.final.name}-", dir=self.root))
-        self.columns = {name: _Column(self.staging, name) for name in _COLUMNS}
+        self.staging = staging_folder(self.root, self.final.name)
+        try:
+            for name in _COLUMNS:
+                self.columns[name] = _Column(self.staging, name)
+        except OSError:  # no file can be made there (a disk out of inodes): no staging folder left
+            self.__exit__()
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -155,7 +159,7 @@ class CorpusWriter:
         assert folder is not None
         ids = TextColumn(map_file(folder / "doc_ids.bin"), mapped(folder / "doc_ids_offsets.npy"))
         for array_name, array in ({**arrays, "doc_order": id_order(ids)}).items():
-            np.save(folder / f"{array_name}.npy", array, allow_pickle=False)
+            save_array(folder / f"{array_name}.npy", array)
         del ids  # its map of a file about to move
         listed = [{"id": q.id, "text": q.text, "relevant": dict(q.relevant), "answer": q.answer,
                    "nonrelevant": sorted(q.nonrelevant), "fields": dict(q.fields)} for q in questions]
@@ -226,7 +230,7 @@ class _Column:
         sizes = np.concatenate(self.sizes) if self.sizes else np.zeros(0, dtype=np.int64)
         offsets = np.zeros(sizes.size + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
-        np.save(self.folder / f"{self.name}_offsets.npy", offsets, allow_pickle=False)
+        save_array(self.folder / f"{self.name}_offsets.npy", offsets)
         return sizes.size
 
 

@@ -7,21 +7,21 @@ hashes the model's identity (its resolved folder and files, or its hub revision)
 passage prefix and the exact chunk texts, so a changed model, prefix or chunking
 misses the cache. An entry that fails validation (unreadable, wrong shape or dtype,
 non-finite values, a manifest that does not match its key) is reported, deleted and
-rebuilt. Writes go to a temporary folder renamed into place: a killed process leaves
-the old entry or the new one, never half of one.
+rebuilt. Writes go to a staging folder renamed into place (``engine/staging.py``): a
+killed process leaves the old entry or the new one, never half of one, and a write
+that fails (a full disk) leaves nothing and is reported.
 """
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import tempfile
 from pathlib import Path
 from collections.abc import Sequence
 
 import numpy as np
 
-from ranklens.engine.cache import texts_key
+from ranklens.engine.cache import save_array, texts_key
+from ranklens.engine.staging import reason, write_entry
 
 FORMAT = 1
 FOLDER = "embeddings"
@@ -50,20 +50,16 @@ class EmbeddingCache:
             return None
 
     def save(self, key: str, vectors: np.ndarray, model: str) -> None:
-        try:
-            self.root.mkdir(parents=True, exist_ok=True)
-            staging = Path(tempfile.mkdtemp(prefix=f".{key[:12]}-", dir=self.root))
-            np.save(staging / "vectors.npy", np.ascontiguousarray(vectors, dtype=np.float32), allow_pickle=False)
+        def write(staging: Path) -> None:
+            save_array(staging / "vectors.npy", vectors.astype(np.float32, copy=False))
             manifest = {"format": FORMAT, "key": key, "model": model, "shape": list(vectors.shape),
                         "dtype": "float32"}
             (staging / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False), encoding="utf-8")
-            final = self.root / key
-            if final.exists():  # another process wrote the same entry meanwhile
-                shutil.rmtree(staging, ignore_errors=True)
-                return
-            os.replace(staging, final)
+
+        try:
+            write_entry(self.root / key, write)
         except OSError as error:
-            self.problems.append(f"could not save the embeddings cache in {self.root}: {error.strerror or error}")
+            self.problems.append(f"could not save the embeddings cache in {self.root}: {reason(error)}")
 
 
 def _read(folder: Path, key: str, rows: int) -> np.ndarray:

@@ -87,3 +87,21 @@ def test_qrels_from_standard_input_read_as_a_file_would(monkeypatch, tmp_path: P
     (tmp_path / "q.qrels").write_text(text, encoding="utf-8")
     _stdin(monkeypatch, text)
     assert read_qrels("-").judgments == read_qrels(tmp_path / "q.qrels").judgments
+
+
+QUERY = "posso lavorare da casa il venerdì?"
+
+
+@pytest.mark.parametrize("argv", [
+    ["search", "studio-alfa", QUERY, "--explain"],
+    ["prompt", "studio-alfa", QUERY],
+    ["why", "studio-alfa", QUERY, "lavoro_agile-0"],
+], ids=["search", "prompt", "why"])
+@pytest.mark.parametrize("line_end", ["\n", "\r\n", ""])
+def test_a_query_of_dash_is_read_from_standard_input(capsys, monkeypatch, argv: list[str], line_end: str) -> None:
+    typed = run_cli(capsys, *argv, "--json")
+    _stdin(monkeypatch, QUERY + line_end)
+    piped = run_cli(capsys, *["-" if arg == QUERY else arg for arg in argv], "--json")
+    assert piped.status == 0 and typed.status == 0, piped.err
+    assert piped.out == typed.out and piped.err == typed.err == ""
+    assert QUERY in piped.out and not Path("-").exists()

@@ -163,6 +163,27 @@ def test_binary_and_invalid_utf8_files_load_with_warnings(capsys, tmp_path: Path
     assert "caff\ufffd latte" in run.out and "photo" not in run.out
 
 
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
+def test_links_in_a_loop_or_to_nothing_are_skipped_with_a_warning(capsys, tmp_path: Path) -> None:
+    folder = text_folder(tmp_path / "links", {"good.txt": "caffè latte"})
+    os.symlink("round.txt", folder / "about.txt")  # about.txt -> round.txt -> about.txt
+    os.symlink("about.txt", folder / "round.txt")
+    os.symlink("self.md", folder / "self.md")
+    os.symlink("gone.txt", folder / "dangling.txt")
+    before = sorted((p.name, os.lstat(p).st_mtime_ns) for p in folder.iterdir())  # stat() fails on a loop
+    run = run_cli(capsys, "search", str(folder), "latte")
+    assert run.status == 0 and "good.txt#0" in run.out
+    loop = os.strerror(errno.ELOOP)
+    assert stderr_lines(run, "warning") == [
+        f"ranklens: warning: skipped unreadable file about.txt: {loop}",
+        f"ranklens: warning: skipped unreadable file dangling.txt: {os.strerror(errno.ENOENT)}",
+        f"ranklens: warning: skipped unreadable file round.txt: {loop}",
+        f"ranklens: warning: skipped unreadable file self.md: {loop}",
+    ]
+    assert "Traceback" not in run.err
+    assert sorted((p.name, os.lstat(p).st_mtime_ns) for p in folder.iterdir()) == before
+
+
 def test_invalid_utf8_in_jsonl_is_named_with_its_line(capsys, tmp_path: Path) -> None:
     folder = tmp_path / "beir"
     folder.mkdir()

@@ -1,6 +1,7 @@
 """Loading corpora: the bundled ones, BEIR folders, text folders, and every kind of bad input."""
 from __future__ import annotations
 
+import codecs
 import json
 import os
 from pathlib import Path
@@ -241,6 +242,34 @@ def test_binary_and_bad_utf8_files_give_warnings(tmp_path: Path) -> None:
     assert corpus.documents[1].text == "caff\ufffd"
     assert corpus.warnings == ("skipped binary file binary.txt", "latin1.md: not valid UTF-8, bad bytes replaced")
     assert listing(folder) == before
+
+
+# What Windows editors save as "Unicode" (UTF-16 LE, CRLF lines) and its kin, each after its byte order mark.
+MARKED = "# Caffè ☕\r\nCittà, 東京 e 🚀.\r\n"
+
+
+@pytest.mark.parametrize("mark, codec", [
+    (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"), (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
+], ids=["UTF-16 LE", "UTF-16 BE", "UTF-8", "UTF-32 LE", "UTF-32 BE"])
+def test_text_after_a_byte_order_mark_is_decoded(tmp_path: Path, mark: bytes, codec: str) -> None:
+    folder = tmp_path / "marked"
+    folder.mkdir()
+    (folder / "note.txt").write_bytes(mark + MARKED.encode(codec))
+    corpus = load_corpus(folder)
+    assert corpus.warnings == ()
+    assert [(d.id, d.title, d.text) for d in corpus.documents] == [("note.txt", "Caffè ☕", MARKED)]
+
+
+def test_damaged_utf16_is_repaired_with_a_warning(tmp_path: Path) -> None:
+    folder = tmp_path / "marked"
+    folder.mkdir()
+    lone = "\ud800".encode("utf-16-le", "surrogatepass")  # half of a surrogate pair
+    (folder / "note.txt").write_bytes(codecs.BOM_UTF16_LE + "caffè ".encode("utf-16-le") + lone + b"x")
+    (folder / "plain.txt").write_bytes("città".encode("utf-16-le"))  # no mark: NUL bytes, so binary
+    corpus = load_corpus(folder)
+    assert [d.text for d in corpus.documents] == ["caffè \ufffd"]  # the half pair and the odd byte: one mark
+    assert corpus.warnings == ("note.txt: not valid UTF-16, bad bytes replaced", "skipped binary file plain.txt")
 
 
 def test_bad_utf8_in_jsonl_gives_a_warning(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import errno
 import re
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,6 +34,7 @@ def reading(path: Path) -> Iterator[None]:
 
 
 def require_regular(path: Path) -> None:
-    """A FIFO or a device named like a corpus file would block or never end: only regular files are read."""
-    if not path.is_file():
+    """A FIFO or a device named like a corpus file would block or never end: only regular files are read.
+    A link to nothing, or one of links that lead round in a loop, is the system's error saying so."""
+    if not stat.S_ISREG(path.stat().st_mode):
         raise OSError(errno.EINVAL, "not a regular file", str(path))

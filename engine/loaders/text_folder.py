@@ -1,10 +1,12 @@
 """A folder of .txt and .md files: one document per file, titled by its first markdown heading.
 
 Hidden files and folders are skipped; a binary, unreadable or non-regular file
-is skipped with a warning, invalid UTF-8 is repaired with one.
+is skipped with a warning, invalid UTF-8 is repaired with one. Text is UTF-8 unless
+a byte order mark says UTF-16 or UTF-32 (what Windows editors save as "Unicode").
 """
 from __future__ import annotations
 
+import codecs
 import os
 import re
 from pathlib import Path
@@ -17,11 +19,18 @@ TEXT_SUFFIXES = (".txt", ".md")
 _PROGRESS_FILES = 100
 _BINARY_PROBE = 8192  # a NUL byte in this many leading bytes marks a file as binary
 _TITLE = re.compile(r"^# (.*)$", re.MULTILINE)  # a markdown level-1 heading, found without splitting lines
+# (byte order mark, the codec that reads past it, its name): UTF-32 LE's mark first, since it begins with UTF-16 LE's
+_MARKS = (
+    (codecs.BOM_UTF32_LE, "utf-32", "UTF-32"), (codecs.BOM_UTF32_BE, "utf-32", "UTF-32"),
+    (codecs.BOM_UTF16_LE, "utf-16", "UTF-16"), (codecs.BOM_UTF16_BE, "utf-16", "UTF-16"),
+)
+_UTF8 = ("utf-8-sig", "UTF-8")  # with or without its mark
 
 
 def load_text_folder(folder: Path, skip: set[Path], warnings: list[str], progress: Progress) -> list[Document]:
     """One document per file (none of ``skip``); no chunks, since the setup's chunker cuts raw documents."""
-    paths = [p for p in _text_files(folder, warnings) if p.resolve() not in skip]
+    # realpath, not Path.resolve: a file link in a loop raises RuntimeError there, and is skipped when read
+    paths = [p for p in _text_files(folder, warnings) if Path(os.path.realpath(p)) not in skip]
     documents: list[Document] = []
     for done, path in enumerate(paths):
         if done % _PROGRESS_FILES == 0:
@@ -58,7 +67,9 @@ def _read_text_document(path: Path, folder: Path, warnings: list[str]) -> Docume
     try:
         require_regular(path)
         with path.open("rb") as handle:
-            if b"\0" in handle.read(_BINARY_PROBE):  # decided before reading the rest of a big binary
+            head = handle.read(_BINARY_PROBE)
+            marked = _marked_encoding(head)
+            if marked is None and b"\0" in head:  # decided before reading the rest of a big binary
                 warnings.append(f"skipped binary file {doc_id}")
                 return None
             handle.seek(0)
@@ -66,12 +77,18 @@ def _read_text_document(path: Path, folder: Path, warnings: list[str]) -> Docume
     except OSError as error:
         warnings.append(f"skipped unreadable file {doc_id}: {error.strerror or error}")
         return None
+    codec, encoding = marked or _UTF8
     try:
-        text = data.decode("utf-8-sig")
+        text = data.decode(codec)
     except UnicodeDecodeError:
-        text = data.decode("utf-8-sig", errors="replace")
-        warnings.append(f"{doc_id}: not valid UTF-8, bad bytes replaced")
+        text = data.decode(codec, errors="replace")
+        warnings.append(f"{doc_id}: not valid {encoding}, bad bytes replaced")
     return Document(doc_id, _title(text) or valid_unicode(path.stem), text)
+
+
+def _marked_encoding(head: bytes) -> tuple[str, str] | None:
+    """(codec, name) of UTF-16 or UTF-32 text starting with ``head``, by its byte order mark; None without one."""
+    return next(((codec, name) for mark, codec, name in _MARKS if head.startswith(mark)), None)
 
 
 def _title(text: str) -> str:
