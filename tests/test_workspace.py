@@ -1,6 +1,7 @@
 """The workspace (engine/workspace): where it lives, the judgment log and undo, locking, runs."""
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -126,7 +127,9 @@ def test_runs_are_saved_with_their_sidecar(tmp_path: Path) -> None:
     workspace.save_run("bm25-k1.2", run, {"setup": {"scorer": "bm25"}, "k": 2})
     assert workspace.run_names() == ["bm25-k1.2"]
     saved = workspace.load_run("bm25-k1.2")
-    assert saved.run.rankings == run.rankings and saved.meta == {"setup": {"scorer": "bm25"}, "k": 2}
+    digest = hashlib.sha256(saved.path.read_bytes()).hexdigest()  # the sidecar names the run it describes
+    assert saved.run.rankings == run.rankings and saved.meta == {"setup": {"scorer": "bm25"}, "k": 2,
+                                                                 "run_sha256": digest}
     assert saved.run.tag == "bm25-k1.2"
     with pytest.raises(RanklensError, match="run name '../x'"):
         workspace.save_run("../x", run, {})
