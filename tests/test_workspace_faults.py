@@ -159,6 +159,15 @@ def test_a_full_or_read_only_disk_is_one_line_and_changes_nothing(monkeypatch, c
     assert _files(ws) == before and _files(out) == written
 
 
+def test_a_runs_folder_that_cannot_be_made_is_one_line(monkeypatch, capsys, tmp_path: Path, corpus: Path) -> None:
+    ws = tmp_path / "fresh"
+    assert run_cli(capsys, "judgments", str(corpus), "--workspace", str(ws), "--judge", "q1", "c1", "2").status == 0
+    _failing(monkeypatch, [ws / "runs"], errno.ENOSPC)
+    assert_error(run_cli(capsys, "run", str(corpus), "--workspace", str(ws), "--save", "first"),
+                 f"cannot write {ws / 'runs'}: No space left on device")
+    assert not (ws / "runs").exists()
+
+
 @pytest.mark.parametrize("name", ["queries.jsonl", "judgments.jsonl", "settings.json", "import"])
 def test_workspace_json_nested_too_deeply_is_one_line_naming_the_file(capsys, tmp_path: Path, corpus: Path,
                                                                       ws: Path, name: str) -> None:

@@ -34,6 +34,7 @@ _SIZE_LIMIT = """
 import resource, signal, sys
 limit, die = int(sys.argv[1]), sys.argv[2] == "die"
 from ranklens.cli.main import main
+resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGXFSZ dumps core by default: no core file left behind
 resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.RLIM_INFINITY))
 if die:
     signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
