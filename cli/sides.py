@@ -69,7 +69,7 @@ def side(spec: str, corpus: Corpus, workspace: Workspace, workbench: Workbench) 
     from ranklens.engine.compare import saved_side, setup_side
     from ranklens.engine.errors import RanklensError
     from ranklens.engine.trec import STANDARD_STREAM, read_run
-    from ranklens.engine.runs import read_sidecar, sidecar_path
+    from ranklens.engine.runs import matching_sidecar
     from ranklens.engine.workspace import SavedRun
 
     if workspace.run_files(spec) is not None:
@@ -77,7 +77,7 @@ def side(spec: str, corpus: Corpus, workspace: Workspace, workbench: Workbench) 
     elif spec == STANDARD_STREAM:  # a run piped in: no sidecar
         saved = SavedRun("<stdin>", read_run(spec), {}, Path("<stdin>"))
     elif Path(spec).is_file():
-        saved = SavedRun(spec, read_run(spec), read_sidecar(sidecar_path(Path(spec))) or {}, Path(spec))
+        saved = SavedRun(spec, read_run(spec), matching_sidecar(Path(spec)) or {}, Path(spec))
     else:
         try:
             overrides = _inline_setup(spec)

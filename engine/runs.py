@@ -103,6 +103,15 @@ def run_files(path: Path) -> RunFiles | None:
     return RunFiles.SAVED
 
 
+def matching_sidecar(path: Path) -> dict[str, Any] | None:
+    """The sidecar beside the run file ``path``, None when there is none (a run file of another tool); a sidecar
+    describing another run (a write of the two interrupted) is a ``RanklensError``."""
+    if sidecar_path(path).is_file() and run_files(path) is RunFiles.HALF_SAVED:
+        raise RanklensError(f"{path}: its sidecar {sidecar_path(path).name} describes another run (writing the two "
+                            "was interrupted): write the run again, replacing it")
+    return read_sidecar(sidecar_path(path))
+
+
 def save_pair(path: Path, run: Run, meta: Mapping[str, Any], tag: str) -> dict[str, Any]:
     """Write ``run`` to ``path`` (tagged ``tag``) and then its sidecar, which records the run's digest;
     returns the sidecar as written."""

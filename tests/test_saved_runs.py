@@ -109,3 +109,15 @@ def test_a_sidecar_nested_too_deeply_is_one_line_naming_it(capsys, tmp_path: Pat
     for argv in (["runs", str(corpus)], ["compare", str(corpus), "r", "tfidf"]):
         assert_error(run_on(capsys, corpus, *argv, "--workspace", str(ws)), f"{sidecar}: not usable JSON (nested "
                                                                             "too deeply)")
+
+
+def test_a_run_file_written_again_without_its_sidecar_is_not_read_with_the_old_one(capsys, tmp_path: Path,
+                                                                                  corpus: Path) -> None:
+    target = tmp_path / "mine.run"
+    assert run_on(capsys, corpus, "run", str(corpus), "--output", str(target), "--scorer", "bm25").status == 0
+    killed_before_rename("mine.json", ["run", str(corpus), "--output", str(target), "--scorer", "tfidf"])
+    assert_error(run_on(capsys, corpus, "compare", str(corpus), str(target), "bm25"),
+                 "its sidecar mine.json describes another run", "replacing it")
+    # a run file with no sidecar at all is a foreign run, compared as one
+    (tmp_path / "mine.json").unlink()
+    assert run_on(capsys, corpus, "compare", str(corpus), str(target), "bm25").status == 0
