@@ -182,7 +182,7 @@ class Workspace:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             # holding the lock, no writer of this workspace is between a temporary file and its rename
-            for folder in (self.root, self.runs_dir):
+            for folder in (self.root, *(p for p in self.root.iterdir() if p.is_dir())):  # runs/, pools/
                 remove_stale_temporaries(folder)
             yield
         finally:

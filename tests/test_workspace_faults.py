@@ -177,3 +177,25 @@ def test_workspace_json_nested_too_deeply_is_one_line_naming_the_file(capsys, tm
     if name == "import":
         argv += ["--import-queries", str(path)]
     assert_error(run_cli(capsys, *argv), str(path), "not usable JSON (nested too deeply)")
+
+
+def test_a_kept_pool_nested_too_deeply_is_one_line_naming_it(tmp_path: Path) -> None:
+    from ranklens.engine.errors import RanklensError
+    from ranklens.engine.pool import load_pool
+
+    (tmp_path / "pools").mkdir()
+    (tmp_path / "pools" / "deep.json").write_text("[" * 100_000, encoding="utf-8")
+    with pytest.raises(RanklensError, match=r"deep\.json: not usable JSON \(nested too deeply\)"):
+        load_pool(Workspace(tmp_path), "deep")
+
+
+def test_the_next_writer_deletes_the_leftovers_of_killed_writers_only(capsys, corpus: Path, ws: Path) -> None:
+    dead = 2 ** 22 + 7  # above the highest pid_max Linux allows: no process has it
+    (ws / "pools").mkdir()
+    leftovers = [ws / f".qrels.{dead}.1.tmp", ws / "runs" / f".r.run.{dead}.1.tmp",
+                 ws / "pools" / f".p.json.{dead}.1.tmp"]
+    alive = ws / f".qrels.{os.getpid()}.1.tmp"  # a writer still running (this one)
+    for path in [*leftovers, alive]:
+        path.write_text("half", encoding="utf-8")
+    assert run_cli(capsys, "judgments", str(corpus), "--workspace", str(ws), "--judge", "q2", "c3", "1").status == 0
+    assert [p.exists() for p in leftovers] == [False, False, False] and alive.exists()
