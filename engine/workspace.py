@@ -133,6 +133,8 @@ class Workspace:
         self.max_grade = max_grade  # judgments are refused above it (engine/grades.py)
         # who judges and undoes unless a call names another: the login name unless given
         self.rater = default_rater() if rater is None else check_rater(rater)
+        # the log as last read, and the (inode, size, mtime) it was read at: every write changes one of them
+        self._read_log: tuple[tuple[int, int, int], list[Judgment]] | None = None
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.root)!r})"
@@ -340,7 +342,17 @@ class Workspace:
 
     def log(self) -> list[Judgment]:
         """Every line of the judgment log, in order."""
-        return [read_entry(record, lineno, self.log_path) for lineno, record in self._jsonl(self.log_path)]
+        path = self.log_path
+        try:
+            stat = path.stat()
+        except FileNotFoundError:
+            return []
+        except OSError as error:
+            raise RanklensError(f"cannot read {path}: {error.strerror or error}") from None
+        key = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        if self._read_log is None or self._read_log[0] != key:  # a command reads it several times
+            self._read_log = key, [read_entry(record, lineno, path) for lineno, record in self._jsonl(path)]
+        return list(self._read_log[1])
 
     def ratings(self) -> Ratings:
         """The log replayed rater by rater: question id -> id -> rater -> grade, raters in the order their

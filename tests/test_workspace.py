@@ -187,3 +187,15 @@ def test_a_known_question_is_matched_case_spaces_and_end_punctuation_aside(tmp_p
     assert workspace.questions() == []
     assert known_question("what similarity laws", corpus.questions) is None
     assert known_question(" ?! ", corpus.questions) is None
+
+
+def test_a_log_read_once_is_read_again_after_any_write(tmp_path: Path) -> None:
+    reader, writer = Workspace(tmp_path / "ws"), Workspace(tmp_path / "ws")
+    writer.judge("q", "a", 1)
+    assert [e.grade for e in reader.log()] == [1]
+    writer.judge("q", "a", 2)  # appended
+    assert [e.grade for e in reader.log()] == [1, 2]
+    writer.judge_many([("q", "b", 0), ("q", "c", 3)])  # the log renamed over: another file, maybe as long
+    assert reader.judgments() == {"q": {"a": 2, "b": 0, "c": 3}}
+    writer.log_path.unlink()
+    assert reader.log() == []
