@@ -35,7 +35,9 @@ def add_run(sub: Any) -> None:
     target.add_argument("--save", metavar="NAME", help="save as runs/NAME.run (+ NAME.json) in the workspace")
     target.add_argument("--output", metavar="FILE", help="write the run to FILE and its sidecar beside it "
                                                         "(-: the run alone, to standard output)")
-    run.add_argument("--replace", action="store_true", help="with --save: replace a saved run of that name")
+    run.add_argument("--replace", action="store_true",
+                     help="with --save: replace a saved (or half-saved) run of that name; with --output: replace a "
+                          "file that is not a ranklens run")
     add_workspace_options(run)
     run.add_argument("--json", action="store_true")
     add_setup_options(run)
