@@ -17,7 +17,7 @@ from ranklens.cli.commands import query_text
 from ranklens.cli.options import UsageError, add_setup_options, add_workspace_options, int_at_least
 from ranklens.cli.output import TerminalProgress, print_explanation, print_json, say, tell, terminal_text
 from ranklens.cli.setup_args import judged_retriever
-from ranklens.cli.sides import load_with_workspace, run_setup, side, sidecar_path
+from ranklens.cli.sides import load_with_workspace, run_setup, side
 from ranklens.engine.measures import DEFAULT_MEASURES
 from ranklens.cli.strata import Strata, add_by_option
 
@@ -39,7 +39,9 @@ def add_run(sub: Any) -> None:
     target.add_argument("--save", metavar="NAME", help="save as runs/NAME.run (+ NAME.json) in the workspace")
     target.add_argument("--output", metavar="FILE", help="write the run to FILE and its sidecar beside it "
                                                         "(-: the run alone, to standard output)")
-    run.add_argument("--replace", action="store_true", help="with --save: replace a saved run of that name")
+    run.add_argument("--replace", action="store_true",
+                     help="with --save: replace a saved (or half-saved) run of that name; with --output: replace a "
+                          "file that is not a ranklens run")
     add_workspace_options(run)
     run.add_argument("--json", action="store_true")
     add_setup_options(run)
@@ -105,10 +107,9 @@ def _metrics(args: argparse.Namespace, command: str) -> list[Measure] | None:
 
 
 def run_run(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    import json
-
     from ranklens.engine.compare import setup_run
-    from ranklens.engine.trec import STANDARD_STREAM, atomic_write, write_run
+    from ranklens.engine.runs import foreign_file, save_pair, sidecar_path
+    from ranklens.engine.trec import STANDARD_STREAM, write_run
 
     judged, workspace, workbench = load_with_workspace(args)
     corpus = judged.corpus
@@ -117,14 +118,22 @@ def run_run(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
         raise UsageError(f"ranklens: {corpus.name} has no questions to run (add some to the workspace: "
                          "ranklens judgments --import-queries FILE)")
     to_stdout = args.output == STANDARD_STREAM
-    if args.replace and not args.save:
-        raise UsageError("ranklens run: --replace: only with --save NAME (it replaces a saved run)")
+    if args.replace and (to_stdout or not (args.save or args.output)):
+        raise UsageError("ranklens run: --replace: only with --save NAME or --output FILE (it replaces a saved "
+                         "run, or a file)")
     if to_stdout and args.json:
         raise UsageError("ranklens run: --json: --output - writes the run to standard output already")
+    # a bad name, a run saved under it, or a file ranklens did not write, is said before the run is made
     if args.save:
-        workspace.run_path(args.save)  # a bad name, or a run saved under it, is said before the run is made
-        if not args.replace and workspace.has_run(args.save):
-            raise UsageError(_taken(workspace, args.save))
+        workspace.run_path(args.save)
+        there = workspace.run_files(args.save)
+        if not args.replace and there is not None:
+            raise UsageError(_taken(workspace.taken(args.save, there)))
+    elif not to_stdout and not args.replace:
+        foreign = foreign_file(Path(args.output))
+        if foreign is not None:
+            raise UsageError(f"ranklens run: --output: {foreign} exists and is not a ranklens run or its "
+                             "sidecar: add --replace to replace it")
     name = args.save or ("run" if to_stdout else Path(args.output).stem)
     with TerminalProgress() as progress:
         run, meta, _ = setup_run(workbench, setup, name, progress)
@@ -140,8 +149,7 @@ def run_run(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
         path = _save(workspace, args.save, run, meta, args.replace)
     else:
         path = Path(args.output)
-        write_run(path, run, name)
-        atomic_write(sidecar_path(path), json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
+        meta = save_pair(path, run, meta, name)
     if args.json:
         return print_json({**meta, "path": str(path), "sidecar": str(sidecar_path(path))})
     print_run(judged, retriever.setup.describe(), run, setup.k, headline)
@@ -156,9 +164,9 @@ def print_run(judged: Judged, describe: str, run: Run, k: int, headline: Mapping
     say(f"run {run.tag}: {len(run.rankings)} questions, up to {k} chunks each · {measures}")
 
 
-def _taken(workspace: Workspace, name: str) -> str:
-    return (f"ranklens run: --save: a run named {name!r} is saved already in {workspace.runs_dir}; "
-            "add --replace to replace it")
+def _taken(taken: str) -> str:
+    """The workspace's ``taken`` sentence, with the option that replaces the run."""
+    return f"ranklens run: --save: {taken}; add --replace to replace it"
 
 
 def _save(workspace: Workspace, name: str, run: Any, meta: dict[str, Any], replace: bool) -> Path:
@@ -166,8 +174,8 @@ def _save(workspace: Workspace, name: str, run: Any, meta: dict[str, Any], repla
 
     try:
         return workspace.save_run(name, run, meta, replace=replace).path
-    except RunExists:  # saved by someone else while this one ran
-        raise UsageError(_taken(workspace, name)) from None
+    except RunExists as error:  # saved by someone else while this one ran
+        raise UsageError(_taken(str(error))) from None
 
 
 # -- runs -------------------------------------------------------------------------------------
@@ -176,14 +184,17 @@ def _save(workspace: Workspace, name: str, run: Any, meta: dict[str, Any], repla
 def run_runs(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     from ranklens.engine.compare import saved_measures
     from ranklens.engine.errors import RanklensError
-    from ranklens.engine.runs import corpus_identity
+    from ranklens.engine.runs import RunFiles, corpus_identity
 
     measures = _metrics(args, "runs")  # a bad name is said before any work
     judged, workspace, workbench = load_with_workspace(args)
     corpus = judged.corpus
     fingerprint = corpus_identity(corpus)["fingerprint"]
     rows = []
-    for name in workspace.run_names():
+    for name in workspace.stored_names():
+        if workspace.run_files(name) is RunFiles.HALF_SAVED:  # an unreadable sidecar is named, status 2
+            tell("warning", f"{workspace.taken(name, RunFiles.HALF_SAVED)}, not listed: {workspace.recovery(name)}")
+            continue
         saved = workspace.load_run(name)
         meta = saved.meta
         same = (meta.get("corpus") or {}).get("fingerprint") == fingerprint

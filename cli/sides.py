@@ -44,11 +44,6 @@ def run_setup(corpus: Corpus, overrides: dict[str, Any], source: str = COMMAND_L
     return setup_for(corpus, {"k": DEFAULT_DEPTH}, overrides, source=source)
 
 
-def sidecar_path(path: Path) -> Path:
-    """Where a run file's sidecar is: beside it, ``.json`` for its suffix."""
-    return path.with_suffix(".json") if path.suffix != ".json" else path.with_name(path.name + ".sidecar.json")
-
-
 def inline_setup(spec: str) -> dict[str, Any] | None:
     """``"bm25 --k1 0.9"`` as setup overrides; None when ``spec`` does not read as a setup."""
     try:
@@ -74,14 +69,15 @@ def side(spec: str, corpus: Corpus, workspace: Workspace, workbench: Workbench) 
     from ranklens.engine.compare import saved_side, setup_side
     from ranklens.engine.errors import RanklensError
     from ranklens.engine.trec import STANDARD_STREAM, read_run
-    from ranklens.engine.workspace import SavedRun, read_sidecar
+    from ranklens.engine.runs import matching_sidecar
+    from ranklens.engine.workspace import SavedRun
 
-    if workspace.has_run(spec):
-        saved = workspace.load_run(spec)
+    if workspace.run_files(spec) is not None:
+        saved = workspace.load_run(spec)  # a half-saved run is named so, with the way to save it again
     elif spec == STANDARD_STREAM:  # a run piped in: no sidecar
         saved = SavedRun("<stdin>", read_run(spec), {}, Path("<stdin>"))
     elif Path(spec).is_file():
-        saved = SavedRun(spec, read_run(spec), read_sidecar(sidecar_path(Path(spec))) or {}, Path(spec))
+        saved = SavedRun(spec, read_run(spec), matching_sidecar(Path(spec)) or {}, Path(spec))
     else:
         try:
             overrides = inline_setup(spec)

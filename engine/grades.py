@@ -1,9 +1,10 @@
 """The grade scale judgments are given on: whole numbers from 0 (not relevant) to a maximum.
 
-The maximum is 3 (0 not relevant … 3 perfect, the TUI's keys) unless the corpus'
-``ranklens.toml`` declares its own with ``max_grade`` (a collection graded 0-4, say).
-A grade off the scale is refused wherever one is given: judging, importing qrels.
-The corpus' own qrels are its authors' and are read as they are.
+The maximum is the corpus' ``ranklens.toml``'s ``max_grade`` when it declares one (a collection
+graded 0-4, say); else the highest grade of the corpus' own qrels when that is above 3 (Cranfield's
+grade 1-4), so that the corpus' own judgments are on its scale; else 3 (0 not relevant … 3 perfect,
+the TUI's keys). A grade off the scale is refused wherever one is given: judging, importing qrels
+(the whole import). The corpus' own qrels are its authors' and are read as they are.
 """
 from __future__ import annotations
 
@@ -23,9 +24,12 @@ class GradeError(RanklensError):
 
 
 def max_grade(corpus: Corpus) -> int:
-    """The highest grade of ``corpus``' scale: its ranklens.toml's ``max_grade``, else 3."""
+    """The highest grade of ``corpus``' scale: its ranklens.toml's ``max_grade``, else the highest grade of its
+    own qrels when above 3, else 3."""
     declared = corpus.settings.get(GRADE_KEY)
-    return declared if isinstance(declared, int) and not isinstance(declared, bool) else DEFAULT_MAX_GRADE
+    if isinstance(declared, int) and not isinstance(declared, bool):
+        return declared
+    return max([DEFAULT_MAX_GRADE, *(grade for question in corpus.questions for grade in question.relevant.values())])
 
 
 def on_scale(grade: int, maximum: int) -> bool:

@@ -200,16 +200,13 @@ def save_pool(workspace: Workspace, name: str, pool: Pool) -> None:
 
 def load_pool(workspace: Workspace, name: str) -> Pool:
     """The pool kept as ``name`` in ``workspace``."""
+    from ranklens.engine.json_object import parse_object
+    from ranklens.engine.trec import read_text
+
     path = pool_path(workspace, name)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise RanklensError(f"no pool named {name!r} in {workspace.root / POOLS}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise RanklensError(f"cannot read {path}: {error}") from None
-    if not isinstance(data, dict):
-        raise RanklensError(f"{path}: not a pool (depth, runs, size, judged, pairs)")
-    return Pool.from_dict(data, str(path))
+    if not path.is_file():
+        raise RanklensError(f"no pool named {name!r} in {workspace.root / POOLS}")
+    return Pool.from_dict(parse_object(read_text(path), str(path)), str(path))
 
 
 def pool_names(workspace: Workspace) -> list[str]:

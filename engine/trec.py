@@ -33,6 +33,7 @@ import shutil
 import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -176,11 +177,15 @@ def write_run(path: str | os.PathLike[str], run: Run | Mapping[str, Sequence[tup
     The write is atomic (a temporary file renamed over ``path``): a reader sees the
     old file or the new one, never half of one.
     """
+    write_text(path, run_text(run, tag))
+
+
+def run_text(run: Run | Mapping[str, Sequence[tuple[str, float]]], tag: str | None = None) -> str:
+    """``run`` as the lines of a TREC run file, questions in the given order, ranks from 1."""
     rankings = run.rankings if isinstance(run, Run) else run
     name = encode_id(tag or (run.tag if isinstance(run, Run) else "ranklens"))
-    lines = [f"{encode_id(qid)} Q0 {encode_id(doc)} {rank} {score!r} {name}\n"
-             for qid, ranking in rankings.items() for rank, (doc, score) in enumerate(ranking, 1)]
-    write_text(path, "".join(lines))
+    return "".join(f"{encode_id(qid)} Q0 {encode_id(doc)} {rank} {score!r} {name}\n"
+                   for qid, ranking in rankings.items() for rank, (doc, score) in enumerate(ranking, 1))
 
 
 def _trec_row(line: str, lineno: int, path: Path) -> tuple[str, str, int] | None:
@@ -278,9 +283,39 @@ def atomic_write(path: Path, text: str | bytes) -> None:
         os.replace(temporary, path)
     except (OSError, ValueError) as error:  # ValueError: a name the file system cannot encode
         if isinstance(error, OSError):
-            temporary.unlink(missing_ok=True)
+            with suppress(OSError):  # a read-only disk refuses this too
+                temporary.unlink(missing_ok=True)
         reason = getattr(error, "strerror", None) or error
         raise RanklensError(f"cannot write {path}: {reason}") from None
+
+
+_TEMPORARY = re.compile(r"^\..+\.(\d+)\.\d+\.tmp$")  # atomic_write's: .NAME.PID.THREAD.tmp
+
+
+def remove_stale_temporaries(folder: Path) -> None:
+    """Delete the temporary files ``atomic_write`` left in ``folder`` when its process was killed before
+    the rename: those whose process is gone. Best effort: what cannot be listed or deleted stays."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        match = _TEMPORARY.match(name)
+        if match and not _alive(int(match.group(1))):
+            with suppress(OSError):
+                os.unlink(folder / name)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process, say
+        return True
+    return True
 
 
 def count_unknown(run: Run, questions: Iterable[str], ids: set[str]) -> list[str]:

@@ -12,14 +12,22 @@ judgments.jsonl    the judgment log, append-only: one JSON object per judgment o
 qrels              the log replayed, as TREC qrels (qid 0 id grade): rewritten after each change
 settings.json      the workspace's own settings: {"rater_rule": "majority"} (engine/raters.py)
 runs/NAME.run      a saved TREC run
-runs/NAME.json     its sidecar: setup, corpus identity, depth, date, headline measures
+runs/NAME.json     its sidecar: setup, corpus identity, depth, date, headline measures, the run's digest
+                   (a run and sidecar that do not match are half-saved: engine/runs.py)
 .lock              taken (fcntl.flock) by every writer
 ```
 
 Concurrency: every write holds an exclusive ``flock`` on ``.lock``, appends whole lines
 to the log (or replaces a file by an atomic rename), so two ranklens on one workspace
 interleave their judgments and lose none. Readers take no lock: a log line still being
-written (no newline yet) is ignored. Undo appends a reversal to the log (the judgment's
+written (no newline yet) is ignored.
+
+Faults: a change is whole or not made. One line is appended (cut back when its write fails); several
+(an import) are written with the old lines to a new file renamed over the log, so a kill mid-import
+leaves the old log. The log is the record and ``qrels`` follows it: a judgment whose qrels file cannot
+be written is cut back out of the log, and a qrels file left behind by a writer killed between the two
+is rewritten by the next reader that can. The writer holding the lock deletes the temporary files
+(``atomic_write``'s) of killed writers. Undo appends a reversal to the log (the judgment's
 previous grade, or its absence); nothing is ever rewritten in place. Ids in the judgments
 are chunk ids (or document ids) as ``Retriever.relevant`` reads them; a grade <= 0 judges
 a chunk not relevant, which also overrides the corpus' own qrels for that pair.
@@ -42,21 +50,27 @@ import os
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ranklens.engine.corpus import Corpus, Question, normalise_space
-from ranklens.engine.errors import RanklensError, json_problem
+from ranklens.engine.errors import RanklensError
 from ranklens.engine.grades import DEFAULT_MAX_GRADE, check_grade, max_grade
+from ranklens.engine.json_object import parse_object
 from ranklens.engine.judgment_log import Judgment, Ratings, combined, log_line, read_entry, replay
 from ranklens.engine.raters import DEFAULT_RULE, UNNAMED, check_rater, check_rule, default_rater
-from ranklens.engine.trec import Run, atomic_write, qrels_text, read_run, write_run
+from ranklens.engine.runs import RunFiles, read_sidecar, run_files, save_pair, sidecar_path
+from ranklens.engine.trec import Run, atomic_write, qrels_text, read_run, read_text, remove_stale_temporaries
 _RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 _KEY_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 RULE_KEY = "rater_rule"  # settings.json's key naming the workspace's rater rule
 
+
+
+def _settings_text(settings: Mapping[str, Any]) -> str:
+    return json.dumps(dict(settings), ensure_ascii=False, indent=2) + "\n"
 
 
 def data_home() -> Path:
@@ -119,6 +133,8 @@ class Workspace:
         self.max_grade = max_grade  # judgments are refused above it (engine/grades.py)
         # who judges and undoes unless a call names another: the login name unless given
         self.rater = default_rater() if rater is None else check_rater(rater)
+        # the log as last read, and the (inode, size, mtime) it was read at: every write changes one of them
+        self._read_log: tuple[tuple[int, int, int], list[Judgment]] | None = None
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.root)!r})"
@@ -167,38 +183,94 @@ class Workspace:
             raise RanklensError(f"cannot write the workspace {self.root}: {error.strerror or error}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
+            # holding the lock, no writer of this workspace is between a temporary file and its rename
+            for folder in (self.root, *(p for p in self.root.iterdir() if p.is_dir())):  # runs/, pools/
+                remove_stale_temporaries(folder)
             yield
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
 
-    def _next_line(self, path: Path) -> int:
-        """The number the next appended line of ``path`` gets; call it holding the lock.
+    def _whole_lines(self, path: Path) -> bytes:
+        """The whole lines of ``path`` (b"" when there is none); call it holding the lock.
 
-        A last line without its newline, under the lock, is what a writer that crashed
-        mid-line left: it is cut off so the next line does not join it.
+        A last line without its newline, under the lock, is what a writer killed mid-line left:
+        it is cut off so the next line does not join it.
         """
         try:
             data = path.read_bytes()
         except FileNotFoundError:
-            return 1
+            return b""
         except OSError as error:
             raise RanklensError(f"cannot read {path}: {error.strerror or error}") from None
-        whole = data.rfind(b"\n") + 1
-        if whole < len(data):
-            os.truncate(path, whole)
-        return data.count(b"\n") + 1
+        whole = data[:data.rfind(b"\n") + 1]
+        if len(whole) < len(data):
+            self._truncate(path, len(whole))
+        return whole
 
-    def _append(self, path: Path, lines: Sequence[str]) -> None:
-        # one write of whole lines, under the lock: a reader sees each line whole or not at all
-        self._next_line(path)
+    def _next_line(self, path: Path) -> int:
+        """The number the next appended line of ``path`` gets; call it holding the lock."""
+        return self._whole_lines(path).count(b"\n") + 1
+
+    def _append(self, path: Path, lines: Sequence[str]) -> int:
+        """Add ``lines`` to ``path`` as one change, under the lock; returns the file's size before them.
+
+        A reader sees all of them or none: one line is appended (a reader ignores a line without its
+        newline); several are written with the old lines to a new file renamed over ``path``, so a kill
+        mid-write leaves the file as it was. A failed write (a full disk) leaves it as it was too.
+        """
+        old = self._whole_lines(path)
+        if len(lines) > 1:
+            atomic_write(path, old + "".join(lines).encode("utf-8"))
+            return len(old)
+        existed = path.exists()
         try:
             with open(path, "a", encoding="utf-8") as handle:
                 handle.write("".join(lines))
                 handle.flush()
                 os.fsync(handle.fileno())
         except OSError as error:
+            with suppress(OSError):  # else a reader ignores the line without its newline, the next writer cuts it
+                if existed:
+                    os.truncate(path, len(old))
+                else:
+                    path.unlink()
             raise RanklensError(f"cannot write {path}: {error.strerror or error}") from None
+        return len(old)
+
+    def _truncate(self, path: Path, size: int) -> None:
+        try:
+            os.truncate(path, size)
+        except OSError as error:
+            raise RanklensError(f"cannot write {path}: {error.strerror or error}") from None
+
+    def _record(self, lines: Sequence[str], qrels: str, recorded: str) -> None:
+        """Append ``lines`` to the judgment log, then make ``qrels`` the qrels file, as one change under the
+        lock: when the qrels file cannot be written the log is cut back to what it was, and the error says
+        ``recorded`` (what was asked: "1 judgment") was not recorded. A kill between the two writes leaves the
+        log, the one record, ahead; ``sync_qrels`` brings the qrels file back in step."""
+        size = self._append(self.log_path, lines)
+        try:
+            atomic_write(self.qrels_path, qrels)
+        except RanklensError as error:
+            try:
+                os.truncate(self.log_path, size)
+            except OSError:
+                raise RanklensError(f"{error}; {recorded} recorded in {self.log_path} all the same (it could not "
+                                    "be taken back): the qrels file follows it at the next change") from None
+            raise RanklensError(f"{error}: {recorded} not recorded") from None
+
+    def _sync_qrels(self, judgments: dict[str, dict[str, int]]) -> None:
+        """Rewrite the qrels file when it is not ``judgments`` (the log replayed) as TREC qrels: a writer was
+        killed between the log and the qrels file. Best effort: a workspace that cannot be written keeps it."""
+        text = qrels_text(judgments)
+        try:
+            if self.qrels_path.read_text(encoding="utf-8") == text:
+                return
+        except (OSError, UnicodeDecodeError):
+            pass
+        with suppress(RanklensError), self.locked():
+            atomic_write(self.qrels_path, qrels_text(combined(self.ratings(), self.rater_rule())))
 
     def _jsonl(self, path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         if not path.is_file():
@@ -210,15 +282,8 @@ class Workspace:
         lines = text.split("\n")
         complete = lines[:-1]  # the last piece has no newline: empty, or a line still being written
         for lineno, line in enumerate(complete, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise RanklensError(f"{path}:{lineno}: not valid JSON ({json_problem(error)})") from None
-            if not isinstance(record, dict):
-                raise RanklensError(f"{path}:{lineno}: expected a JSON object")
-            yield lineno, record
+            if line.strip():
+                yield lineno, parse_object(line, f"{path}:{lineno}")
 
     # -- questions ---------------------------------------------------------------------------
 
@@ -257,7 +322,8 @@ class Workspace:
                     record["answer"] = question.answer
                 lines.append(json.dumps(record, ensure_ascii=False) + "\n")
                 stored.append(Question(qid, question.text, answer=question.answer))
-            self._append(self.queries_path, lines)
+            if lines:
+                self._append(self.queries_path, lines)
         return stored
 
     def question_for(self, text: str, corpus: Corpus) -> tuple[Question, bool]:
@@ -276,7 +342,17 @@ class Workspace:
 
     def log(self) -> list[Judgment]:
         """Every line of the judgment log, in order."""
-        return [read_entry(record, lineno, self.log_path) for lineno, record in self._jsonl(self.log_path)]
+        path = self.log_path
+        try:
+            stat = path.stat()
+        except FileNotFoundError:
+            return []
+        except OSError as error:
+            raise RanklensError(f"cannot read {path}: {error.strerror or error}") from None
+        key = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        if self._read_log is None or self._read_log[0] != key:  # a command reads it several times
+            self._read_log = key, [read_entry(record, lineno, path) for lineno, record in self._jsonl(path)]
+        return list(self._read_log[1])
 
     def ratings(self) -> Ratings:
         """The log replayed rater by rater: question id -> id -> rater -> grade, raters in the order their
@@ -297,20 +373,19 @@ class Workspace:
         """Declare ``rule`` (engine/raters.py) the workspace's rater rule; the qrels file follows it."""
         check_rule(rule, RULE_KEY)
         with self.locked():
-            settings = {**self._settings(), RULE_KEY: rule}
-            atomic_write(self.settings_path, json.dumps(settings, ensure_ascii=False, indent=2) + "\n")
-            atomic_write(self.qrels_path, qrels_text(combined(self.ratings(), rule)))
+            before = self._settings()
+            atomic_write(self.settings_path, _settings_text({**before, RULE_KEY: rule}))
+            try:
+                atomic_write(self.qrels_path, qrels_text(combined(self.ratings(), rule)))
+            except RanklensError as error:
+                with suppress(RanklensError):  # the rule is taken back: nothing changed
+                    atomic_write(self.settings_path, _settings_text(before))
+                raise RanklensError(f"{error}: the rater rule not changed") from None
 
     def _settings(self) -> dict[str, Any]:
         if not self.settings_path.is_file():
             return {}
-        try:
-            settings = json.loads(self.settings_path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise RanklensError(f"{self.settings_path}: not readable workspace settings ({error})") from None
-        if not isinstance(settings, dict):
-            raise RanklensError(f"{self.settings_path}: not workspace settings (expected a JSON object)")
-        return settings
+        return parse_object(read_text(self.settings_path), str(self.settings_path))
 
     def judge(self, question: str, ident: str, grade: int | None, *, rater: str | None = None) -> Judgment:
         """Grade ``ident`` for ``question`` (None: take the judgment back) as ``rater`` (default: the
@@ -344,8 +419,8 @@ class Workspace:
                     mine.pop((question, ident), None)
                 else:
                     mine[question, ident] = grade
-            self._append(self.log_path, lines)
-            atomic_write(self.qrels_path, qrels_text(combined(replay([*entries, *made]), rule)))
+            self._record(lines, qrels_text(combined(replay([*entries, *made]), rule)),
+                         f"{len(made)} judgment{'' if len(made) == 1 else 's'}")
         return made
 
     def undo(self, *, rater: str | None = None) -> Judgment | None:
@@ -364,8 +439,7 @@ class Workspace:
             current = replay(entries).get(target.question, {}).get(target.id, {}).get(target.rater)
             reversal = Judgment(self._next_line(self.log_path), "undo", target.question, target.id,
                                 target.previous, current, target.line, target.rater)
-            self._append(self.log_path, [log_line(reversal)])
-            atomic_write(self.qrels_path, qrels_text(combined(replay([*entries, reversal]), rule)))
+            self._record([log_line(reversal)], qrels_text(combined(replay([*entries, reversal]), rule)), "the undo")
         return reversal
 
     # -- the corpus with the workspace -------------------------------------------------------
@@ -379,6 +453,8 @@ class Workspace:
         """
         own = self.questions()
         judgments = self.judgments()
+        if self.log_path.is_file():
+            self._sync_qrels(judgments)
         if not own and not judgments:
             return corpus, []
         by_id: dict[str, Question] = {q.id: q for q in corpus.questions}
@@ -423,43 +499,65 @@ class Workspace:
             raise RanklensError(f"run name {name!r}: use letters, digits, '.', '_' and '-' (at most 100)")
         return self.runs_dir / f"{name}.run"
 
+    def run_files(self, name: str) -> RunFiles | None:
+        """Whether ``name`` is a saved run, a half-saved one (engine/runs.py), or no run's (None, also for a
+        name no run can have)."""
+        return run_files(self.run_path(name)) if _RUN_NAME.match(name) else None
+
     def save_run(self, name: str, run: Run, meta: Mapping[str, Any], *, replace: bool = False) -> SavedRun:
-        """Write ``runs/NAME.run`` and its sidecar ``runs/NAME.json``. A run saved under ``name`` already is
-        replaced only with ``replace``; otherwise ``RunExists`` is raised and the saved run stays whole."""
+        """Write ``runs/NAME.run`` and its sidecar ``runs/NAME.json``. A run saved (or half-saved) under ``name``
+        already is replaced only with ``replace``; otherwise ``RunExists`` is raised and its files stay as they are."""
         path = self.run_path(name)
         with self.locked():
-            if not replace and (path.exists() or path.with_suffix(".json").exists()):
-                raise RunExists(f"a run named {name!r} is saved already in {self.runs_dir}")
-            self.runs_dir.mkdir(exist_ok=True)
-            write_run(path, run, name)
-            # the sidecar last: a run is listed once both files are whole
-            atomic_write(path.with_suffix(".json"), json.dumps(dict(meta), ensure_ascii=False, indent=2) + "\n")
-        return SavedRun(name, run, dict(meta), path)
+            there = run_files(path)
+            if there is not None and not replace:
+                raise RunExists(self.taken(name, there))
+            try:
+                self.runs_dir.mkdir(exist_ok=True)
+            except OSError as error:
+                raise RanklensError(f"cannot write {self.runs_dir}: {error.strerror or error}") from None
+            remove_stale_temporaries(self.runs_dir)
+            written = save_pair(path, run, meta, name)
+        return SavedRun(name, run, written, path)
 
-    def run_names(self) -> list[str]:
-        """Saved runs (those with a sidecar), by name."""
+    def taken(self, name: str, files: RunFiles) -> str:
+        """What a save under ``name`` finds there, in a sentence."""
+        if files is RunFiles.SAVED:
+            return f"a run named {name!r} is saved already in {self.runs_dir}"
+        return (f"run {name!r} is half-saved in {self.runs_dir} (a save of it was interrupted between its .run "
+                "and its .json)")
+
+    def recovery(self, name: str) -> str:
+        """How a half-saved run named ``name`` is made whole."""
+        return f"save it again, replacing it (ranklens run CORPUS --save {name} --replace)"
+
+    def stored_names(self) -> list[str]:
+        """The names of the runs with a file in the workspace, saved or half-saved, by name (their files unread)."""
         if not self.runs_dir.is_dir():
             return []
-        return sorted(p.stem for p in self.runs_dir.glob("*.run") if p.with_suffix(".json").is_file())
+        names = {p.stem for pattern in ("*.run", "*.json") for p in self.runs_dir.glob(pattern)}
+        return sorted(name for name in names if _RUN_NAME.match(name))
+
+    def run_names(self, files: RunFiles = RunFiles.SAVED) -> list[str]:
+        """The names of the saved runs (or, given ``RunFiles.HALF_SAVED``, of the half-saved ones); a run whose
+        sidecar cannot be read is neither, and is named with its problem when asked for by name."""
+        return [name for name in self.stored_names() if self._listed(name) is files]
+
+    def _listed(self, name: str) -> RunFiles | None:
+        try:
+            return self.run_files(name)
+        except RanklensError:
+            return None
 
     def has_run(self, name: str) -> bool:
-        return bool(_RUN_NAME.match(name)) and name in self.run_names()
+        return self.run_files(name) is RunFiles.SAVED
 
     def load_run(self, name: str) -> SavedRun:
+        """The run saved under ``name``; a half-saved or missing one is a ``RanklensError`` saying so."""
         path = self.run_path(name)
-        if not path.is_file():
+        files = run_files(path)
+        if files is None:
             raise RanklensError(f"no saved run {name!r} in {self.root}")
-        return SavedRun(name, read_run(path), read_sidecar(path.with_suffix(".json")) or {}, path)
-
-
-def read_sidecar(path: Path) -> dict[str, Any] | None:
-    """A run's JSON sidecar, None when there is none."""
-    if not path.is_file():
-        return None
-    try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise RanklensError(f"{path}: not a readable run sidecar ({error})") from None
-    if not isinstance(meta, dict):
-        raise RanklensError(f"{path}: not a run sidecar (expected a JSON object)")
-    return meta
+        if files is RunFiles.HALF_SAVED:
+            raise RanklensError(f"{self.taken(name, files)}: {self.recovery(name)}")
+        return SavedRun(name, read_run(path), read_sidecar(sidecar_path(path)) or {}, path)

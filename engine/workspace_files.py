@@ -6,8 +6,9 @@ import json
 import os
 
 from ranklens.engine.corpus import Corpus, Question
-from ranklens.engine.errors import RanklensError, json_problem
-from ranklens.engine.grades import on_scale
+from ranklens.engine.errors import RanklensError
+from ranklens.engine.grades import GRADE_KEY, on_scale
+from ranklens.engine.json_object import parse_object
 from ranklens.engine.trec import read_qrels, read_text, shown_path, write_qrels, write_text
 from ranklens.engine.workspace import Workspace
 
@@ -21,10 +22,7 @@ def read_questions(path: str | os.PathLike[str]) -> list[Question]:
         if not line.strip():
             continue
         if line.lstrip().startswith("{"):
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise RanklensError(f"{path}:{lineno}: not valid JSON ({json_problem(error)})") from None
+            record = parse_object(line, f"{path}:{lineno}")
             qid, text, answer = record.get("_id"), record.get("text"), record.get("answer")
             if not isinstance(qid, (str, int)) or not isinstance(text, str):
                 raise RanklensError(f"{path}:{lineno}: a question needs \"_id\" and \"text\"")
@@ -43,9 +41,10 @@ def import_questions(workspace: Workspace, path: str | os.PathLike[str]) -> list
 
 
 def import_qrels(workspace: Workspace, path: str | os.PathLike[str], question_ids: set[str]) -> tuple[int, list[str]]:
-    """The file's judgments (``-``: standard input) recorded in the workspace (one undoable log entry each);
-    returns how many, and warnings: the file's own, a count of grades off the workspace's scale (refused),
-    and a count of judgments of questions outside ``question_ids`` (kept)."""
+    """The file's judgments (``-``: standard input) recorded in the workspace (one undoable log entry each), all
+    or none: a grade off the workspace's scale refuses the whole file (``RanklensError`` with the count), as
+    does a failed write. Returns how many, and warnings: the file's own, and a count of judgments of questions
+    outside ``question_ids`` (kept)."""
     qrels = read_qrels(path)
     warnings = list(qrels.warnings)
     rows = [(qid, ident, grade) for qid, grades in qrels.judgments.items() for ident, grade in grades.items()]
@@ -53,14 +52,15 @@ def import_qrels(workspace: Workspace, path: str | os.PathLike[str], question_id
     if refused:
         count = sum(1 for _, _, grade in rows if grade in refused)
         shown = ", ".join(map(str, refused[:5])) + (" …" if len(refused) > 5 else "")
-        warnings.append(f"{shown_path(path)}: {count} judgment(s) off the scale 0-{workspace.max_grade} refused "
-                        f"(grades {shown})")
-        rows = [row for row in rows if on_scale(row[2], workspace.max_grade)]
+        raise RanklensError(f"{shown_path(path)}: {count} judgment(s) off the scale 0-{workspace.max_grade} "
+                            f"(grades {shown}): nothing imported ({GRADE_KEY} in the corpus' ranklens.toml sets "
+                            "the scale's top)")
     unknown = sum(1 for qid, _, _ in rows if qid not in question_ids)
     if unknown:
         warnings.append(f"{shown_path(path)}: {unknown} judgment(s) of questions neither the corpus nor the "
                         "workspace has (kept: import their questions too)")
-    workspace.judge_many(rows)
+    if rows:
+        workspace.judge_many(rows)
     return len(rows), warnings
 
 

@@ -242,8 +242,8 @@ def test_saving_over_a_run_needs_replace_and_keeps_the_old_run_whole(capsys, tmp
                       "--workspace", str(ws), "--json")
     assert replaced.status == 0 and replaced.json["setup"]["scorer"] == "tfidf"
     assert json.loads((ws / "runs" / "mine.json").read_text())["setup"]["scorer"] == "tfidf"
-    assert_error(run_on(capsys, corpus, "run", str(corpus), "--output", str(tmp_path / "x.run"), "--replace"),
-                 "--replace: only with --save")
+    assert_error(run_on(capsys, corpus, "run", str(corpus), "--output", "-", "--replace"),
+                 "--replace: only with --save NAME or --output FILE")
     # the engine refuses too, whatever front end asks
     workspace = Workspace(ws)
     saved = workspace.load_run("mine")

@@ -409,8 +409,8 @@ def test_crlf_lines_are_read_by_the_block_reader_as_lf_ones(tmp_path: Path, monk
     crlf.write_bytes(lf.read_bytes().replace(b"\n", b"\r\n"))
     expected = load_corpus(lf, use_cache=False)
     line_by_line = []
-    original = jsonl._parse_object
-    monkeypatch.setattr(jsonl, "_parse_object", lambda line, *a: line_by_line.append(line) or original(line, *a))
+    original = jsonl.parse_object
+    monkeypatch.setattr(jsonl, "parse_object", lambda line, *a: line_by_line.append(line) or original(line, *a))
     corpus = load_corpus(crlf, use_cache=False)
     assert (corpus.documents, corpus.chunks) == (expected.documents, expected.chunks)
     assert 0 < len(line_by_line) < 100  # the first block only (a byte-order mark may start it)

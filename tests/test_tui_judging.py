@@ -269,3 +269,20 @@ async def test_in_judge_mode_digits_grade_and_alt_digits_switch_tabs_as_the_scre
         await settle(pilot)
         assert app.query_one("#tabs").active == "metrics"
         assert app.context.workspace.judgments() == {"u1": {pane._rows[0].hit.chunk.id: 2}}
+
+
+async def test_saving_over_a_half_saved_run_says_so_and_replaces_it_on_yes() -> None:
+    from ranklens.tui.widgets.confirm import Confirm
+
+    async with running(size=(80, 24)) as pilot:
+        app = pilot.app
+        await save_run_as(pilot, "mine")
+        workspace = app.context.workspace
+        (workspace.runs_dir / "mine.json").unlink()  # as a save killed between the run and its sidecar leaves it
+        assert workspace.run_names() == []
+        await save_run_as(pilot, "mine")
+        assert isinstance(app.screen, Confirm)
+        assert "Run mine is half-saved (a save of it was interrupted). Replace it?" in screen_text(app)
+        await pilot.press("y")
+        await settle(pilot)
+        assert workspace.run_names() == ["mine"]

@@ -1,6 +1,7 @@
 """The workspace (engine/workspace): where it lives, the judgment log and undo, locking, runs."""
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -126,7 +127,9 @@ def test_runs_are_saved_with_their_sidecar(tmp_path: Path) -> None:
     workspace.save_run("bm25-k1.2", run, {"setup": {"scorer": "bm25"}, "k": 2})
     assert workspace.run_names() == ["bm25-k1.2"]
     saved = workspace.load_run("bm25-k1.2")
-    assert saved.run.rankings == run.rankings and saved.meta == {"setup": {"scorer": "bm25"}, "k": 2}
+    digest = hashlib.sha256(saved.path.read_bytes()).hexdigest()  # the sidecar names the run it describes
+    assert saved.run.rankings == run.rankings and saved.meta == {"setup": {"scorer": "bm25"}, "k": 2,
+                                                                 "run_sha256": digest}
     assert saved.run.tag == "bm25-k1.2"
     with pytest.raises(RanklensError, match="run name '../x'"):
         workspace.save_run("../x", run, {})
@@ -184,3 +187,15 @@ def test_a_known_question_is_matched_case_spaces_and_end_punctuation_aside(tmp_p
     assert workspace.questions() == []
     assert known_question("what similarity laws", corpus.questions) is None
     assert known_question(" ?! ", corpus.questions) is None
+
+
+def test_a_log_read_once_is_read_again_after_any_write(tmp_path: Path) -> None:
+    reader, writer = Workspace(tmp_path / "ws"), Workspace(tmp_path / "ws")
+    writer.judge("q", "a", 1)
+    assert [e.grade for e in reader.log()] == [1]
+    writer.judge("q", "a", 2)  # appended
+    assert [e.grade for e in reader.log()] == [1, 2]
+    writer.judge_many([("q", "b", 0), ("q", "c", 3)])  # the log renamed over: another file, maybe as long
+    assert reader.judgments() == {"q": {"a": 2, "b": 0, "c": 3}}
+    writer.log_path.unlink()
+    assert reader.log() == []

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from textual.content import Content
 
 from ranklens.engine.errors import Cancelled, RanklensError
+from ranklens.engine.runs import RunFiles
 from ranklens.tui.context import ListsRuns
 from ranklens.tui.widgets.confirm import Confirm
 from ranklens.tui.widgets.path_prompt import PathPrompt
@@ -189,10 +190,10 @@ class WorkspaceActions:
         """``save(name, False)`` for a new name; for a run saved already, ask first: ``save(name, True)`` only
         on a yes, and on a no (or Escape) the saved run stays as it is."""
         try:
-            taken = name in workspace.run_names()
-        except OSError:
-            taken = False  # an unreadable runs folder: the save says what is wrong with it
-        if not taken:
+            there = workspace.run_files(name)
+        except (OSError, RanklensError):
+            there = None  # an unreadable runs folder or sidecar: the save says what is wrong with it
+        if there is None:
             save(name, False)
             return
 
@@ -202,7 +203,9 @@ class WorkspaceActions:
             else:
                 self.app.notify(f"run {name} kept as it was")
 
-        self.app.push_screen(Confirm(Content(f"A run named {name} is saved already. Replace it?")), answered)
+        found = ("A run named {} is saved already" if there is RunFiles.SAVED
+                 else "Run {} is half-saved (a save of it was interrupted)").format(name)
+        self.app.push_screen(Confirm(Content(f"{found}. Replace it?")), answered)
 
     def _save_run(self, context: Context, name: str, replace: bool) -> None:
         from ranklens.engine.compare import run_depth, setup_run

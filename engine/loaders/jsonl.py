@@ -6,7 +6,6 @@ caller's warnings; anything else that is not one JSON object a line is a
 """
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import chain
@@ -15,7 +14,8 @@ from typing import Any
 
 import orjson
 
-from ranklens.engine.errors import RanklensError, json_problem
+from ranklens.engine.errors import RanklensError
+from ranklens.engine.json_object import parse_object
 from ranklens.engine.loaders.reading import reading, valid_unicode
 from ranklens.engine.progress import Progress
 
@@ -51,7 +51,7 @@ def jsonl_blocks(path: Path, warnings: list[str], progress: Progress
                 lineno += 1
                 line = _decode_line(raw, lineno, bad_utf8)
                 if line.strip():
-                    record = _parse_object(line, path, lineno)
+                    record = parse_object(line, f"{path}:{lineno}")
                     if _SURROGATE_ESCAPE.search(line):
                         record = _without_surrogates(record, lineno, surrogates)
                     linenos.append(lineno)
@@ -90,20 +90,6 @@ def _decode_line(raw: bytes, lineno: int, bad_utf8: list[int]) -> str:
         line = raw.decode("utf-8", errors="replace")
     # Editors on Windows often start UTF-8 files with a byte-order mark, which json rejects.
     return line.removeprefix("\ufeff") if lineno == 1 else line
-
-
-def _parse_object(line: str, path: Path, lineno: int) -> dict[str, Any]:
-    try:
-        value = json.loads(line)
-    except json.JSONDecodeError as error:
-        raise RanklensError(f"{path}:{lineno}: not valid JSON ({json_problem(error)})") from None
-    except ValueError as error:  # an integer of more than 4300 digits
-        raise RanklensError(f"{path}:{lineno}: not usable JSON ({error})") from None
-    except RecursionError:
-        raise RanklensError(f"{path}:{lineno}: not usable JSON (nested too deeply)") from None
-    if not isinstance(value, dict):
-        raise RanklensError(f"{path}:{lineno}: not a JSON object")
-    return value
 
 
 def _without_surrogates(record: dict[str, Any], lineno: int, lines: list[int]) -> dict[str, Any]:
