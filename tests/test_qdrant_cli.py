@@ -22,6 +22,7 @@ pytest.importorskip("qdrant_edge", reason="the qdrant extra is not installed (pi
 from ranklens.engine.backends.qdrant import QdrantBackend  # noqa: E402
 from ranklens.engine.errors import RanklensError  # noqa: E402
 from tests.support.cli import assert_error, run_cli, stderr_lines  # noqa: E402
+from tests.test_qdrant_fingerprint import RECORDS, write_corpus  # noqa: E402
 
 
 @pytest.fixture
@@ -184,6 +185,20 @@ def test_judgments_outside_the_collection_are_a_counted_note(capsys, tmp_path) -
     run = run_cli(capsys, "eval", str(folder), "--backend", target, "--collection", "c", "--json")
     assert run.status == 0 and run.json["metrics"]["mrr"] == 1.0
     assert stderr_lines(run, "note") == []
+
+
+def test_a_corpus_edited_after_its_push_is_refused_until_pushed_again(capsys, tmp_path) -> None:
+    folder = write_corpus(tmp_path / "c", RECORDS)
+    target = f"qdrant:{tmp_path / 'q'}"
+    assert run_cli(capsys, "push", str(folder), "--to", target).status == 0
+    # the same ids, terms and chunk count; two texts trade a word
+    write_corpus(folder, [("d0", "orchard", "red apples fall"), ("d1", "città", "green pears grow"), RECORDS[2]])
+    said = ("collection 'c' was pushed with other settings: it was pushed from an older corpus (the chunks' texts "
+            "differ from those of 'c' here: push it again with --replace)")
+    assert_error(run_cli(capsys, "eval", str(folder), "--backend", target), said)
+    assert_error(run_cli(capsys, "search", str(folder), "apples fall", "--backend", target), said)
+    assert run_cli(capsys, "push", str(folder), "--to", target, "--replace").status == 0
+    assert run_cli(capsys, "search", str(folder), "apples fall", "--backend", target).status == 0
 
 
 # A push killed (SIGKILL, no cleanup of any kind) once its second batch is in the new shard.

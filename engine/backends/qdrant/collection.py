@@ -7,6 +7,7 @@ ranklens metadata (``_load``) and asking the engine for points (``_query``).
 """
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import numpy as np
@@ -100,7 +101,7 @@ class PushedCollection:
         """Refuse a setup other than the one the collection was pushed with, naming the difference."""
         stored = self.stored if self.stored is not None else self._load(retriever.corpus.name)
         wanted = fingerprint(retriever)
-        key = wanted["chunk_ids"] + wanted["vocabulary"] + str(wanted["settings"])
+        key = json.dumps(wanted, sort_keys=True)
         if key in self._checked:
             return
         problems = differences(stored, wanted)
