@@ -249,6 +249,18 @@ def test_replace_switches_the_edge_shard_and_deletes_the_old_one(tmp_path) -> No
     assert sorted(p.name for p in (tmp_path / "alfa").iterdir()) == ["current.json", second.physical]
 
 
+def test_a_collection_that_lost_points_is_refused_as_damaged_through_the_client(tmp_path) -> None:
+    from qdrant_client import QdrantClient, models
+
+    corpus = load_corpus("studio-alfa")
+    report = client_push.push(Workbench(corpus).retriever(setup_for(corpus, BM25)), f"qdrant:{tmp_path}", "alfa")
+    client = QdrantClient(path=str(tmp_path))
+    client.delete(report.physical, points_selector=models.PointIdsList(points=[3, 7]))
+    client.close()
+    with pytest.raises(RanklensError, match="collection 'alfa' is damaged: it holds 16 points, its push wrote 18"):
+        QdrantBackend.open(f"qdrant:{tmp_path}", "alfa")
+
+
 def test_a_cancelled_push_through_the_client_keeps_the_previous_collection(tmp_path) -> None:
     """The alias switch on the client's local mode, standing in for a server."""
     corpus = load_corpus("studio-alfa")

@@ -201,6 +201,18 @@ def test_a_corpus_edited_after_its_push_is_refused_until_pushed_again(capsys, tm
     assert run_cli(capsys, "search", str(folder), "apples fall", "--backend", target).status == 0
 
 
+@pytest.mark.parametrize("lost", ["mutable_id_tracker.versions", "mutable_id_tracker.mappings", "version.info"])
+def test_a_shard_missing_a_file_is_refused_as_damaged(capsys, pushed: str, tmp_path, lost: str) -> None:
+    # Edge loads such a shard as an empty one: every chunk would score 0, nDCG 0.000, exit 0
+    (file,) = (tmp_path / "q" / "studio-alfa").glob(f"shard-*/segments/*/{lost}")
+    file.unlink()
+    said = f"{pushed}: collection 'studio-alfa' is damaged: it holds 0 points, its push wrote 18"
+    assert_error(run_cli(capsys, "eval", "studio-alfa", "--backend", pushed), said, "push it again with --replace")
+    assert_error(run_cli(capsys, "search", "studio-alfa", "rimborso", "--backend", pushed), said)
+    assert run_cli(capsys, "push", "studio-alfa", "--to", pushed, "--replace").status == 0
+    assert run_cli(capsys, "eval", "studio-alfa", "--backend", pushed).status == 0
+
+
 # A push killed (SIGKILL, no cleanup of any kind) once its second batch is in the new shard.
 KILLED_PUSH = """
 import os, signal, sys
