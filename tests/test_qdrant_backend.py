@@ -231,7 +231,7 @@ def test_a_cancelled_push_into_an_edge_folder_keeps_the_previous_shard(tmp_path)
     first = push(local, f"qdrant:{tmp_path}", "alfa")
     with pytest.raises(Cancelled):
         push(local, f"qdrant:{tmp_path}", "alfa", replace=True, progress=cancel_after_first_batch, batch=4)
-    assert sorted(p.name for p in (tmp_path / "alfa").iterdir()) == ["current.json", first.physical]
+    assert sorted(p.name for p in (tmp_path / "alfa").iterdir()) == [".push.lock", "current.json", first.physical]
     with open_collection(f"qdrant:{tmp_path}", "alfa") as backend:
         assert Workbench(corpus, backend=backend).retriever(setup_for(corpus, BM25)).search("ferie").hits
 
@@ -246,7 +246,7 @@ def test_replace_switches_the_edge_shard_and_deletes_the_old_one(tmp_path) -> No
         second = push(local, f"qdrant:{tmp_path}", "alfa", replace=True)
         assert Workbench(corpus, backend=reader).retriever(setup_for(corpus, BM25)).search("ferie").hits
     assert second.replaced == first.physical and second.physical != first.physical
-    assert sorted(p.name for p in (tmp_path / "alfa").iterdir()) == ["current.json", second.physical]
+    assert sorted(p.name for p in (tmp_path / "alfa").iterdir()) == [".push.lock", "current.json", second.physical]
 
 
 def test_a_collection_that_lost_points_is_refused_as_damaged_through_the_client(tmp_path) -> None:

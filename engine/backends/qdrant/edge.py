@@ -71,6 +71,7 @@ class EdgeBackend(PushedCollection):
 
     def _load(self, collection: str) -> dict[str, Any]:
         pointer = self.store.read(collection)
+        self.store.tidy(collection)
         qdrant_edge = edge_module()
         with speaking_edge(self.target):
             shard = qdrant_edge.EdgeShard.load(str(pointer.shard))
