@@ -279,6 +279,35 @@ def test_a_cancelled_push_through_the_client_keeps_the_previous_collection(tmp_p
         client.close()
 
 
+def test_a_push_through_the_client_finding_the_alias_switched_meanwhile_is_dropped(tmp_path, monkeypatch) -> None:
+    """Another push's switch happening while this one uploads (a server has no lock): that one stays."""
+    from qdrant_client import QdrantClient, models
+
+    corpus = load_corpus("studio-alfa")
+    local = Workbench(corpus).retriever(setup_for(corpus, BM25))
+    connect, clients = client_push.connect, []
+
+    def keeping(*args: object) -> QdrantClient:
+        clients.append(connect(*args))
+        return clients[-1]
+
+    def another_push_switches(done: int, total: int, label: str) -> None:
+        if done == 4:
+            clients[0].create_collection("alfa-other", vectors_config={})
+            clients[0].update_collection_aliases(change_aliases_operations=[models.CreateAliasOperation(
+                create_alias=models.CreateAlias(collection_name="alfa-other", alias_name="alfa"))])
+
+    monkeypatch.setattr(client_push, "connect", keeping)
+    with pytest.raises(RanklensError, match=r"collection 'alfa' was pushed by another process meanwhile "
+                                            r"\(now alfa-other\); this push was dropped"):
+        client_push.push(local, f"qdrant:{tmp_path}", "alfa", progress=another_push_switches, batch=4)
+    client = QdrantClient(path=str(tmp_path))
+    try:
+        assert [c.name for c in client.get_collections().collections] == ["alfa-other"]
+    finally:
+        client.close()
+
+
 def test_replace_through_the_client_points_the_alias_at_the_new_collection(tmp_path) -> None:
     corpus = load_corpus("studio-alfa")
     local = Workbench(corpus).retriever(setup_for(corpus, BM25))
