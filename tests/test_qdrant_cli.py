@@ -331,6 +331,15 @@ def test_a_shard_a_killed_push_replaced_but_did_not_delete_is_removed_by_the_nex
     assert sorted(p.name for p in folder.iterdir()) == [".push.lock", "current.json", second]
 
 
+def test_leftovers_set_aside_by_a_command_killed_while_deleting_them_are_deleted_by_the_next(
+        capsys, pushed: str, tmp_path) -> None:
+    folder = tmp_path / "q" / "studio-alfa"
+    (folder / ".gone-0123456789ab" / "segments").mkdir(parents=True)
+    (folder / ".gone-0123456789ab" / "segments" / "page_0.dat").write_bytes(b"x" * 4096)
+    assert run_cli(capsys, "search", "studio-alfa", "rimborso auto", "--backend", pushed).status == 0
+    assert sorted(p.name for p in folder.iterdir()) == [".push.lock", "current.json", current_shard(folder)]
+
+
 def test_two_pushes_of_one_collection_at_once_the_second_is_refused(capsys, tmp_path) -> None:
     target = f"qdrant:{tmp_path / 'q'}"
     with paused_push(tmp_path, target, replace=False) as first:

@@ -6,6 +6,7 @@ Layout (``LAYOUT`` 1)::
     PATH/NAME/current.json         {"shard": "shard-<hex>", "metadata": {the push's fingerprint}}
     PATH/NAME/shard-<hex>/         the Edge shard (Qdrant's own files: edge_config.json, segments/)
     PATH/NAME/.partial-<hex>-<pid>/  a push under way (or one killed)
+    PATH/NAME/.gone-<hex>/         a leftover of a dead push, set aside to be deleted
     PATH/NAME/.push.lock           flock'ed by the push of NAME under way; it holds that push's process id
 
 A push writes a new shard beside the one answering and, once it is complete
@@ -20,8 +21,10 @@ push of the same collection is refused rather than replacing the first one's
 shard unasked. Whoever finds the lock free (the next push, or a command
 opening the collection) removes what no push is writing: partial folders
 (a killed push's) and shards other than the current one (a push killed
-between its switch and its deletion of the old shard). The lock is an
-``flock``: the system lets it go when its process ends, killed or not.
+between its switch and its deletion of the old shard). It renames them to
+``.gone-<hex>`` holding the lock (milliseconds), and deletes them after: a
+push starting meanwhile does not wait for gigabytes to be deleted. The lock
+is an ``flock``: the system lets it go when its process ends, killed or not.
 
 A folder qdrant-client's local mode wrote (``collection/NAME/storage.sqlite``,
 what ``qdrant:PATH`` was before Edge), a bare Edge shard, a folder with other
@@ -49,7 +52,8 @@ MARKER = "ranklens-edge.json"
 CURRENT = "current.json"
 PARTIAL = ".partial-"
 LOCK = ".push.lock"
-LOCK_WAIT_S = 3.0  # a push waits this long for a reader tidying the collection; a push holds it far longer
+GONE = ".gone-"  # a leftover set aside (renamed, under the lock) to be deleted by anyone, lock or not
+LOCK_WAIT_S = 2.0  # a push waits this long for a command setting leftovers aside (renames: milliseconds)
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
@@ -138,7 +142,8 @@ class EdgeStore:
             if previous is not None and not replace:
                 raise RanklensError(f"{self.text}: collection {name!r} exists (--replace replaces it)")
             _write_json(self.path / MARKER, {"ranklens_edge": LAYOUT}, self.text)
-            self._sweep(name)
+            self._set_aside(name)
+            self._delete_set_aside(name)
             partial = folder / f"{PARTIAL}{uuid.uuid4().hex[:12]}-{os.getpid()}"
             try:
                 yield partial, previous
@@ -182,7 +187,8 @@ class EdgeStore:
             if self._stale(name):
                 with self._locked(name, 0) as held:
                     if held:
-                        self._sweep(name)
+                        self._set_aside(name)
+            self._delete_set_aside(name)  # the lock let go: a push may start meanwhile
         except (OSError, RanklensError):
             pass
 
@@ -193,17 +199,23 @@ class EdgeStore:
             return None
         return str(_read_json(current, self.text).get("shard", "")) or None
 
-    def _sweep(self, name: str) -> None:
-        """Remove every partial folder and every shard but the current one, the collection locked: no push
-        writes any of them now (a push holds the lock from its start to its switch)."""
+    def _set_aside(self, name: str) -> None:
+        """Rename every partial folder and every shard but the current one out of the way, the collection
+        locked: no push writes any of them now (a push holds the lock from its start to its switch)."""
         for stale in self._stale(name):
-            shutil.rmtree(stale, ignore_errors=True)
+            if not stale.name.startswith(GONE):
+                with suppress(OSError):
+                    stale.rename(stale.with_name(f"{GONE}{uuid.uuid4().hex[:12]}"))
+
+    def _delete_set_aside(self, name: str) -> None:
+        for gone in (self.path / name).glob(f"{GONE}*"):
+            shutil.rmtree(gone, ignore_errors=True)
 
     def _stale(self, name: str) -> list[Path]:
-        """The partial folders of collection ``name`` and its shards but the current one."""
+        """The partial folders of collection ``name``, its shards but the current one, what was set aside."""
         folder, current = self.path / name, self._current(name)
-        return [p for p in _listed(folder, self.text)
-                if p.name.startswith(PARTIAL) or (p.name.startswith("shard-") and p.name != current)]
+        return [p for p in _listed(folder, self.text) if p.name.startswith((PARTIAL, GONE))
+                or (p.name.startswith("shard-") and p.name != current)]
 
     @contextmanager
     def _locked(self, name: str, wait: float) -> Iterator[bool]:
