@@ -385,7 +385,8 @@ def on_a_small_disk(tmp_path: Path, script: str) -> subprocess.CompletedProcess[
                            capture_output=True)
     if probe.returncode != 0:
         pytest.skip(f"cannot mount a small disk here: {probe.stderr.decode(errors='replace').strip()}")
-    env = {**os.environ, "DISK": str(disk), "RANKLENS": f"{sys.executable} -m ranklens.cli.main"}
+    env = {**os.environ, "DISK": str(disk), "RANKLENS": f"{sys.executable} -m ranklens.cli.main",
+           "PYTHON": sys.executable}
     return subprocess.run([*namespace, "sh", "-c", 'mount -t tmpfs -o size=16m tmpfs "$DISK" || exit 99\n'
                            + DISK_TOOLS + script], capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
 
@@ -406,6 +407,44 @@ def test_a_push_onto_a_nearly_full_disk_is_one_line_and_writes_nothing(tmp_path,
     (line,) = run.stderr.splitlines()
     assert line.startswith(f"ranklens: qdrant:{tmp_path / 'disk'}/q: not enough free space for the shard ("), line
     assert listed(run) == [".", "./filler"]
+
+
+# A push of the corpus ARGV[1] into ARGV[2] (a folder of the small disk) during which something else fills the
+# disk, after its first batch, up to 64 KB free.
+FILLED_MIDWAY = """
+import shutil, sys
+from pathlib import Path
+from ranklens.engine.backends.qdrant import push
+from ranklens.engine.errors import RanklensError
+from ranklens.engine.loaders import load_corpus
+from ranklens.engine.retriever import Workbench, setup_for
+
+filler = Path(sys.argv[2]) / "filler"
+
+def fill(done, total, label):
+    if done and not filler.exists():
+        filler.write_bytes(bytes(shutil.disk_usage(filler.parent).free - 64 * 1024))
+
+corpus = load_corpus(sys.argv[1])
+try:
+    push(Workbench(corpus).retriever(setup_for(corpus, {"scorer": "bm25"})), f"qdrant:{sys.argv[2]}/q",
+         progress=fill, batch=100)
+except RanklensError as error:
+    sys.exit(f"ranklens: {error}")
+"""
+
+
+def test_a_disk_filled_by_another_process_during_a_push_is_one_line(tmp_path) -> None:
+    words = [f"w{i}" for i in range(500)]
+    records = [(f"d{i}", "", " ".join(words[(i * 7 + j) % 500] for j in range(300))) for i in range(2000)]
+    folder = write_corpus(tmp_path / "c", records)  # 2,000 chunks of 1.5 KB: pages the first batch never touched
+    run = on_a_small_disk(tmp_path, f"""
+        $PYTHON -c '{FILLED_MIDWAY}' {folder} "$DISK"; echo "status $?"
+        listing""")
+    assert "status 1\n" in run.stdout, (run.stdout, run.stderr)
+    (line,) = run.stderr.splitlines()
+    assert line.startswith(f"ranklens: qdrant:{tmp_path / 'disk'}/q: not enough free space for the shard ("), line
+    assert not any(".partial-" in name or "current.json" in name for name in listed(run))
 
 
 def test_a_push_replacing_a_collection_on_a_full_disk_leaves_the_old_one_answering(tmp_path) -> None:
