@@ -493,6 +493,15 @@ def test_deeply_nested_json_in_the_folder_is_one_line_naming_it(capsys, pushed: 
     assert file.read_text(encoding="utf-8") == "[" * 100_000 + "]" * 100_000
 
 
+@pytest.mark.parametrize("name", ["edge_config.json", "segments/*/segment.json",
+                                  "segments/*/payload_storage/config.json"])
+def test_deeply_nested_json_in_edges_own_files_is_one_line(capsys, pushed: str, tmp_path, name: str) -> None:
+    (file,) = (tmp_path / "q" / "studio-alfa").glob(f"shard-*/{name}")
+    file.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    shard = next(folder for folder in file.parents if folder.name.startswith("shard-"))
+    assert_error(run_cli(capsys, "eval", "studio-alfa", "--backend", pushed), f"{pushed}: Qdrant Edge: ", str(shard))
+
+
 def test_a_folder_of_qdrant_client_local_mode_says_what_it_is(capsys, tmp_path) -> None:
     from qdrant_client import QdrantClient, models
 
