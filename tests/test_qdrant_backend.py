@@ -231,7 +231,7 @@ def test_a_cancelled_push_into_an_edge_folder_keeps_the_previous_shard(tmp_path)
     first = push(local, f"qdrant:{tmp_path}", "alfa")
     with pytest.raises(Cancelled):
         push(local, f"qdrant:{tmp_path}", "alfa", replace=True, progress=cancel_after_first_batch, batch=4)
-    assert sorted(p.name for p in (tmp_path / "alfa").iterdir()) == ["current.json", first.physical]
+    assert sorted(p.name for p in (tmp_path / "alfa").iterdir()) == [".push.lock", "current.json", first.physical]
     with open_collection(f"qdrant:{tmp_path}", "alfa") as backend:
         assert Workbench(corpus, backend=backend).retriever(setup_for(corpus, BM25)).search("ferie").hits
 
@@ -246,7 +246,19 @@ def test_replace_switches_the_edge_shard_and_deletes_the_old_one(tmp_path) -> No
         second = push(local, f"qdrant:{tmp_path}", "alfa", replace=True)
         assert Workbench(corpus, backend=reader).retriever(setup_for(corpus, BM25)).search("ferie").hits
     assert second.replaced == first.physical and second.physical != first.physical
-    assert sorted(p.name for p in (tmp_path / "alfa").iterdir()) == ["current.json", second.physical]
+    assert sorted(p.name for p in (tmp_path / "alfa").iterdir()) == [".push.lock", "current.json", second.physical]
+
+
+def test_a_collection_that_lost_points_is_refused_as_damaged_through_the_client(tmp_path) -> None:
+    from qdrant_client import QdrantClient, models
+
+    corpus = load_corpus("studio-alfa")
+    report = client_push.push(Workbench(corpus).retriever(setup_for(corpus, BM25)), f"qdrant:{tmp_path}", "alfa")
+    client = QdrantClient(path=str(tmp_path))
+    client.delete(report.physical, points_selector=models.PointIdsList(points=[3, 7]))
+    client.close()
+    with pytest.raises(RanklensError, match="collection 'alfa' is damaged: it holds 16 points, its push wrote 18"):
+        QdrantBackend.open(f"qdrant:{tmp_path}", "alfa")
 
 
 def test_a_cancelled_push_through_the_client_keeps_the_previous_collection(tmp_path) -> None:
@@ -263,6 +275,35 @@ def test_a_cancelled_push_through_the_client_keeps_the_previous_collection(tmp_p
     try:
         assert [c.name for c in client.get_collections().collections] == [first.physical]
         assert client.count("alfa").count == len(local.chunks)
+    finally:
+        client.close()
+
+
+def test_a_push_through_the_client_finding_the_alias_switched_meanwhile_is_dropped(tmp_path, monkeypatch) -> None:
+    """Another push's switch happening while this one uploads (a server has no lock): that one stays."""
+    from qdrant_client import QdrantClient, models
+
+    corpus = load_corpus("studio-alfa")
+    local = Workbench(corpus).retriever(setup_for(corpus, BM25))
+    connect, clients = client_push.connect, []
+
+    def keeping(*args: object) -> QdrantClient:
+        clients.append(connect(*args))
+        return clients[-1]
+
+    def another_push_switches(done: int, total: int, label: str) -> None:
+        if done == 4:
+            clients[0].create_collection("alfa-other", vectors_config={})
+            clients[0].update_collection_aliases(change_aliases_operations=[models.CreateAliasOperation(
+                create_alias=models.CreateAlias(collection_name="alfa-other", alias_name="alfa"))])
+
+    monkeypatch.setattr(client_push, "connect", keeping)
+    with pytest.raises(RanklensError, match=r"collection 'alfa' was pushed by another process meanwhile "
+                                            r"\(now alfa-other\); this push was dropped"):
+        client_push.push(local, f"qdrant:{tmp_path}", "alfa", progress=another_push_switches, batch=4)
+    client = QdrantClient(path=str(tmp_path))
+    try:
+        assert [c.name for c in client.get_collections().collections] == ["alfa-other"]
     finally:
         client.close()
 

@@ -7,10 +7,18 @@ Servers that refuse a key or never answer are real sockets, not mocks of the cli
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import socket
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
@@ -21,7 +29,8 @@ pytest.importorskip("qdrant_edge", reason="the qdrant extra is not installed (pi
 
 from ranklens.engine.backends.qdrant import QdrantBackend  # noqa: E402
 from ranklens.engine.errors import RanklensError  # noqa: E402
-from tests.support.cli import assert_error, run_cli, stderr_lines  # noqa: E402
+from tests.support.cli import ROOT, assert_error, run_cli, stderr_lines  # noqa: E402
+from tests.test_qdrant_fingerprint import RECORDS, write_corpus  # noqa: E402
 
 
 @pytest.fixture
@@ -186,6 +195,32 @@ def test_judgments_outside_the_collection_are_a_counted_note(capsys, tmp_path) -
     assert stderr_lines(run, "note") == []
 
 
+def test_a_corpus_edited_after_its_push_is_refused_until_pushed_again(capsys, tmp_path) -> None:
+    folder = write_corpus(tmp_path / "c", RECORDS)
+    target = f"qdrant:{tmp_path / 'q'}"
+    assert run_cli(capsys, "push", str(folder), "--to", target).status == 0
+    # the same ids, terms and chunk count; two texts trade a word
+    write_corpus(folder, [("d0", "orchard", "red apples fall"), ("d1", "città", "green pears grow"), RECORDS[2]])
+    said = ("collection 'c' was pushed with other settings: it was pushed from an older corpus (the chunks' texts "
+            "differ from those of 'c' here: push it again with --replace)")
+    assert_error(run_cli(capsys, "eval", str(folder), "--backend", target), said)
+    assert_error(run_cli(capsys, "search", str(folder), "apples fall", "--backend", target), said)
+    assert run_cli(capsys, "push", str(folder), "--to", target, "--replace").status == 0
+    assert run_cli(capsys, "search", str(folder), "apples fall", "--backend", target).status == 0
+
+
+@pytest.mark.parametrize("lost", ["mutable_id_tracker.versions", "mutable_id_tracker.mappings", "version.info"])
+def test_a_shard_missing_a_file_is_refused_as_damaged(capsys, pushed: str, tmp_path, lost: str) -> None:
+    # Edge loads such a shard as an empty one: every chunk would score 0, nDCG 0.000, exit 0
+    (file,) = (tmp_path / "q" / "studio-alfa").glob(f"shard-*/segments/*/{lost}")
+    file.unlink()
+    said = f"{pushed}: collection 'studio-alfa' is damaged: it holds 0 points, its push wrote 18"
+    assert_error(run_cli(capsys, "eval", "studio-alfa", "--backend", pushed), said, "push it again with --replace")
+    assert_error(run_cli(capsys, "search", "studio-alfa", "rimborso", "--backend", pushed), said)
+    assert run_cli(capsys, "push", "studio-alfa", "--to", pushed, "--replace").status == 0
+    assert run_cli(capsys, "eval", "studio-alfa", "--backend", pushed).status == 0
+
+
 # A push killed (SIGKILL, no cleanup of any kind) once its second batch is in the new shard.
 KILLED_PUSH = """
 import os, signal, sys
@@ -202,21 +237,269 @@ push(Workbench(corpus).retriever(setup_for(corpus, {"scorer": "bm25"})), sys.arg
      batch=4)
 """
 
+# A push killed right after its switch, before it deletes the shard it replaced.
+KILLED_AFTER_THE_SWITCH = """
+import os, shutil, signal, sys
+from ranklens.engine.backends.qdrant import push
+from ranklens.engine.loaders import load_corpus
+from ranklens.engine.retriever import Workbench, setup_for
+
+shutil.rmtree = lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGKILL)
+corpus = load_corpus("studio-alfa")
+push(Workbench(corpus).retriever(setup_for(corpus, {"scorer": "bm25"})), sys.argv[1], replace=True)
+"""
+
+# A push that stops once its second batch is in the new shard (ARGV[2] says so) until ARGV[3] exists.
+PAUSED_PUSH = """
+import sys, time
+from pathlib import Path
+from ranklens.engine.backends.qdrant import push
+from ranklens.engine.loaders import load_corpus
+from ranklens.engine.retriever import Workbench, setup_for
+
+paused, go = Path(sys.argv[2]), Path(sys.argv[3])
+
+def wait(done, total, label):
+    if done >= 8 and not paused.exists():
+        paused.touch()
+        while not go.exists():
+            time.sleep(0.02)
+
+corpus = load_corpus("studio-alfa")
+report = push(Workbench(corpus).retriever(setup_for(corpus, {"scorer": "bm25"})), sys.argv[1],
+              replace=sys.argv[4] == "replace", progress=wait, batch=4)
+print(report.physical)
+"""
+
+
+def python(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, *argv], capture_output=True, text=True, cwd=ROOT, timeout=300)
+
+
+@dataclass
+class Pushing:
+    pid: int
+    status: int | None = None  # and what it printed, once it has ended
+    out: str = ""
+    err: str = ""
+
+
+@contextmanager
+def paused_push(tmp_path: Path, target: str, replace: bool) -> Iterator[Pushing]:
+    """A push of studio-alfa in a process of its own, paused midway for the block, then let finish."""
+    paused, go = tmp_path / "paused", tmp_path / "go"
+    process = subprocess.Popen([sys.executable, "-c", PAUSED_PUSH, target, str(paused), str(go),
+                                "replace" if replace else "new"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, cwd=ROOT)
+    pushing = Pushing(process.pid)
+    try:
+        while not paused.exists():
+            assert process.poll() is None, process.communicate()
+            time.sleep(0.02)
+        yield pushing
+    finally:
+        go.touch()
+        pushing.out, pushing.err = process.communicate(timeout=300)
+        pushing.status = process.returncode
+
 
 def test_a_push_killed_midway_leaves_the_previous_shard_answering(capsys, pushed: str, tmp_path) -> None:
-    import subprocess
-    import sys
-
     before = run_cli(capsys, "search", "studio-alfa", "rimborso auto", "--backend", pushed, "--json").json
-    killed = subprocess.run([sys.executable, "-c", KILLED_PUSH, pushed], capture_output=True, text=True)
+    killed = python("-c", KILLED_PUSH, pushed)
     assert killed.returncode == -9, killed.stderr
     folder = tmp_path / "q" / "studio-alfa"
     assert any(p.name.startswith(".partial-") for p in folder.iterdir())  # the half-written shard, never named
     after = run_cli(capsys, "search", "studio-alfa", "rimborso auto", "--backend", pushed, "--json")
     assert after.status == 0 and after.json["results"] == before["results"]
-    # the next push removes what the killed one left
-    assert run_cli(capsys, "push", "studio-alfa", "--to", pushed, "--replace").status == 0
-    assert not any(p.name.startswith(".partial-") for p in folder.iterdir())
+    # the next command to open the collection, finding no push under way, removed what the killed one left
+    assert sorted(p.name for p in folder.iterdir()) == [".push.lock", "current.json", current_shard(folder)]
+
+
+def current_shard(folder: Path) -> str:
+    return json.loads((folder / "current.json").read_text(encoding="utf-8"))["shard"]
+
+
+def test_a_shard_a_killed_push_replaced_but_did_not_delete_is_removed_by_the_next_command(
+        capsys, pushed: str, tmp_path) -> None:
+    folder = tmp_path / "q" / "studio-alfa"
+    first = current_shard(folder)
+    killed = python("-c", KILLED_AFTER_THE_SWITCH, pushed)
+    assert killed.returncode == -9, killed.stderr
+    second = current_shard(folder)
+    assert second != first and (folder / first).is_dir()  # switched, the old shard left behind
+    assert run_cli(capsys, "eval", "studio-alfa", "--backend", pushed).status == 0
+    assert sorted(p.name for p in folder.iterdir()) == [".push.lock", "current.json", second]
+
+
+def test_leftovers_set_aside_by_a_command_killed_while_deleting_them_are_deleted_by_the_next(
+        capsys, pushed: str, tmp_path) -> None:
+    folder = tmp_path / "q" / "studio-alfa"
+    (folder / ".gone-0123456789ab" / "segments").mkdir(parents=True)
+    (folder / ".gone-0123456789ab" / "segments" / "page_0.dat").write_bytes(b"x" * 4096)
+    assert run_cli(capsys, "search", "studio-alfa", "rimborso auto", "--backend", pushed).status == 0
+    assert sorted(p.name for p in folder.iterdir()) == [".push.lock", "current.json", current_shard(folder)]
+
+
+def test_two_pushes_of_one_collection_at_once_the_second_is_refused(capsys, tmp_path) -> None:
+    target = f"qdrant:{tmp_path / 'q'}"
+    with paused_push(tmp_path, target, replace=False) as first:
+        second = python("-m", "ranklens.cli.main", "push", "studio-alfa", "--to", target)
+        assert second.returncode == 2 and second.stdout == "", second.stderr
+        assert second.stderr.splitlines() == [
+            f"ranklens: {target}: collection 'studio-alfa' is being pushed by process {first.pid}; push again once "
+            "that push has ended"]
+    assert first.status == 0, first.err
+    assert current_shard(tmp_path / "q" / "studio-alfa") == first.out.strip()  # the first push's shard answers
+    assert run_cli(capsys, "eval", "studio-alfa", "--backend", target).status == 0
+
+
+def test_a_command_opening_a_collection_leaves_a_live_pushs_folder_alone(capsys, pushed: str, tmp_path) -> None:
+    folder = tmp_path / "q" / "studio-alfa"
+    before = run_cli(capsys, "search", "studio-alfa", "rimborso auto", "--backend", pushed, "--json").json
+    with paused_push(tmp_path, pushed, replace=True) as push:
+        (partial,) = folder.glob(".partial-*")
+        during = run_cli(capsys, "search", "studio-alfa", "rimborso auto", "--backend", pushed, "--json")
+        assert during.status == 0 and during.json["results"] == before["results"]
+        assert partial.is_dir()
+    assert push.status == 0, push.err
+    assert current_shard(folder) == push.out.strip() == f"shard-{partial.name.split('-')[1]}"
+
+
+# sh functions for a script run by ``on_a_small_disk``: leave KB free on $DISK; list what $DISK holds
+DISK_TOOLS = """
+fill() { dd if=/dev/zero of="$DISK/filler" bs=1k count=$(( $(df -k --output=avail "$DISK" | tail -1) - $1 )) \
+         2>/dev/null || true; }
+listing() { echo "--- listing"; (cd "$DISK" && find . | sort); }
+"""
+
+
+def on_a_small_disk(tmp_path: Path, script: str) -> subprocess.CompletedProcess[str]:
+    """``script`` (sh) run where $DISK is a fresh 16 MB tmpfs, in a mount namespace of its own (the disk is gone
+    with it), $RANKLENS running the command line. Skipped where unprivileged namespaces are not allowed."""
+    if shutil.which("unshare") is None:
+        pytest.skip("no unshare(1) to mount a small disk with")
+    namespace = ["unshare", "--user", "--map-root-user", "--mount"]
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    probe = subprocess.run([*namespace, "mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(disk)],
+                           capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip(f"cannot mount a small disk here: {probe.stderr.decode(errors='replace').strip()}")
+    env = {**os.environ, "DISK": str(disk), "RANKLENS": f"{sys.executable} -m ranklens.cli.main",
+           "PYTHON": sys.executable}
+    return subprocess.run([*namespace, "sh", "-c", 'mount -t tmpfs -o size=16m tmpfs "$DISK" || exit 99\n'
+                           + DISK_TOOLS + script], capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+
+
+def listed(run: subprocess.CompletedProcess[str]) -> list[str]:
+    assert run.returncode == 0, run.stderr
+    return run.stdout.split("--- listing\n", 1)[1].splitlines()
+
+
+@pytest.mark.parametrize("free_kb", [0, 64])
+def test_a_push_onto_a_nearly_full_disk_is_one_line_and_writes_nothing(tmp_path, free_kb: int) -> None:
+    # Edge writes through memory maps: where the disk filled up under them, the push died of SIGBUS (exit 135)
+    run = on_a_small_disk(tmp_path, f"""
+        fill {free_kb}
+        $RANKLENS push studio-alfa --to "qdrant:$DISK/q"; echo "status $?"
+        listing""")
+    assert "status 2\n" in run.stdout, (run.stdout, run.stderr)
+    (line,) = run.stderr.splitlines()
+    assert line.startswith(f"ranklens: qdrant:{tmp_path / 'disk'}/q: not enough free space for the shard ("), line
+    assert listed(run) == [".", "./filler"]
+
+
+# A push of the corpus ARGV[1] into ARGV[2] (a folder of the small disk) during which something else fills the
+# disk, after its first batch, up to 64 KB free.
+FILLED_MIDWAY = """
+import shutil, sys
+from pathlib import Path
+from ranklens.engine.backends.qdrant import push
+from ranklens.engine.errors import RanklensError
+from ranklens.engine.loaders import load_corpus
+from ranklens.engine.retriever import Workbench, setup_for
+
+filler = Path(sys.argv[2]) / "filler"
+
+def fill(done, total, label):
+    if done and not filler.exists():
+        filler.write_bytes(bytes(shutil.disk_usage(filler.parent).free - 64 * 1024))
+
+corpus = load_corpus(sys.argv[1])
+try:
+    push(Workbench(corpus).retriever(setup_for(corpus, {"scorer": "bm25"})), f"qdrant:{sys.argv[2]}/q",
+         progress=fill, batch=100)
+except RanklensError as error:
+    sys.exit(f"ranklens: {error}")
+"""
+
+
+def test_a_disk_filled_by_another_process_during_a_push_is_one_line(tmp_path) -> None:
+    words = [f"w{i}" for i in range(500)]
+    records = [(f"d{i}", "", " ".join(words[(i * 7 + j) % 500] for j in range(300))) for i in range(2000)]
+    folder = write_corpus(tmp_path / "c", records)  # 2,000 chunks of 1.5 KB: pages the first batch never touched
+    run = on_a_small_disk(tmp_path, f"""
+        $PYTHON -c '{FILLED_MIDWAY}' {folder} "$DISK"; echo "status $?"
+        listing""")
+    assert "status 1\n" in run.stdout, (run.stdout, run.stderr)
+    (line,) = run.stderr.splitlines()
+    assert line.startswith(f"ranklens: qdrant:{tmp_path / 'disk'}/q: not enough free space for the shard ("), line
+    assert not any(".partial-" in name or "current.json" in name for name in listed(run))
+
+
+def test_a_push_replacing_a_collection_on_a_full_disk_leaves_the_old_one_answering(tmp_path) -> None:
+    run = on_a_small_disk(tmp_path, """
+        $RANKLENS push studio-alfa --to "qdrant:$DISK/q" > /dev/null || exit 98
+        fill 64
+        $RANKLENS push studio-alfa --to "qdrant:$DISK/q" --replace; echo "status $?"
+        $RANKLENS search studio-alfa "rimborso auto" --backend "qdrant:$DISK/q" > /dev/null; echo "search $?"
+        listing""")
+    assert "status 2\nsearch 0\n" in run.stdout, (run.stdout, run.stderr)
+    assert "not enough free space for the shard" in run.stderr and "Traceback" not in run.stderr
+    assert [name for name in listed(run) if name.count("/") <= 2] == [
+        ".", "./filler", "./q", "./q/ranklens-edge.json", "./q/studio-alfa"]
+    kept = [name.rsplit("/", 1)[1] for name in listed(run) if name.count("/") == 3]
+    assert kept[:2] == [".push.lock", "current.json"] and len(kept) == 3 and kept[2].startswith("shard-")
+
+
+def test_a_push_onto_a_read_only_disk_is_one_line(tmp_path) -> None:
+    run = on_a_small_disk(tmp_path, """
+        mount -o remount,ro "$DISK" || exit 97
+        $RANKLENS push studio-alfa --to "qdrant:$DISK/q"; echo "status $?"
+        listing""")
+    assert "status 2\n" in run.stdout, (run.stdout, run.stderr)
+    assert run.stderr.splitlines() == [f"ranklens: qdrant:{tmp_path / 'disk'}/q: cannot write "
+                                       f"{tmp_path / 'disk'}/q: Read-only file system"]
+    assert listed(run) == ["."]
+
+
+def test_a_location_naming_a_regular_file_is_one_line(capsys, tmp_path) -> None:
+    file = tmp_path / "notes.txt"
+    file.write_text("x", encoding="utf-8")
+    for argv in (("push", "studio-alfa", "--to", f"qdrant:{file}"),
+                 ("eval", "studio-alfa", "--backend", f"qdrant:{file}")):
+        assert_error(run_cli(capsys, *argv), f"qdrant:{file}: {file} is a file, not a folder")
+    assert_error(run_cli(capsys, "push", "studio-alfa", "--to", f"qdrant:{file / 'q'}"),
+                 f"qdrant:{file / 'q'}: cannot write {file / 'q' / 'studio-alfa'}: Not a directory")
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"] and file.read_text(encoding="utf-8") == "x"
+
+
+@pytest.mark.parametrize("name", ["ranklens-edge.json", "studio-alfa/current.json"])
+def test_deeply_nested_json_in_the_folder_is_one_line_naming_it(capsys, pushed: str, tmp_path, name: str) -> None:
+    file = tmp_path / "q" / name
+    file.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    for argv in (("eval", "studio-alfa", "--backend", pushed), ("push", "studio-alfa", "--to", pushed, "--replace")):
+        assert_error(run_cli(capsys, *argv), f"{pushed}: {file} is not usable JSON (nested too deeply)")
+    assert file.read_text(encoding="utf-8") == "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize("name", ["edge_config.json", "segments/*/segment.json",
+                                  "segments/*/payload_storage/config.json"])
+def test_deeply_nested_json_in_edges_own_files_is_one_line(capsys, pushed: str, tmp_path, name: str) -> None:
+    (file,) = (tmp_path / "q" / "studio-alfa").glob(f"shard-*/{name}")
+    file.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    shard = next(folder for folder in file.parents if folder.name.startswith("shard-"))
+    assert_error(run_cli(capsys, "eval", "studio-alfa", "--backend", pushed), f"{pushed}: Qdrant Edge: ", str(shard))
 
 
 def test_a_folder_of_qdrant_client_local_mode_says_what_it_is(capsys, tmp_path) -> None:

@@ -68,9 +68,10 @@ class QdrantBackend(PushedCollection):
                 raise RanklensError(f"{where.text}: no collection {collection!r}{known}; "
                                     "ranklens push CORPUS --to ... makes one")
             stored = client.get_collection(collection).config.metadata or {}
-        if "ranklens" not in stored:
-            raise RanklensError(f"{where.text}: collection {collection!r} was not pushed by ranklens "
-                                "(no ranklens metadata)")
+            if "ranklens" not in stored:
+                raise RanklensError(f"{where.text}: collection {collection!r} was not pushed by ranklens "
+                                    "(no ranklens metadata)")
+            self.whole(collection, stored, client.count(collection, exact=True).count)
         self.collection, self.stored = collection, stored
         return stored
 

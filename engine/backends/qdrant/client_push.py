@@ -5,6 +5,9 @@ server, and in the tests into the client's local mode, its stand-in for one.)
 
 The upload goes into a new collection; then the alias NAME is pointed at it,
 so a push that fails or is cancelled leaves the previous collection answering.
+A push finding the alias switched by another push meanwhile is dropped rather
+than replacing that one's collection unasked (a server offers no lock; the
+check narrows the window to the switch's own round trips).
 """
 from __future__ import annotations
 
@@ -66,6 +69,11 @@ def push(retriever: Retriever, target: str, collection: str | None = None, repla
                 _upload(client, where, physical, retriever, None if dense is None else dense.vectors,
                         progress, batch)
             with speaking(where):
+                # a server has no lock to hold: a push that switched the alias meanwhile wins, this one is dropped
+                now = alias_target(client, collection)
+                if now != previous:
+                    raise RanklensError(f"{where.text}: collection {collection!r} was pushed by another process "
+                                        f"meanwhile (now {now}); this push was dropped")
                 operations: list[Any] = []
                 if previous is not None:
                     operations.append(models.DeleteAliasOperation(

@@ -7,6 +7,7 @@ ranklens metadata (``_load``) and asking the engine for points (``_query``).
 """
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import numpy as np
@@ -93,6 +94,13 @@ class PushedCollection:
                                 f"model={stored[DENSE]['model']!r} there, {setup.model!r} here")
         return setup if setup.scorer in (SPARSE, DENSE, FUSION) else setup.replace(scorer=SPARSE)
 
+    def whole(self, collection: str, stored: dict[str, Any], points: int) -> None:
+        """Refuse a collection holding other than the points its push wrote (a shard missing a file loads as
+        an empty one, where every chunk would score 0)."""
+        if points != stored.get("chunks"):
+            raise RanklensError(f"{self.target.text}: collection {collection!r} is damaged: it holds {points} "
+                                f"points, its push wrote {stored.get('chunks')} (push it again with --replace)")
+
     def fingerprint(self) -> dict[str, Any]:
         return self.stored if self.stored is not None else {}
 
@@ -100,7 +108,7 @@ class PushedCollection:
         """Refuse a setup other than the one the collection was pushed with, naming the difference."""
         stored = self.stored if self.stored is not None else self._load(retriever.corpus.name)
         wanted = fingerprint(retriever)
-        key = wanted["chunk_ids"] + wanted["vocabulary"] + str(wanted["settings"])
+        key = json.dumps(wanted, sort_keys=True)
         if key in self._checked:
             return
         problems = differences(stored, wanted)

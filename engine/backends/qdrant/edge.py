@@ -71,9 +71,16 @@ class EdgeBackend(PushedCollection):
 
     def _load(self, collection: str) -> dict[str, Any]:
         pointer = self.store.read(collection)
+        self.store.tidy(collection)
         qdrant_edge = edge_module()
         with speaking_edge(self.target):
             shard = qdrant_edge.EdgeShard.load(str(pointer.shard))
+            points = shard.info().points_count
+        try:
+            self.whole(collection, pointer.metadata, points)
+        except RanklensError:
+            shard.close()
+            raise
         self.close()
         self.shard, self.collection, self.stored = shard, collection, pointer.metadata
         return pointer.metadata
