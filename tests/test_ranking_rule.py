@@ -24,6 +24,7 @@ from ranklens.engine.experiments.weights import fusion_sweep
 from ranklens.engine.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.engine.runs import make_run
+from ranklens.engine.setup import Setup
 from ranklens.engine.trec import write_run
 from ranklens.engine.workspace import Workspace
 from tests.support.cli import run_cli
@@ -149,12 +150,15 @@ def test_the_fusion_sweep_ranks_as_eval(fuse: tuple[str, str], tmp_path: Path) -
     workbench = Workbench(corpus)
     setup = setup_for(corpus, {"scorer": "fusion", "fuse": fuse, "dims": 8})
     sweep = fusion_sweep(workbench.retriever(setup), weights=(0.5,), folds=2)
+
+    def ndcg_of(ranked: Setup) -> float:
+        return workbench.retriever(ranked).evaluate(latency_sample=1).metrics["ndcg@10"]
+
     for part, ndcg in zip(fuse, sweep.part_ndcg):
-        assert ndcg == pytest.approx(workbench.retriever(setup.replace(scorer=part)).evaluate(latency_sample=1).metrics["ndcg@10"],
-                                     abs=1e-12), part
+        assert ndcg == pytest.approx(ndcg_of(setup.replace(scorer=part)), abs=1e-12), part
     for candidate, ndcg in zip(sweep.candidates, sweep.ndcg):
         fused = setup.replace(fusion_method=candidate.method, fusion_weight=candidate.weight or 0.5)
-        assert ndcg == pytest.approx(workbench.retriever(fused).evaluate(latency_sample=1).metrics["ndcg@10"], abs=1e-12), candidate
+        assert ndcg == pytest.approx(ndcg_of(fused), abs=1e-12), candidate
 
 
 # -- through Qdrant ---------------------------------------------------------------------------
