@@ -231,8 +231,10 @@ def floor_of(scorer, query) -> float:
 
 def _above_floor(ids: np.ndarray, values: np.ndarray, floor: float) -> tuple[np.ndarray, np.ndarray]:
     """A top list (best first) cut where it reaches the floor: what follows is not retrieved."""
+    if not values.size or values[-1] > floor:  # the usual case, one comparison (NaN sorts last)
+        return ids, values
     keep = values > floor
-    return (ids, values) if keep.all() else (ids[keep], values[keep])
+    return ids[keep], values[keep]
 
 
 def _retrieved_rank(scores: QueryScores, relevant: np.ndarray, floor: float) -> int | None:
