@@ -133,6 +133,25 @@ def test_eval_equals_trec_eval_on_the_run_file(judged, scorer: str, capsys, tmp_
         assert report["metrics"][metric] == pytest.approx(mean, abs=1e-12), metric
 
 
+@pytest.mark.parametrize("scorer", SCORERS)
+def test_the_run_holds_exactly_the_chunks_that_match(judged, scorer: str, capsys, tmp_path: Path) -> None:
+    """What each scorer retrieves, counted by hand: the chunks sharing a word with the question for the term
+    scorers (bm25l too, though it scores every chunk above 0); for LSA and a fusion with it every chunk, unless
+    no chunk has a word of the question (no direction in LSA's space: nothing)."""
+    corpus, workspace, _, _ = judged
+    run_file = tmp_path / "run.txt"
+    options = [*SCORERS[scorer], "-k", "1000", "--workspace", str(workspace)]
+    assert run_cli(capsys, "run", corpus, *options, "--output", str(run_file)).status == 0
+    run = read_run(run_file)
+    loaded = load_corpus(corpus)
+    for question in loaded.questions:
+        asked = words_of(question.text)
+        expected = {c.id for c in loaded.chunks if asked & words_of(c.text)}
+        if scorer in ("lsa", "fusion") and expected:
+            expected = {c.id for c in loaded.chunks}
+        assert set(run.get(question.id, ())) == expected, question.id
+
+
 def test_a_judged_chunk_that_matches_nothing_is_not_found(judged, capsys) -> None:
     """The user's judged chunk shares no word with its question: eval does not count it, as the run leaves it out."""
     corpus, workspace, qrels, question = judged
