@@ -27,8 +27,11 @@ from ranklens.engine.runs import make_run
 from ranklens.engine.setup import Setup
 from ranklens.engine.trec import write_run
 from ranklens.engine.workspace import Workspace
+from ranklens.tui.panes.metrics import MetricsPane
+from tests.support.app import running, search
 from tests.support.cli import run_cli
 from tests.support.files import beir_folder
+from tests.support.panes import screen_text, settle, until
 
 MEASURES = {"recip_rank", "ndcg_cut.10", "recall.10", "success.1,3"}
 # eval's metric -> trec_eval's measure of the same definition (MRR uncut: the run holds every chunk retrieved)
@@ -243,3 +246,20 @@ def test_a_saved_query_without_judgments_leaves_the_threshold_alone(capsys, tmp_
     workspace.judge(question.id, corpus.chunks[0].id, 0)
     report = run_cli(capsys, "threshold", "studio-alfa", "--workspace", str(workspace.root), "--json").json
     assert question.id in [q["id"] for q in report["unanswerable"]]
+
+
+async def test_a_query_saved_with_n_leaves_the_metrics_tabs_threshold_alone() -> None:
+    """The TUI's n, then the Metrics tab at 80x24: still the lesson's threshold over 19 questions, 4 unanswerable."""
+    text = "chi organizza la festa di fine anno"
+    async with running(size=(80, 24)) as pilot:
+        await search(pilot, text)
+        await pilot.press("escape", "n")
+        await until(pilot, lambda: any(q.text == text for q in pilot.app.context.workspace.questions()))
+        await pilot.press("2")
+        pane = pilot.app.query_one(MetricsPane)
+        await until(pilot, lambda: pane.result is not None and pane.result.threshold is not None)
+        await settle(pilot)
+        shown = screen_text(pilot.app)
+        assert "1 question of yours" in shown
+        assert "best t=0.165: 16/19 right (0.842)" in shown
+        assert "unanswerable 4" in shown
