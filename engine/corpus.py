@@ -40,6 +40,8 @@ class Question:
     relevant (grade 0 or below): judged, so measures of coverage (judged@k, bpref)
     tell them from ids never judged. ``fields`` keeps the question's other fields
     as queries.jsonl gives them (``tags``, ``metadata``…), for results by a field.
+    ``unjudged``: a question the user saved (the workspace's) and has not judged yet:
+    neither answerable nor unanswerable, until a judgment says which.
     """
 
     id: str
@@ -48,6 +50,7 @@ class Question:
     answer: str | None = None
     nonrelevant: frozenset[str] = frozenset()
     fields: Mapping[str, Any] = field(default_factory=dict)
+    unjudged: bool = False
 
     @property
     def answerable(self) -> bool:
@@ -85,7 +88,8 @@ class Corpus:
 
     @property
     def unanswerable(self) -> list[Question]:
-        return [q for q in self.questions if not q.answerable]
+        """The questions the corpus (or a judgment) says it does not answer; unjudged ones are not among them."""
+        return [q for q in self.questions if not q.answerable and not q.unjudged]
 
     def document(self, doc_id: str) -> Document:
         return self.documents_by_id[doc_id]

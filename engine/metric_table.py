@@ -40,7 +40,7 @@ RECALL = f"recall@{RECALL_K}"
 class Ranked:
     """What a metric reads of one question that has something relevant."""
 
-    rank: int  # the full rank of the best-ranked relevant chunk, never cut
+    rank: int | None  # the full rank of the best-ranked relevant chunk, never cut; None: none retrieved
     gains: np.ndarray  # the gain (grade) at each rank of the top ``depth()``, 0 where nothing relevant is
     grades: np.ndarray  # the grade (> 0) of each of the question's relevant chunks
 
@@ -93,11 +93,11 @@ def better_key(metrics: Mapping[str, float]) -> tuple[float, ...]:
 
 
 def _hit(k: int) -> Callable[[Ranked], float]:
-    return lambda q: 1.0 if q.rank <= k else 0.0
+    return lambda q: 1.0 if q.rank is not None and q.rank <= k else 0.0
 
 
 def _reciprocal_rank(q: Ranked) -> float:
-    return 1.0 / q.rank
+    return 0.0 if q.rank is None else 1.0 / q.rank
 
 
 def _ndcg(q: Ranked) -> float:

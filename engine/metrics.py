@@ -3,7 +3,9 @@
 Nothing here retrieves: callers hand in score vectors and the relevant items.
 Every ranking follows one convention, the one the seeds use:
 ``np.argsort(-scores, kind="stable")``, i.e. descending score, ties broken by
-the lower index. It is computed without a full sort of N.
+the lower index. It is computed without a full sort of N. The chunks a question
+does not retrieve (at or below its scores' ``floor``: ``engine/topk.py``'s ranking
+rule) are not in it: a relevant chunk among them counts as not found, as in a run.
 
 A score vector may be a ``QueryScores`` holding only the chunks a query
 touched: a question's metrics then cost what its postings cost, and
@@ -20,7 +22,7 @@ import numpy as np
 
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.metric_table import Ranked, depth, eval_metrics, per_question_metrics
-from ranklens.engine.topk import PendingScores, QueryScores, top_k
+from ranklens.engine.topk import PendingScores, QueryScores
 
 # Bounds the (rows x N) temporaries of gold_ranks to ~4M cells.
 _BLOCK_CELLS = 1 << 22
@@ -77,7 +79,8 @@ class QuestionScores:
     """What a retriever hands to ``evaluate`` for one question.
 
     ``scores`` covers all N chunks (an array, a ``QueryScores`` of the
-    touched chunks, or ``PendingScores``); ``relevant`` holds the indices of the
+    touched chunks, or ``PendingScores``; their ``floor`` says which chunks the
+    question retrieves, an array's every one); ``relevant`` holds the indices of the
     relevant chunks and ``grades`` their graded relevance (all 1 when omitted).
     Entries with grade <= 0 are judged non-relevant, as in trec_eval.
     """
@@ -93,7 +96,7 @@ class QuestionScores:
 class QuestionResult:
     id: str
     text: str
-    rank: int | None  # full rank of the best relevant item, never cut at k
+    rank: int | None  # full rank of the best relevant item, never cut at k; None: nothing relevant retrieved
     values: dict[str, float]  # the question's value of each metric of the table, by key
 
 
@@ -126,15 +129,14 @@ def score_question(q: QuestionScores) -> QuestionResult:
     rel, grades = relevant_grades(q)
     if rel.size == 0:
         return QuestionResult(q.id, q.text, None, {m.key: 0.0 for m in eval_metrics()})
-    s = q.scores if isinstance(q.scores, (QueryScores, PendingScores)) else np.asarray(q.scores)
+    s = q.scores if isinstance(q.scores, (QueryScores, PendingScores)) else QueryScores.of(np.asarray(q.scores))
     if isinstance(s, PendingScores) and s.top_first:
         # an engine's top 10 first: most ranks are read off it, without the deep query scoring in full takes
-        top = top_k(s, depth())
-        rank = gold_rank(s, rel)
+        top = s.retrieved_top(depth())[0]
+        rank = s.retrieved_rank(rel)
     else:
-        rank = gold_rank(s, rel)  # first: a pending vector is then scored once, for the rank and the top alike
-        top = top_k(s, depth())
-    assert rank is not None  # something is relevant, and every chunk has a rank
+        rank = s.retrieved_rank(rel)  # first: a pending vector is then scored once, for the rank and the top alike
+        top = s.retrieved_top(depth())[0]
     ranked = Ranked(rank, gains_at(top, rel, grades), grades)
     return QuestionResult(q.id, q.text, rank, {m.key: m.value(ranked) for m in eval_metrics()})
 
@@ -174,8 +176,8 @@ def evaluate(rows: Iterable[QuestionScores], k: int | None = None) -> Evaluation
     """Every metric of the table averaged over all questions (hit@1, hit@3, MRR, nDCG@10, recall@10, …).
 
     MRR uses the full rank of the best relevant item; a question whose
-    relevant chunks are all missing (e.g. an answer span cut by chunking)
-    counts as a miss everywhere. ``rows`` is consumed one row at a time and
+    relevant chunks are all missing (e.g. an answer span cut by chunking) or
+    not retrieved counts as a miss everywhere. ``rows`` is consumed one row at a time and
     only each row's result is kept: pass a generator to stream questions.
     """
     results = [score_question(q) for q in rows]

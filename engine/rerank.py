@@ -30,8 +30,7 @@ from ranklens.engine.metrics import Evaluation, QuestionScores, evaluate
 from ranklens.engine.models import Reranker, load_reranker
 from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.retriever import EvalReport, Retriever, SearchResult
-from ranklens.engine.scoring.registry import spec
-from ranklens.engine.topk import top_k
+from ranklens.engine.topk import QueryScores
 
 
 @dataclass(frozen=True)
@@ -170,16 +169,13 @@ def evaluate_reranking(retriever: Retriever, reranker: Reranker | None = None, t
     questions = retriever.corpus.answerable
     if not questions:
         raise RanklensError(f"{retriever.corpus.name}: no questions with an answer to evaluate")
-    ranks_all = spec(retriever.setup.scorer).ranks_all
     texts = [q.text for q in questions]
     spent = [0.0, 0]
 
     def rows() -> Iterator[QuestionScores]:
         for i, scores in retriever.score_batches(texts, progress, "reranking"):
             dense = np.array(scores, dtype=np.float64)  # one question's vector at a time
-            head = top_k(dense, min(top, dense.size))
-            if not ranks_all:  # as search: a chunk sharing no term with the question is not a result
-                head = head[dense[head] > 0]
+            head = scores.retrieved_top(min(top, dense.size))[0]  # as search: what the question retrieves
             started = time.perf_counter()
             pair_scores = reranker.scores(texts[i], [retriever.chunks[j].text for j in head])
             spent[0] += time.perf_counter() - started
@@ -191,7 +187,7 @@ def evaluate_reranking(retriever: Retriever, reranker: Reranker | None = None, t
                 order = head[rerank_order(pair_scores)]
                 dense[order] = ceiling + np.arange(order.size, 0, -1, dtype=np.float64)
             relevant = retriever.relevant(questions[i])
-            yield QuestionScores(questions[i].id, questions[i].text, dense,
+            yield QuestionScores(questions[i].id, questions[i].text, QueryScores.of(dense, scores.floor),
                                  np.fromiter(relevant.keys(), dtype=np.int64, count=len(relevant)),
                                  np.fromiter(relevant.values(), dtype=np.float64, count=len(relevant)))
 

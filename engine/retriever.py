@@ -7,7 +7,6 @@ it for retrievers as settings change, so switching scorer never re-analyses.
 """
 from __future__ import annotations
 
-import math
 import threading
 import time
 from collections import OrderedDict
@@ -39,7 +38,7 @@ from ranklens.engine.settings import DEFAULT_OVERLAP, DEFAULT_SIZE
 from ranklens.engine.setup import Setup
 from ranklens.engine.tables import ChunkTable, DocumentTable, index_texts, take
 from ranklens.engine.termindex import QueryTerms, TermIndex
-from ranklens.engine.topk import PendingScores, QueryScores, top_k
+from ranklens.engine.topk import PendingScores, QueryScores, floor_of, top_k
 
 MAX_CHUNKINGS = 3  # chunkings kept in memory per corpus (a chunk sweep visits many)
 MAX_TERM_INDEXES = 4  # term indexes kept, across chunkings and analysis settings
@@ -67,10 +66,6 @@ def setup_for(corpus: Corpus, *overrides: dict, source: str = "settings") -> Set
     setup = Setup.from_mapping(base, *layers, source=source)
     check_approximate(setup, source)
     return setup
-
-
-def _positive(score: float) -> bool:
-    return score > 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -337,18 +332,12 @@ class Retriever:
                                 note="none of the query's terms occurs in the corpus")
         # scored as far as the top k needs: touched chunks only, long low-weight postings skipped
         scores = PendingScores(self.scorer, query, len(self.chunks))
-        top, values = scores.top(k)
-        if not scores.any():  # the terms weigh nothing: idf 0 (BM25 robertson, atire) or no LSA direction
+        top, values = scores.retrieved_top(k)  # not kept: a chunk the query does not match (engine/topk.py)
+        if not top.size:  # the terms weigh nothing: idf 0 (BM25 robertson, atire) or no LSA direction
             return SearchResult(text, describe, [], query.terms, unknown,
                                 note="every chunk scores 0 for the query's terms")
-        # LSA ranks every chunk, by a cosine that may be 0 or below; through an approximate index, only the
-        # index's candidates (the others score -inf)
-        keep = math.isfinite if self._spec.ranks_all else _positive
-        # not kept: a chunk sharing no term with the query (or unranked); k values: a list beats numpy masks
-        rows, kept = top.tolist(), values.tolist()
-        if not all(map(keep, kept)):
-            rows, kept = [i for i, v in zip(rows, kept) if keep(v)], [v for v in kept if keep(v)]
-        hits = Hit.ranked(rows, take(self.chunks, rows), kept)
+        rows = top.tolist()
+        hits = Hit.ranked(rows, take(self.chunks, rows), values.tolist())
         return SearchResult(text, describe, hits, query.terms, unknown)
 
     def explain(self, text: str, chunk_index: int) -> Explanation:
@@ -385,7 +374,8 @@ class Retriever:
         """(position, scores over all chunks) for each text, in order.
 
         The scores read like the dense vector (``np.asarray``, indexing,
-        ``top_k``, ``max``). From BM25 and TF-IDF they are ``PendingScores``:
+        ``top_k``, ``max``) and carry the query's ``floor``, so ``retrieved_top``
+        and ``retrieved_rank`` keep the ranking rule. From BM25 and TF-IDF they are ``PendingScores``:
         computed when asked, a top-k by MaxScore pruning and a full vector
         as the touched chunks only when the postings are short, so nothing
         of size N is made for such a query. Other scorers answer a
@@ -406,8 +396,8 @@ class Retriever:
         for start in range(0, len(texts), size):
             batch = [self.query(t) for t in texts[start:start + size]]
             scores = self.scorer.scores_batch(batch)
-            for offset in range(len(batch)):
-                yield start + offset, QueryScores.of(scores[offset])
+            for offset, query in enumerate(batch):
+                yield start + offset, QueryScores.of(scores[offset], floor_of(self.scorer, query))
             progress(min(start + size, len(texts)), len(texts), label)
 
     def evaluate(self, progress: Progress = no_progress, latency_sample: int = 200) -> EvalReport:
@@ -451,7 +441,8 @@ class Retriever:
         return EvalReport(self.corpus.name, self.description, evaluation, timing)
 
     def top_scores(self, questions: Sequence[Question], progress: Progress = no_progress) -> list[float]:
-        return [float(scores.max(initial=0.0)) for _, scores in
+        """Each question's top score, 0 when it retrieves nothing (and below 0: a cosine's)."""
+        return [float(scores.retrieved_top(1)[1].max(initial=0.0)) for _, scores in
                 self.score_batches([q.text for q in questions], progress, "scoring")]
 
     def threshold(self, progress: Progress = no_progress) -> ThresholdReport:

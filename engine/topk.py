@@ -7,14 +7,34 @@ Ties are broken by the lower chunk index, exactly as
 postings touched plus one score shared by every other chunk; ``top_k`` and
 ``gold_rank`` work on it in time proportional to the touched chunks, with the
 same ids and tie order as on the dense vector it stands for.
+
+The one ranking rule: a chunk that matches nothing is not retrieved. Each scorer
+says, per query, its floor (``floor_of``): the score of a chunk the query does not
+match; a chunk is retrieved when it scores above it. Search, runs, eval, the
+threshold, the sweeps, why and every backend rank through ``retrieved_top`` and
+``retrieved_rank`` below, nowhere else. What the floor is per scorer:
+
+- TF-IDF, BM25: the score of a chunk with none of the query's terms (0; bm25l and
+  bm25+ give it a constant). A term that weighs nothing (robertson's idf for a term
+  in half the chunks or more, atire's for one in every chunk) matches nothing either.
+- LSA, dense: -inf, since a cosine ranks every chunk; what an approximate index leaves
+  out scores -inf and is not retrieved. An LSA query with no term of the corpus has
+  no direction and scores every chunk 0: its floor is 0, it retrieves nothing.
+- fusion: retrieved by at least one part it weighs. RRF's floor is 0 (a part adds
+  its top 1000 retrieved chunks); a weighted sum's is the fused score of a chunk no
+  weighted part retrieves, -inf when a part ranks every chunk.
+- a backend: its local twin's; a chunk the engine does not return scores the floor.
+
+A chunk at or below the floor ranks below every retrieved one, so leaving it out
+changes no retrieved chunk's rank: eval's ranks are the run file's.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ranklens.engine.scoring.base import DeepScoringCostly, PrunedTopK, TouchedScores, capable
+from ranklens.engine.scoring.base import DeepScoringCostly, Floored, PrunedTopK, TouchedScores, capable
 
 _SAMPLE_STEP = 64  # large inputs: a strided sample bounds the k-th score from below
 _SAMPLED_ABOVE = 1 << 12  # 10k scores: 0.05 ms sampled, 0.12 ms partitioned whole
@@ -57,8 +77,8 @@ def _top_k_sampled(scores: np.ndarray, k: int) -> np.ndarray:
     of the top k scores at least that much: partition only those (ids stay ascending,
     which keeps the tie order)."""
     sample = scores[::_SAMPLE_STEP]
-    floor = np.partition(sample, sample.size - k)[sample.size - k]
-    candidates = np.flatnonzero(scores >= floor)
+    lower = np.partition(sample, sample.size - k)[sample.size - k]
+    candidates = np.flatnonzero(scores >= lower)
     return candidates[_top_k_exact(scores[candidates], k)]
 
 
@@ -71,21 +91,26 @@ class QueryScores:
     TF-IDF and most BM25 variants; bm25l and bm25+ give a chunk lacking a query
     term a constant). Dense form (``ids`` None): ``values`` holds all n scores.
     Either way it reads like the dense vector: ``np.asarray``, indexing with
-    chunk indices, ``max``, ``any``, ``top_k``, ``gold_rank``.
+    chunk indices, ``max``, ``any``, ``top_k``, ``gold_rank``. ``floor``: a chunk
+    scoring above it is retrieved (the rule in the module docstring; -inf: every chunk
+    with a score is).
     """
 
     n: int
     values: np.ndarray
     ids: np.ndarray | None = None
     base: float = 0.0
+    floor: float = -np.inf
 
     def __repr__(self) -> str:
         form = "dense" if self.ids is None else f"{self.ids.size} touched, base {self.base:g}"
         return f"QueryScores({self.n} chunks, {form})"
 
     @classmethod
-    def of(cls, scores: np.ndarray | QueryScores) -> QueryScores:
-        return scores if isinstance(scores, QueryScores) else cls(np.asarray(scores).size, np.asarray(scores))
+    def of(cls, scores: np.ndarray | QueryScores, floor: float = -np.inf) -> QueryScores:
+        if isinstance(scores, QueryScores):
+            return scores if floor == scores.floor else replace(scores, floor=floor)
+        return cls(np.asarray(scores).size, np.asarray(scores), floor=floor)
 
     @property
     def size(self) -> int:
@@ -189,6 +214,36 @@ class QueryScores:
         before = np.count_nonzero(self.values[:below] == best) + (g - below if self.base == best else 0)
         return int(above + before + 1)
 
+    def retrieved_top(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """``top(k)`` without the chunks the query does not retrieve (at or below ``floor``)."""
+        return _above_floor(*self.top(k), self.floor)
+
+    def retrieved_rank(self, relevant: np.ndarray) -> int | None:
+        """``gold_rank`` when the best-ranked relevant chunk is retrieved, else None."""
+        return _retrieved_rank(self, relevant, self.floor)
+
+
+def floor_of(scorer, query) -> float:
+    """The score of a chunk ``query`` does not match under ``scorer`` (the rule in the module docstring): the
+    scorer's own ``floor``, else 0 (a term scorer's chunk with none of the query's terms)."""
+    return float(scorer.floor(query)) if capable(scorer, Floored) else 0.0
+
+
+def _above_floor(ids: np.ndarray, values: np.ndarray, floor: float) -> tuple[np.ndarray, np.ndarray]:
+    """A top list (best first) cut where it reaches the floor: what follows is not retrieved."""
+    if not values.size or values[-1] > floor:  # the usual case, one comparison (NaN sorts last)
+        return ids, values
+    keep = values > floor
+    return ids[keep], values[keep]
+
+
+def _retrieved_rank(scores: QueryScores, relevant: np.ndarray, floor: float) -> int | None:
+    rank = scores.gold_rank(relevant)
+    if rank is None:
+        return None
+    best = np.max(np.atleast_1d(scores[np.asarray(relevant, dtype=np.intp)]))
+    return rank if best > floor else None
+
 
 def query_scores_of(scorer, query) -> QueryScores:
     """``scorer.query_scores(query)`` when the scorer keeps touched chunks apart, else its dense scores."""
@@ -205,12 +260,13 @@ class PendingScores:
     Reads like ``QueryScores``, which reads like the dense vector.
     """
 
-    __slots__ = ("scorer", "query", "n", "_full", "_top", "_asked", "__weakref__")
+    __slots__ = ("scorer", "query", "n", "floor", "_full", "_top", "_asked", "__weakref__")
 
     def __init__(self, scorer, query, n: int, top: tuple[np.ndarray, np.ndarray] | None = None,
                  asked: int = 0) -> None:
         """``top``: the scorer's ``top_k(query, asked)``, when found ahead (a batch of an engine's queries)."""
         self.scorer, self.query, self.n = scorer, query, n
+        self.floor = floor_of(scorer, query)  # a chunk scoring above it is retrieved
         self._full: QueryScores | None = None
         self._top: tuple[np.ndarray, np.ndarray] | None = top  # (chunk indices best first, their scores)
         self._asked = asked if top is not None else 0  # the k of that top: it holds fewer when the scorer has
@@ -239,6 +295,25 @@ class PendingScores:
             self._top, self._asked = (found, np.asarray(values, dtype=np.float64)), k
             return self._top
         return self._top[0][:k], self._top[1][:k]
+
+    def retrieved_top(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """``top(k)`` without the chunks the query does not retrieve (at or below ``floor``)."""
+        return _above_floor(*self.top(k), self.floor)
+
+    def retrieved_rank(self, relevant: np.ndarray) -> int | None:
+        """``gold_rank`` when the best-ranked relevant chunk is retrieved, else None; read off the top found
+        already, or asked of an engine, as ``gold_rank`` is."""
+        relevant = np.asarray(relevant, dtype=np.int64)
+        if self._full is None and self._top is not None:
+            known, values = self._top
+            rank = _rank_in_top(known, values, relevant)
+            if rank is not None:
+                return rank if values[rank - 1] > self.floor else None
+        if self._full is None and self.top_first:
+            rank = self.scorer.gold_rank(self.query, relevant)
+            if rank is not None:
+                return rank  # an engine tells the rank of a chunk it returns: one it retrieves
+        return _retrieved_rank(self.full(), relevant, self.floor)
 
     def __getitem__(self, chunks):
         if self._full is None and self._top is not None:

@@ -2,7 +2,8 @@
 
 For a query and one chunk (typically a relevant one outside the top k), ``why`` reports:
 
-- its rank among all chunks (never cut at k; ties ordered as search orders them) and score;
+- its rank among all chunks (never cut at k; ties ordered as search orders them) and score, or
+  that the query does not retrieve it (``engine/topk.py``'s ranking rule: it matches nothing);
 - both explanations (``Retriever.explain``: term by term for TF-IDF and BM25);
 - ``missing``: the query's terms (after analysis, in the corpus) that the chunk does not contain;
 - ``weaker``: terms both contain where the chunk's contribution is below the top result's;
@@ -19,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.metrics import gold_rank
 from ranklens.engine.scoring.explain import Explanation
+from ranklens.engine.topk import QueryScores, floor_of
 from ranklens.engine.workspace import known_question
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ class Weaker:
 class WhyReport:
     query: str
     chunk: Chunk
-    rank: int  # 1-based, among all chunks
+    rank: int | None  # 1-based, among all chunks; None: the query does not retrieve it
     score: float
     explanation: Explanation
     top: Chunk
@@ -71,17 +72,24 @@ class WhyReport:
 
     @property
     def in_top_k(self) -> bool:
-        """Whether search shows the chunk: within k, and search shows anything at all."""
-        return self.rank <= self.k and not self.note
+        """Whether search shows the chunk: retrieved within k, and search shows anything at all."""
+        return self.rank is not None and self.rank <= self.k and not self.note
+
+    @property
+    def placed(self) -> str:
+        """Where the chunk ranks, as a heading says it: "#4", or "not retrieved"."""
+        return "not retrieved" if self.rank is None else f"#{self.rank}"
 
     def summary(self, chunks: int, decimals: int = 4) -> list[str]:
         """The report in sentences, one a line: rank and score against the top result's, the terms the
         chunk lacks, those it has with lower weight, the words lost to analysis (``chunks``: how many
         chunks were ranked)."""
         shown = "shown" if self.in_top_k else "not shown"
-        lines = [f"{self.chunk.id} ranks {self.rank} of {chunks} with score {self.score:.{decimals}f} "
-                 f"(k = {self.k}: {shown}); the top result is {self.top.id} with {self.top_score:.{decimals}f}"]
-        if self.tied:
+        where = (f"is not retrieved (it matches nothing of the query), score {self.score:.{decimals}f}"
+                 if self.rank is None else f"ranks {self.rank} of {chunks} with score {self.score:.{decimals}f}")
+        lines = [f"{self.chunk.id} {where} (k = {self.k}: {shown}); the top result is {self.top.id} with "
+                 f"{self.top_score:.{decimals}f}"]
+        if self.tied and self.rank is not None:
             first = self.rank - self.tied_above
             lines.append(f"tied with {self.tied:,} other chunk{'' if self.tied == 1 else 's'} at that score "
                          f"(ranks {first}-{first + self.tied}): its rank among them is the corpus' order")
@@ -128,11 +136,11 @@ def why(retriever: Retriever, query: str, chunk_id: str) -> WhyReport:
         hint = f" (did you mean {', '.join(close)}?)" if close else ""
         raise RanklensError(f"no chunk {chunk_id!r} in {retriever.corpus.name} under this chunking{hint}")
     terms = retriever.query(query)
-    scores = np.asarray(retriever.scores(terms), dtype=np.float64)
-    rank = gold_rank(scores, np.array([position]))
-    assert rank is not None
-    tied = int(np.count_nonzero(scores == scores[position])) - 1
-    above = rank - 1 - int(np.count_nonzero(scores > scores[position]))
+    ranked = QueryScores.of(np.asarray(retriever.scores(terms), dtype=np.float64), floor_of(retriever.scorer, terms))
+    scores = ranked.values
+    rank = ranked.retrieved_rank(np.array([position]))
+    tied = int(np.count_nonzero(scores == scores[position])) - 1 if rank is not None else 0
+    above = 0 if rank is None else rank - 1 - int(np.count_nonzero(scores > scores[position]))
     asked = known_question(query, retriever.corpus.questions)
     grade = retriever.relevant(asked).get(position) if asked is not None else None
     found = retriever.search(query, 1)

@@ -460,11 +460,13 @@ class Workspace:
         by_id: dict[str, Question] = {q.id: q for q in corpus.questions}
         for question in own:
             base = by_id.get(question.id)
+            # saved without an answer and not judged yet (the judgments below judge it): not unanswerable
             by_id[question.id] = Question(question.id, question.text,
                                           dict(base.relevant) if base else {},
                                           question.answer or (base.answer if base else None),
                                           base.nonrelevant if base else frozenset(),
-                                          base.fields if base else {})
+                                          base.fields if base else {},
+                                          unjudged=base is None and not question.answer)
         known = {d.id for d in corpus.documents} | {c.id for c in corpus.chunks}
         unknown_questions = unknown_ids = 0
         for qid, grades in judgments.items():
@@ -482,7 +484,8 @@ class Workspace:
                 else:
                     relevant.pop(ident, None)
                     nonrelevant.add(ident)
-            by_id[qid] = dataclasses.replace(judged, relevant=relevant, nonrelevant=frozenset(nonrelevant))
+            by_id[qid] = dataclasses.replace(judged, relevant=relevant, nonrelevant=frozenset(nonrelevant),
+                                             unjudged=judged.unjudged and not grades)
         warnings = []
         if unknown_questions:
             warnings.append(f"{self.log_path}: {unknown_questions} judgment(s) of questions that are neither the "

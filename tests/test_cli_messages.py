@@ -1,8 +1,9 @@
 """Messages said once and in words: JSON errors without a doubled word, option errors without a doubled
 option name, judgments' report in sentences, p-values never 0e+00, IVF's centroid comparisons said,
-and why's rank of a chunk tied with many others at its score."""
+and why's rank of a chunk tied with others at its score, or that it is not retrieved."""
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -82,11 +83,25 @@ def test_ivf_says_its_comparisons_count_the_centroids_within_80_columns(capsys) 
 
 
 def test_why_says_a_chunk_is_tied_with_the_others_at_its_score(capsys, tmp_path: Path) -> None:
+    corpus = tmp_path / "ties.jsonl"
+    texts = ["cat dog", "cat", "cat", "cat", "bird"]
+    corpus.write_text("".join(json.dumps({"_id": f"c{i}", "text": t}) + "\n" for i, t in enumerate(texts)))
+    run = run_cli(capsys, "why", str(corpus), "cat", "c3", "--workspace", str(tmp_path / "ws"))
+    assert run.status == 0, run.err
+    lines = run.out.splitlines()
+    assert lines[1].startswith("c3 ranks 3 of 5 with score")
+    # c1, c2 and c3 are the same text: tied, in the corpus' order, above the longer c0
+    assert lines[2] == "tied with 2 other chunks at that score (ranks 1-3): its rank among them is the corpus' order"
+    data = run_cli(capsys, "why", str(corpus), "cat", "c3", "--workspace", str(tmp_path / "ws"), "--json").json
+    assert data["chunk"]["tied"] == 2
+
+
+def test_why_says_a_chunk_that_matches_nothing_is_not_retrieved(capsys, tmp_path: Path) -> None:
+    # "giorni" is in 7 of the 18 chunks: copie-2 is not among them, so no rank among the zeros
     run = run_cli(capsys, "why", "studio-alfa", "giorni", "copie-2", "--workspace", str(tmp_path))
     assert run.status == 0, run.err
     lines = run.out.splitlines()
-    assert lines[1].startswith("copie-2 ranks 15 of 18 with score 0.000")
-    # "giorni" is in 7 of the 18 chunks: the other 11 score 0, copie-2 among them, in the corpus' order
-    assert lines[2] == "tied with 10 other chunks at that score (ranks 8-18): its rank among them is the corpus' order"
+    assert lines[1].startswith("copie-2 is not retrieved (it matches nothing of the query), score 0.000")
+    assert not lines[2].startswith("tied")
     data = run_cli(capsys, "why", "studio-alfa", "giorni", "copie-2", "--workspace", str(tmp_path), "--json").json
-    assert data["chunk"]["tied"] == 10
+    assert data["chunk"]["rank"] is None and data["chunk"]["tied"] == 0

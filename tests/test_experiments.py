@@ -111,8 +111,9 @@ def test_the_sweep_reproduces_the_seeds_chunk_table(fatture: Workbench) -> None:
     windows = [Window(20, 0, "words"), Window(20, 8, "words"), Window(40, 0, "words"), Window(40, 10, "words")]
     sweep = chunk_sweep(fatture, setup_for(fatture.corpus), windows)
     assert [(c.chunks, c.whole == 1) for c in sweep.cells] == [(3, False), (4, True), (2, False), (2, True)]
-    # A cut answer has no relevant chunk: the question is a miss there, found where it stays whole.
-    assert [c.evaluation.per_question[0].rank is not None for c in sweep.cells] == [False, True, False, True]
+    # A cut answer has no relevant chunk: the question is a miss there, found where it stays whole, unless the
+    # chunk holding it shares no word with the question (40/10 starts after "fattura scartata"): not retrieved.
+    assert [c.evaluation.per_question[0].rank is not None for c in sweep.cells] == [False, True, False, False]
     assert sweep.cells[sweep.winner].window in (windows[1], windows[3])
 
 

@@ -146,7 +146,7 @@ def test_ndcg_of_tops_is_score_questions() -> None:
             tops = np.array([np.argsort(-s, kind="stable")[:10] for s in scores])
             by_definition = [score_question(QuestionScores("q", "q", s, judged.relevant, judged.grades)).values[NDCG]
                              for s in scores]
-            assert ndcg_of_tops(tops, judged).tolist() == by_definition
+            assert ndcg_of_tops(tops, np.ones(tops.shape, bool), judged).tolist() == by_definition
 
 
 def test_the_sweep_still_reports_progress_per_question_and_cancels(studio_alfa: Workbench) -> None:

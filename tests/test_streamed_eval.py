@@ -17,6 +17,7 @@ from ranklens.engine.loaders import load_corpus
 from ranklens.engine.metrics import QuestionScores, evaluate
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.engine.setup import Setup
+from ranklens.engine.topk import QueryScores, floor_of
 
 
 def synthetic_corpus(n_docs: int = 500, vocab: int = 3000, seed: int = 3) -> Corpus:
@@ -40,8 +41,10 @@ def dense_oracle(retriever) -> dict:
     rows = []
     for q in retriever.corpus.answerable:
         rel = retriever.relevant(q)
-        scores = retriever.scorer.scores(retriever.query(q.text))
-        rows.append(QuestionScores(q.id, q.text, np.asarray(scores, dtype=float),
+        query = retriever.query(q.text)
+        scores = QueryScores.of(np.asarray(retriever.scorer.scores(query), dtype=float),
+                                floor_of(retriever.scorer, query))  # the ranking rule: what the query retrieves
+        rows.append(QuestionScores(q.id, q.text, scores,
                                    np.array(list(rel), dtype=np.int64), np.array(list(rel.values()), dtype=float)))
     return evaluate(rows, retriever.setup.k).to_dict()
 

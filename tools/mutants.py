@@ -48,6 +48,7 @@ TREC = ("tests/test_trec.py", "tests/test_loaders.py")
 CACHE = ("tests/test_cache.py",)
 SCORER_KEYS = ("tests/test_scorer_cache_keys.py",)
 RELEVANCE_CLI = ("tests/test_cli_relevance.py", "tests/test_significance.py")
+RULE = ("tests/test_ranking_rule.py",)
 EVAL = ("tests/test_eval_means.py", "tests/test_ndcg_ideal_cut.py", *METRICS, "tests/test_properties_random_input.py")
 
 
@@ -98,8 +99,8 @@ MUTANTS = [
     Mutant("bm25-default-b", "engine/setup.py", "b: float = setting(0.75,", "b: float = setting(0.7,",
            CLI, "BM25's default b moves from 0.75"),
     # -- fusion --------------------------------------------------------------------------------------
-    Mutant("rrf-zeros-ranked", "engine/scoring/fusion.py", "top = top[scores[top] != 0]", "top = top",
-           SCORING, "RRF counts chunks a scorer gave 0 (no shared term)"),
+    Mutant("rrf-zeros-ranked", "engine/scoring/fusion.py", "top = top[scores[top] > floor]", "top = top",
+           SCORING, "RRF counts chunks a scorer does not retrieve (no shared term)"),
     Mutant("rrf-rank-from-zero", "engine/scoring/fusion.py",
            "fused[top] += 1.0 / (rrf_k + np.arange(1, top.size + 1))",
            "fused[top] += 1.0 / (rrf_k + np.arange(top.size))",
@@ -300,6 +301,16 @@ MUTANTS = [
            "for weight, row in zip(self.tfidf.query_weights(query).tolist(), self._by_term[query.ids]):",
            "for weight, row in reversed([*zip(self.tfidf.query_weights(query).tolist(), self._by_term[query.ids])]):",
            ("tests/test_parity.py",), "an LSA query's terms added in reverse order: sums that differ from scipy's"),
+    # -- issue 32: one ranking rule ------------------------------------------------------------------
+    Mutant("rule-rank-unmatched", "engine/topk.py", "return rank if best > floor else None", "return rank", RULE,
+           "eval ranks a relevant chunk that matches nothing, in corpus order after the matching ones"),
+    Mutant("rule-top-unmatched", "engine/topk.py", "if not values.size or values[-1] > floor:", "if True:", RULE,
+           "eval's top 10 (and search's hits) keep chunks that match nothing"),
+    Mutant("rule-floor-zero", "engine/topk.py",
+           "return float(scorer.floor(query)) if capable(scorer, Floored) else 0.0", "return 0.0", RULE,
+           "every floor is 0: bm25l and bm25+ retrieve every chunk, LSA drops cosines of 0 or below"),
+    Mutant("rule-unjudged-unanswerable", "engine/corpus.py", "if not q.answerable and not q.unjudged]",
+           "if not q.answerable]", RULE, "a query saved without judgments counts as unanswerable in threshold"),
 ]
 
 

@@ -5,8 +5,9 @@ query with the ids (chunk positions) and scores of its top k. ``BackendScorer``
 puts it behind the ``Scorer`` contract, so ``Retriever`` (search, evaluate,
 threshold, prompt), the runs and compare work over it unchanged: a search asks
 the engine for k results, an evaluation for ``depth`` (the ranks metrics such
-as MRR read), and a chunk the engine does not return scores 0, below every
-returned one (BM25 scores are positive).
+as MRR read), and a chunk the engine does not return scores the local scorer's
+floor (0 for BM25, -inf for dense vectors): below every returned one, and not
+retrieved (``engine/topk.py``'s ranking rule).
 
 The chunks, their texts and the questions still come from the corpus loaded
 here; the fingerprint pushed with the collection (``engine/backends/fingerprint.py``)
@@ -191,14 +192,20 @@ class BackendScorer:
         return bool(query.ids.size) or not self.needs_terms
 
     def query_scores(self, query: QueryTerms) -> QueryScores:
-        """The engine's top ``depth`` as touched chunks; every other chunk scores 0."""
+        """The engine's top ``depth`` as touched chunks; every other chunk scores the floor."""
         import numpy as np
 
         from ranklens.engine.topk import QueryScores
 
         ids, scores = self.top_k(query, self.depth)
         order = np.argsort(ids, kind="stable")
-        return QueryScores(self.n, scores[order], ids[order], 0.0)
+        return QueryScores(self.n, scores[order], ids[order], self.floor(query))
+
+    def floor(self, query: QueryTerms) -> float:
+        """The local scorer's: what a chunk the query does not match scores."""
+        from ranklens.engine.topk import floor_of
+
+        return floor_of(self.local, query)
 
     def gold_rank(self, query: QueryTerms, relevant: np.ndarray) -> int | None:
         """``query_scores(query).gold_rank(relevant)`` when the engine can tell it without its top ``depth``

@@ -134,7 +134,7 @@ def chunk_sweep(workbench: Workbench, setup: Setup, windows: Sequence[Window] | 
             report(0, 1, "chunking")
             retriever = workbench.retriever(setup.replace(**window.changes()), report)
             evaluation = retriever.evaluate(report).evaluation
-            whole = sum(1 for q in evaluation.per_question if q.rank is not None and q.id in spans)
+            whole = sum(1 for q in corpus.answerable if q.id in spans and retriever.relevant(q))
             cells.append(SweepCell(window, evaluation, len(retriever.chunks), whole))
             label = scorer_label(retriever.setup)
     except Cancelled:

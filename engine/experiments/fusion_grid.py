@@ -16,7 +16,9 @@ scores at most the fusion of the parts' pool-edge values (each part's ``POOL``-t
 When the pool's 10th best scores strictly more, no outside chunk can enter or tie into
 the top 10; otherwise (ties at the edge, e.g. the zeros of a sparse scorer) that fusion
 is fused over all N chunks instead. RRF is one fusion over all N, as ``rrf`` defines it;
-a question with a NaN or an infinite score is ranked over all N too.
+a question with a NaN or an infinite score is ranked over all N too. ``retrieved`` then
+marks which of those top chunks the ranking rule keeps (``engine/topk.py``): those a
+part retrieves, for a fusion a part it weighs, as ``FusionScorer.floor`` decides.
 
 Measured (benchmarks/bench_fusion_sweep.py): on one question at a time instead of blocks
 the squad_it sweep beyond scoring took 4.5 s instead of 4.0 s; scoring the parts through
@@ -31,7 +33,7 @@ import numpy as np
 from ranklens.engine.measures.ndcg import ndcg_rows
 from ranklens.engine.metric_table import NDCG_K
 from ranklens.engine.metrics import QuestionScores, gains_at, relevant_grades
-from ranklens.engine.scoring.fusion import NORMALISERS, convex_weights, fuse_lists
+from ranklens.engine.scoring.fusion import NORMALISERS, fuse_lists, part_weights
 from ranklens.engine.topk import top_k
 
 POOL = 32  # per part: fastest on squad_it, cranfield and xquad_es (benchmarks/bench_fusion_sweep.py)
@@ -49,30 +51,37 @@ class FusionGrid:
         self.fusions = tuple(fusions)
         self.parts, self.rrf_k = parts, rrf_k
         rows: dict[str, tuple[list[int], list[list[float]]]] = {}
+        # which parts each fusion weighs: a chunk one of them retrieves is retrieved (RRF weighs every part)
+        self.weighs = np.ones((len(self.fusions), parts), dtype=bool)
         for i, (method, weight) in enumerate(self.fusions):
             if method == "rrf":
                 continue
             norm = "minmax" if method == "sum" else method  # sum: the mean of min-max normalised scores
-            mix = [1.0 / parts] * parts if method == "sum" else convex_weights(parts, float(weight or 0.0))
+            mix = part_weights(method, parts, float(weight or 0.0))
+            self.weighs[i] = np.array(mix) > 0
             rows.setdefault(norm, ([], []))
             rows[norm][0].append(i)
             rows[norm][1].append(mix)
         # per normaliser: the positions of its fusions and their part weights (as weighted_sum and convex mix)
         self._rows = {norm: (np.array(where), np.array(mix, dtype=np.float64)) for norm, (where, mix) in rows.items()}
 
-    def tops(self, lists: Sequence[np.ndarray], depth: int = NDCG_K) -> tuple[np.ndarray, np.ndarray]:
+    def tops(self, lists: Sequence[np.ndarray], floors: np.ndarray | None = None,
+             depth: int = NDCG_K) -> tuple[np.ndarray, np.ndarray]:
         """Each question's top ``depth`` chunk indices under each fusion, and under each part alone.
 
         ``lists`` holds one questions x N score matrix per part (a block of questions: see
-        ``block_size``); returns questions x fusions x depth and questions x parts x depth.
+        ``block_size``), ``floors`` each part's floor per question (parts x questions; 0 by default,
+        a term scorer's); returns questions x fusions x depth and questions x parts x depth.
         """
         scores = [np.asarray(s, dtype=np.float64).reshape(-1, np.shape(s)[-1]) for s in lists]
         nq, n = scores[0].shape
+        floors = np.zeros((len(scores), nq)) if floors is None else floors
         depth = min(depth, n)
         tops = np.zeros((nq, len(self.fusions), depth), dtype=np.int64)
         for i, (method, _) in enumerate(self.fusions):
             if method == "rrf":
-                tops[:, i] = [top_k(fuse_lists([s[q] for s in scores], "rrf", self.rrf_k), depth) for q in range(nq)]
+                tops[:, i] = [top_k(fuse_lists([s[q] for s in scores], "rrf", self.rrf_k,
+                                               floors=floors[:, q].tolist()), depth) for q in range(nq)]
         # NaN and inf compare like no number: such a question is ranked by top_k over all its chunks
         odd = ~np.logical_and.reduce([np.isfinite(s).all(axis=1) for s in scores])
         tame = [np.where(odd[:, None], 0.0, s) for s in scores] if odd.any() else scores
@@ -95,6 +104,17 @@ class FusionGrid:
             for row, q in zip(*np.nonzero((~(kth > bound) & ~whole) | odd)):
                 tops[q, where[row]] = top_k(_mix(mix[row:row + 1], [v[q] for v in normalised])[0], depth)
         return tops, alone
+
+    def retrieved(self, lists: Sequence[np.ndarray], floors: np.ndarray, tops: np.ndarray,
+                  alone: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Masks over ``tops`` and ``alone`` (as ``tops`` returns them) of the chunks retrieved: by a part the
+        fusion weighs, and by the part itself."""
+        questions = np.arange(len(tops))[:, None]
+        matched = [np.asarray(s)[questions[:, :, None], tops] > floors[p][:, None, None] for p, s in enumerate(lists)]
+        fused = np.logical_or.reduce([m & self.weighs[None, :, p, None] for p, m in enumerate(matched)])
+        parts = np.stack([np.asarray(s)[questions, alone[:, p]] > floors[p][:, None] for p, s in enumerate(lists)],
+                         axis=1)
+        return fused, parts
 
 
 def block_size(n: int) -> int:
@@ -146,10 +166,11 @@ def _mix(mix: np.ndarray, normalised: Sequence[np.ndarray]) -> np.ndarray:
     return fused
 
 
-def ndcg_of_tops(tops: np.ndarray, question: QuestionScores) -> np.ndarray:
-    """nDCG@10 of each row of ranked chunk indices, as ``score_question`` scores that ranking
-    (its grades, gains and ``ndcg_rows``; ``question.scores`` is not read)."""
+def ndcg_of_tops(tops: np.ndarray, retrieved: np.ndarray, question: QuestionScores) -> np.ndarray:
+    """nDCG@10 of each row of ranked chunk indices, the chunks not ``retrieved`` (a mask, last in each row) cut,
+    as ``score_question`` scores that ranking (its grades, gains and ``ndcg_rows``; ``question.scores`` is
+    not read)."""
     rel, grades = relevant_grades(question)
     if rel.size == 0:
         return np.zeros(len(tops))
-    return ndcg_rows(gains_at(tops, rel, grades), grades, NDCG_K)
+    return ndcg_rows(np.where(retrieved, gains_at(tops, rel, grades), 0.0), grades, NDCG_K)

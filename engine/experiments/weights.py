@@ -168,18 +168,23 @@ def ndcg_tables(retriever: Retriever, tried: Sequence[Candidate],
     for start in range(0, len(questions), step):
         block = questions[start:start + step]
         lists: list[list[np.ndarray]] = [[] for _ in scorer.parts]
+        floors = np.zeros((len(scorer.parts), len(block)))
         for i, question in enumerate(block, start):
             query = retriever.query(question.text)
+            floors[:, i - start] = scorer.part_floors(query)
             for part, scores in zip(scorer.parts, lists):
                 scores.append(np.asarray(part.scores(query), dtype=np.float64))
             progress(i + 1, len(questions), "sweeping the fusion")
-        fused_tops, part_tops = grid.tops([np.stack(scores) for scores in lists])
+        stacked = [np.stack(scores) for scores in lists]
+        fused_tops, part_tops = grid.tops(stacked, floors)
+        fused_kept, part_kept = grid.retrieved(stacked, floors, fused_tops, part_tops)
         for i, question in enumerate(block, start):
             relevant = retriever.relevant(question)
             judged = QuestionScores(question.id, question.text, lists[0][i - start],
                                     np.fromiter(relevant.keys(), dtype=np.int64, count=len(relevant)),
                                     np.fromiter(relevant.values(), dtype=np.float64, count=len(relevant)))
-            table[i] = ndcg_of_tops(np.vstack((fused_tops[i - start], part_tops[i - start])), judged)
+            table[i] = ndcg_of_tops(np.vstack((fused_tops[i - start], part_tops[i - start])),
+                                    np.vstack((fused_kept[i - start], part_kept[i - start])), judged)
     return table[:, :len(tried)], table[:, len(tried):]
 
 

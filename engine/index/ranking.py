@@ -9,8 +9,9 @@ cells) and kept by the ``Workbench``; the knob (ef_search, probes) is read per q
 What a query scores: the index's ``max(k, depth())`` best candidates (every metric of
 the table looks no deeper), each rescored with the scorer's own vectors, so a candidate
 scores exactly what exact search gives it; every other chunk scores -inf. Beyond its
-candidates an approximate index gives no order: those chunks rank after them, in chunk
-order, which is where eval's uncut MRR counts a relevant chunk the index missed.
+candidates an approximate index gives no order: those chunks are not retrieved (the
+ranking rule of ``engine/topk.py``), so a relevant chunk the index missed counts as not
+found, in eval as in a run.
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.scoring.dense import Encoder
 from ranklens.engine.scoring.registry import spec
 from ranklens.engine.settings import SettingError
-from ranklens.engine.topk import QueryScores, top_k
+from ranklens.engine.topk import QueryScores, floor_of
 
 if TYPE_CHECKING:
     from ranklens.engine.retriever import Retriever
@@ -132,6 +133,10 @@ class ApproximateScorer:
     def scores(self, query: QueryTerms) -> np.ndarray:
         return self.query_scores(query).dense()
 
+    def floor(self, query: QueryTerms) -> float:
+        """The exact scorer's: the chunks the index leaves out score -inf, below it."""
+        return floor_of(self.exact, query)
+
     def scores_batch(self, queries: Sequence[QueryTerms]) -> np.ndarray:
         if not queries:
             return np.zeros((0, len(self.exact.vectors)))
@@ -183,8 +188,6 @@ def kept_share(approximate: Retriever, exact: Retriever, progress: Progress = no
     pairs = zip(approximate.score_batches(texts, progress, "approximate top 10"),
                 exact.score_batches(texts, no_progress, "exact top 10"))
     for (_, a), (_, e) in pairs:
-        found = top_k(a, k)
-        found = found[np.isfinite(np.asarray(a[found], dtype=np.float64))]  # fewer candidates than k: -inf pads
-        kept = np.intersect1d(found, top_k(e, k)).size
+        kept = np.intersect1d(a.retrieved_top(k)[0], e.retrieved_top(k)[0]).size
         shares.append(kept / k if k else 1.0)
     return AnnComparison(float(np.mean(shares)) if shares else 1.0, len(shares))

@@ -60,6 +60,16 @@ class TouchedScores(Protocol):
 
 
 @runtime_checkable
+class Floored(Protocol):
+    """A scorer that says which chunks a query does not match (``engine/topk.py``'s ranking rule); one without
+    it is a term scorer whose chunk with none of the query's terms scores 0."""
+
+    def floor(self, query: QueryTerms) -> float:
+        """The score of a chunk ``query`` does not match: a chunk is retrieved when it scores above it."""
+        ...
+
+
+@runtime_checkable
 class PrunedTopK(Protocol):
     """A scorer that finds its top k without scoring every chunk (MaxScore pruning, an external engine)."""
 
@@ -80,7 +90,8 @@ class DeepScoringCostly(Protocol):
 
     def gold_rank(self, query: QueryTerms, relevant: np.ndarray) -> int | None:
         """The rank ``query_scores(query).gold_rank(relevant)`` gives, asked of the engine more cheaply than
-        its top ``depth``; None when it cannot tell (then the query is scored in full)."""
+        its top ``depth``; None when it cannot tell (then the query is scored in full). A rank it tells is of
+        a chunk the engine returns, which the query retrieves."""
         ...
 
 

@@ -147,7 +147,7 @@ class BM25Scorer(NoAdjustments):
 
     def query_scores(self, query: QueryTerms) -> QueryScores:
         """The query's scores over all chunks, kept as the chunks its postings touch when they are few."""
-        return query_scores(self.columns, query.ids, query.counts, self._base(query))
+        return query_scores(self.columns, query.ids, query.counts, self.floor(query))
 
     def scores(self, query: QueryTerms) -> np.ndarray:
         return self.query_scores(query).dense()
@@ -158,10 +158,11 @@ class BM25Scorer(NoAdjustments):
         Equal to ranking ``scores(query)``; skips the chunks that only long, low-weight
         posting lists touch when the rarer terms already decide the top k (MaxScore).
         """
-        return ranked_top_k(self.columns, query.ids, query.counts, k, self.upper, self._base(query))
+        return ranked_top_k(self.columns, query.ids, query.counts, k, self.upper, self.floor(query))
 
-    def _base(self, query: QueryTerms) -> float:
-        """The score of a chunk with none of the query's terms: 0 but for bm25l and bm25+."""
+    def floor(self, query: QueryTerms) -> float:
+        """The score of a chunk with none of the query's terms, 0 but for bm25l and bm25+: a chunk the query
+        does not match (``engine/topk.py``'s ranking rule), and what every untouched chunk scores."""
         if not query.ids.size or self.variant not in DELTA_VARIANTS:
             return 0.0
         return float(np.dot(self.absent[query.ids], query.counts))

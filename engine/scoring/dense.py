@@ -93,6 +93,10 @@ class DenseScorer:
     def scores(self, query: QueryTerms) -> np.ndarray:
         return (self.vectors @ self.model.encode_queries([query.text])[0]).astype(np.float64)
 
+    def floor(self, query: QueryTerms) -> float:
+        """-inf: a cosine ranks every chunk (``engine/topk.py``'s ranking rule)."""
+        return -np.inf
+
     def scores_batch(self, queries: Sequence[QueryTerms]) -> np.ndarray:
         if not queries:
             return np.zeros((0, len(self.vectors)))

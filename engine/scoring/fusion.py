@@ -1,13 +1,16 @@
 """Fusing rankings: reciprocal rank fusion and weighted sums of normalised scores.
 
 RRF (Cormack et al., 2009): score(d) = Σ_s 1 / (rrf_k + rank_s(d)), over each
-scorer's top ``depth`` chunks (a chunk outside a scorer's top adds nothing).
+scorer's top ``depth`` chunks that it retrieves (a chunk outside them adds nothing).
 The sums normalise each scorer's scores first, since BM25, cosines and LSA
 live on different scales: ``sum`` is the mean of min-max normalised scores;
 ``minmax`` and ``zscore`` are convex combinations (Bruch et al., 2023),
 w·norm(s_1) + Σ_{i>1} (1−w)/(n−1)·norm(s_i), with min-max ((s − lo)/(hi − lo), lo
 and hi counting 0 as ``sum`` does, so unmatched chunks of a sparse scorer stay at 0)
 or z-score ((s − mean)/std) normalisation over all chunks; w is ``fusion_weight``.
+
+A fused chunk is retrieved when a part it weighs retrieves it (``engine/topk.py``'s
+ranking rule; ``FusionScorer.floor``).
 """
 from __future__ import annotations
 
@@ -21,18 +24,21 @@ from ranklens.engine.scoring.base import Scorer
 from ranklens.engine.scoring.explain import Explanation
 from ranklens.engine.scoring.registry import ScorerInputs
 from ranklens.engine.termindex import QueryTerms
-from ranklens.engine.topk import QueryScores, top_k
+from ranklens.engine.topk import QueryScores, floor_of, top_k
 
 RRF_DEPTH = 1000
 
 
-def rrf(score_lists: Sequence[np.ndarray], rrf_k: int = 60, depth: int = RRF_DEPTH) -> np.ndarray:
+def rrf(score_lists: Sequence[np.ndarray], rrf_k: int = 60, depth: int = RRF_DEPTH,
+        floors: Sequence[float] | None = None) -> np.ndarray:
+    """Σ over the lists of 1 / (rrf_k + rank) of each list's top ``depth`` chunks that score above its floor
+    (``floors``, one a list; 0 each by default: a term scorer's chunk sharing no term with the query)."""
     fused = np.zeros(score_lists[0].size)
-    for scores in score_lists:
+    for scores, floor in zip(score_lists, floors if floors is not None else [0.0] * len(score_lists)):
         top = top_k(scores, min(depth, scores.size))
-        # A chunk scoring exactly 0 shares nothing with the query (sparse scorers): it is not in
-        # this scorer's ranking, or its place among the zeros, decided by index, would count.
-        top = top[scores[top] != 0]
+        # a chunk the scorer does not retrieve is not in its ranking, or its place among the
+        # others, decided by index, would count
+        top = top[scores[top] > floor]
         fused[top] += 1.0 / (rrf_k + np.arange(1, top.size + 1))
     return fused
 
@@ -63,6 +69,11 @@ def convex_weights(parts: int, weight: float) -> list[float]:
     return [weight] + [(1.0 - weight) / (parts - 1)] * (parts - 1)
 
 
+def part_weights(method: str, parts: int, weight: float = 0.5) -> list[float]:
+    """Each part's weight in a weighted fusion (``sum``: equal; ``minmax``, ``zscore``: ``convex_weights``)."""
+    return [1.0 / parts] * parts if method == "sum" else convex_weights(parts, weight)
+
+
 NORMALISERS = {"minmax": minmax, "zscore": zscore}
 
 
@@ -75,10 +86,12 @@ def convex(score_lists: Sequence[np.ndarray], weight: float = 0.5, norm: str = "
     return fused
 
 
-def fuse_lists(lists: Sequence[np.ndarray], method: str, rrf_k: int = 60, weight: float = 0.5) -> np.ndarray:
-    """The fused scores of ``lists`` (one score array per scorer, same chunks) by ``method``."""
+def fuse_lists(lists: Sequence[np.ndarray], method: str, rrf_k: int = 60, weight: float = 0.5,
+               floors: Sequence[float] | None = None) -> np.ndarray:
+    """The fused scores of ``lists`` (one score array per scorer, same chunks) by ``method``; ``floors``: each
+    list's (``rrf``'s)."""
     if method == "rrf":
-        return rrf(lists, rrf_k)
+        return rrf(lists, rrf_k, floors=floors)
     if method == "sum":
         return weighted_sum(lists)
     return convex(lists, weight, method)
@@ -103,22 +116,42 @@ class FusionScorer:
     def component_scores(self, query: QueryTerms) -> list[np.ndarray]:
         return [p.scores(query) for p in self.parts]
 
-    def fuse(self, lists: list[np.ndarray]) -> np.ndarray:
-        return fuse_lists(lists, self.method, self.rrf_k, self.weight)
+    def part_floors(self, query: QueryTerms) -> list[float]:
+        return [floor_of(p, query) for p in self.parts]
+
+    def fuse(self, lists: list[np.ndarray], floors: Sequence[float]) -> np.ndarray:
+        return fuse_lists(lists, self.method, self.rrf_k, self.weight, floors)
 
     def scores(self, query: QueryTerms) -> np.ndarray:
-        return self.fuse(self.component_scores(query))
+        return self.fuse(self.component_scores(query), self.part_floors(query))
+
+    def floor(self, query: QueryTerms) -> float:
+        """What a chunk no part it weighs retrieves scores: 0 for RRF; for a weighted sum, -inf when a weighted
+        part ranks every chunk, else that chunk's fused score (-inf when every chunk is retrieved). The parts
+        give every chunk they do not retrieve their floor and the normalisations keep order, so every chunk a
+        weighted part retrieves fuses above it."""
+        if self.method == "rrf":
+            return 0.0
+        floors = self.part_floors(query)
+        weighted = [w > 0 for w in part_weights(self.method, len(self.parts), self.weight)]
+        if any(f == -np.inf for f, w in zip(floors, weighted) if w):
+            return -np.inf
+        # a sum over term scorers only: the normalisations' constants are the part vectors', scored again
+        lists = self.component_scores(query)
+        unmatched = np.logical_and.reduce([s <= f for s, f, w in zip(lists, floors, weighted) if w])
+        first = np.flatnonzero(unmatched)[:1]
+        return float(self.fuse(lists, floors)[first[0]]) if first.size else -np.inf
 
     def scores_batch(self, queries: list[QueryTerms]) -> np.ndarray:
         return np.stack([self.scores(q) for q in queries])
 
     def explain(self, query: QueryTerms, doc: int) -> Explanation:
-        lists = self.component_scores(query)
+        lists, floors = self.component_scores(query), self.part_floors(query)
         notes = []
-        for part, scores in zip(self.parts, lists):
+        for part, scores, floor in zip(self.parts, lists, floors):
             rank = QueryScores.of(scores).gold_rank(np.array([doc])) or 0  # never None: doc is one chunk
             if self.method == "rrf":
-                share = 1.0 / (self.rrf_k + rank) if rank <= RRF_DEPTH and scores[doc] != 0 else 0.0
+                share = 1.0 / (self.rrf_k + rank) if rank <= RRF_DEPTH and scores[doc] > floor else 0.0
                 notes.append(f"{part.name}: rank {rank}, score {scores[doc]:.4f} "
                              f"→ 1/({self.rrf_k}+{rank}) = {share:.5f}")
             else:
@@ -131,7 +164,7 @@ class FusionScorer:
                    "sum": "mean of min-max normalised scores",
                    "minmax": f"{weights}, each min-max normalised",
                    "zscore": f"{weights}, each z-score normalised"}[self.method]
-        return Explanation(scorer=f"fusion {self.method}", score=float(self.fuse(lists)[doc]),
+        return Explanation(scorer=f"fusion {self.method}", score=float(self.fuse(lists, floors)[doc]),
                            formula=formula, terms=[], notes=notes)
 
 

@@ -78,6 +78,11 @@ class LsaScorer:
     def scores(self, query: QueryTerms) -> np.ndarray:
         return self.vectors @ self.encode_query(query)
 
+    def floor(self, query: QueryTerms) -> float:
+        """-inf: a cosine ranks every chunk; 0 for a query with no LSA direction (no term of the corpus), whose
+        every chunk scores 0: it matches nothing (``engine/topk.py``'s ranking rule)."""
+        return -np.inf if self.encode_query(query).any() else 0.0
+
     def scores_batch(self, queries: list[QueryTerms]) -> np.ndarray:
         return np.stack([self.encode_query(q) for q in queries]) @ self.vectors.T
 

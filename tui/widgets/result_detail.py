@@ -103,7 +103,7 @@ def why_view(report: WhyReport, chunks: int, decimals: int) -> Group:
     lines = report.summary(chunks, decimals)
     parts: list[RenderableType] = [safe_text(f"why? {lines[0]}", style="bold", keep_newlines=False)]
     parts.extend(safe_text(line, keep_newlines=False) for line in lines[1:])
-    for title, chunk, explanation in ((f"this chunk, #{report.rank}", report.chunk, report.explanation),
+    for title, chunk, explanation in ((f"this chunk, {report.placed}", report.chunk, report.explanation),
                                       ("the top result, #1", report.top, report.top_explanation)):
         parts.append(Text())
         parts.append(safe_text(f"{title}: {chunk.id}", style="bold", keep_newlines=False))
