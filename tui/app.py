@@ -32,6 +32,7 @@ from ranklens.tui.corpus_opening import CorpusOpener
 from ranklens.tui.heap import release_kept
 from ranklens.tui.help import HelpScreen
 from ranklens.tui.index_build import IndexBuilder
+from ranklens.tui.judgment_watch import JudgmentWatch
 from ranklens.tui.key_map import all_rows
 from ranklens.tui.palette import PaletteCommand, RanklensCommands
 from ranklens.tui.panes.base import WorkPane
@@ -101,6 +102,8 @@ class RanklensApp(App[None]):
                 show=False, id="app.save_run"),
         Binding("P", "judge_pool", "pool", tooltip="Judge a pool…: the unjudged pairs of several runs' top N, one "
                 "at a time", show=False, id="app.judge_pool"),
+        Binding("r", "reload_judgments", "reload", tooltip="Read the judgments again (given in another terminal "
+                "or by the command line: seen within a second anyway)", show=False, id="app.reload_judgments"),
         Binding("M", "count_mine", "mine", tooltip="Count my judgments: on/off (off: the corpus' judgments alone, "
                 "as --no-workspace)", show=False, id="app.count_mine"),
         # Textual's own focus keys, listed in the help: they move between the boxes of a tab.
@@ -109,11 +112,11 @@ class RanklensApp(App[None]):
     ]
     # Actions whose keys type into a text box: the footer hides them while one has the focus.
     HIDDEN_WHILE_TYPING = frozenset({"focus_query", "help", "quit", "setting", "reset", "save_run", "count_mine",
-                                     "judge_pool"})
+                                     "judge_pool", "reload_judgments"})
     SHOWN_WHILE_TYPING = frozenset({"help_while_typing"})
     # Never from a screen over the tabs (a dialog, the queue, the help): `s` there changed the unseen scorer.
     ON_THE_TABS = frozenset({"setting", "reset", "undo", "redo", "save_run", "count_mine", "judge_pool", "show_tab",
-                             "jump_tab", "focus_query"})
+                             "jump_tab", "focus_query", "reload_judgments"})
     SETTING_BINDINGS = _setting_bindings()
     TAB_TABLE: ClassVar[Mapping[str, Tab]] = {}  # the tabs shown, in order: set with their keys (see _bound)
 
@@ -136,6 +139,7 @@ class RanklensApp(App[None]):
         self.indexer = IndexBuilder(self)
         self.collections = Collections(self)
         self.workspace_actions = WorkspaceActions(self)
+        self.judgment_watch = JudgmentWatch(self)
         self._labels = TabLabels(self.tabs)
         self._toasts = Toasts()
         self._running_command = False  # a palette command runs: keys are not being typed (see typing)
@@ -194,6 +198,7 @@ class RanklensApp(App[None]):
         terminal = terminal_fd()
         if terminal is not None and not self.is_headless:
             self.set_interval(CHECK_EVERY_S, partial(self._exit_if_hung_up, terminal))
+        self.judgment_watch.start()
         self.switch_corpus(self.corpus_spec)
 
     def _exit_if_hung_up(self, terminal: int) -> None:
@@ -390,6 +395,9 @@ class RanklensApp(App[None]):
 
     def action_judge_pool(self) -> None:
         self.workspace_actions.judge_pool()
+
+    def action_reload_judgments(self) -> None:
+        self.workspace_actions.reload(told=True)
 
     def action_count_mine(self) -> None:
         self.workspace_actions.toggle_counting()

@@ -107,12 +107,12 @@ def find(context: Context, progress: Progress) -> Found:
     else:
         result = retriever.search(context.query)
         rows = [_row(retriever, analyzer, hit, result.terms) for hit in result.hits]
-    # A known question (sent from Metrics, or typed: case, spaces, end punctuation aside): its judged chunks get a ✓.
+    # A known question (sent from Metrics, or typed: case, spaces, end punctuation aside): its relevant chunks get
+    # a ✓. Grades and ✓ come from the judgments the numbers count (the context's judged corpus), one source: a
+    # grade read from the workspace beside them showed 0 next to a ✓ the corpus' qrels gave.
     question = known_question(context.query, retriever.corpus.questions)
-    grades = dict(retriever.relevant(question)) if question is not None else {}
-    relevant = frozenset(grades)
-    if question is not None and context.workspace is not None:
-        grades.update(_workspace_grades(context.workspace, retriever, question.id))
+    grades = retriever.judged(question) if question is not None else {}
+    relevant = frozenset(i for i, grade in grades.items() if grade > 0)
     shown = {row.hit.index for row in rows}
     unseen = tuple(retriever.chunks[i].id for i in sorted((i for i in relevant if i not in shown),
                                                           key=lambda i: (-grades.get(i, 1), i)))
@@ -137,19 +137,6 @@ def _reranked(retriever: Retriever, analyzer: Analyzer, text: str,
                  reranked.first.terms, Reread(hit.first_rank, hit.first_score, hit.rerank_score))
             for hit in reranked.hits]
     return reranked.first, rows
-
-
-def _workspace_grades(workspace: Workspace, retriever: Retriever, question: str) -> dict[int, int]:
-    """The workspace's judgments of ``question`` by chunk position (grade 0 included: judged, not relevant)."""
-    from ranklens.engine.corpus import Question
-    from ranklens.engine.errors import RanklensError
-
-    try:
-        judged = workspace.judgments().get(question, {})
-    except RanklensError:
-        return {}  # the app said, when it opened the corpus, that the workspace could not be read
-    # Resolved as any judgment is (chunk ids, or documents' chunks), grades 0 kept.
-    return retriever.relevant(Question(question, "", judged))
 
 
 def why_not(context: Context, chunk: str, progress: Progress) -> Why:

@@ -84,31 +84,52 @@ class WorkspaceActions:
                             group="workspace")
 
     def _write_in_worker(self, change: Change | None, workspace: Workspace, corpus: Corpus,
-                         rater: str | None = None) -> None:
-        """Make ``change`` (None: none, the toggle changed), as ``rater`` when given, and judge the corpus
-        again; changes run one at a time, in the order made."""
+                         rater: str | None = None, told: bool = False) -> None:
+        """Make ``change`` (None: none, the toggle changed or the files are read again), as ``rater`` when
+        given, and judge the corpus again, saying so when ``told``; changes run one at a time, in the order
+        made."""
         from ranklens.engine.judged import judged_corpus
+        from ranklens.tui.judgment_watch import stamp
 
         with self._lock:
             try:
                 writer = workspace if rater is None else workspace.as_rater(rater)
                 said = change(writer, corpus) if change is not None else ""
+                seen = stamp(workspace)  # before the read: a change made during it is seen at the next poll
                 judged = judged_corpus(corpus, workspace if self.session.counting else None)
             except RanklensError as error:
                 self.app.call_from_thread(self.app.notify, str(error), severity="error")
                 return
-            self.app.call_from_thread(self._changed, workspace, corpus, judged, said)
+            if told:
+                said = f"judgments read again: {judged.describe()}"
+            self.app.call_from_thread(self._changed, workspace, corpus, judged, said, rater is not None)
+            self.app.call_from_thread(self.app.judgment_watch.read, workspace, seen)
 
-    def _changed(self, workspace: Workspace, corpus: Corpus, judged: Judged, said: str) -> None:
+    def _changed(self, workspace: Workspace, corpus: Corpus, judged: Judged, said: str, judges: bool) -> None:
         if not self.session.holds(workspace, corpus):
             return  # another corpus was opened meanwhile
         if self.session.judged_again(workspace, corpus, judged):
             self.app.publish()
-        if said and judged.workspace is None:
-            said += " · not counted while Count my judgments is off (M)"
+        if (said or judges) and judged.workspace is None:  # a grade the tabs do not show: say why
+            said = " · ".join(filter(None, [said, "not counted while Count my judgments is off (M)"]))
         if said:
             self.app.notify(said)  # plain text: it may quote a file name
         self.app.opener.show_warnings(list(judged.warnings))
+
+    def reload(self, told: bool = False) -> None:
+        """Judge the open corpus again from its workspace's files as they are now (judgments given elsewhere),
+        in a worker; ``told``: say what counts now (``r``)."""
+        opened = self.session.opened_workspace()
+        if opened is None:
+            if told:
+                self.app.notify("no corpus is open yet", severity="warning")
+            return
+        self.app.run_worker(partial(self._write_in_worker, None, *opened, told=told), thread=True, group="workspace")
+
+    @property
+    def busy(self) -> bool:
+        """Whether a write or a reading of the workspace is on its way."""
+        return any(worker.group == "workspace" and not worker.is_finished for worker in self.app.workers)
 
     def toggle_counting(self) -> None:
         """Count the workspace's judgments with the corpus' own, or leave them out (as ``--no-workspace``);
