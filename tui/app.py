@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual import events
 from textual.dom import DOMNode
 from textual.events import DescendantFocus
 from textual.notifications import SeverityLevel
@@ -85,12 +86,16 @@ class RanklensApp(App[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-tiny"), (80, "-narrow"), (100, "-wide")]
     # Footer labels are short (description); the help and the palette say more (tooltip).
     APP_BINDINGS = [
-        Binding("slash", "focus_query", "query", tooltip="Go to the query box", show=False, id="app.query"),
+        # The keys that open a box act as the app gets them (priority), not once the focused widget has passed
+        # them up: the keys typed after them then go to the box (tui/widgets/path_prompt.py), never to shortcuts.
+        Binding("slash", "focus_query", "query", tooltip="Go to the query box", show=False, priority=True,
+                id="app.query"),
         Binding("question_mark,f1", "help", "help", tooltip="Help", id="app.help"),
         Binding("f1", "help_while_typing", "help", tooltip="Help (while typing)", id="app.help_typing"),
         # the footer shows the palette key on its own, at the right
         Binding("ctrl+p", "command_palette", "Palette", show=False, priority=True, id="app.palette"),
-        Binding("ctrl+o", "open_path", "open", tooltip="Open a corpus from a path", show=False, id="app.open"),
+        Binding("ctrl+o", "open_path", "open", tooltip="Open a corpus from a path", show=False, priority=True,
+                id="app.open"),
         Binding("q", "quit", "quit", tooltip="Quit", id="app.quit"),
         Binding("ctrl+q", "quit_anywhere", "quit", tooltip="Quit (also while typing)", show=False, priority=True,
                 id="app.quit_anywhere"),
@@ -99,9 +104,9 @@ class RanklensApp(App[None]):
         Binding("ctrl+y", "redo", "redo", tooltip="Redo a setting change undone", show=False, id="app.redo"),
         Binding("R", "reset", "reset", tooltip="Reset the settings to the corpus' own", show=False, id="app.reset"),
         Binding("S", "save_run", "save run", tooltip="Save a run of every question under the current setup",
-                show=False, id="app.save_run"),
+                show=False, priority=True, id="app.save_run"),
         Binding("P", "judge_pool", "pool", tooltip="Judge a pool…: the unjudged pairs of several runs' top N, one "
-                "at a time", show=False, id="app.judge_pool"),
+                "at a time", show=False, priority=True, id="app.judge_pool"),
         Binding("r", "reload_judgments", "reload", tooltip="Read the judgments again (given in another terminal "
                 "or by the command line: seen within a second anyway)", show=False, id="app.reload_judgments"),
         Binding("M", "count_mine", "mine", tooltip="Count my judgments: on/off (off: the corpus' judgments alone, "
@@ -233,6 +238,28 @@ class RanklensApp(App[None]):
         self._toasts.clear()
         super().clear_notifications()
 
+    # -- keys typed while a dialog opens ----------------------------------------------------------
+
+    async def on_event(self, event: events.Event) -> None:
+        # A dialog just pushed has no focused box yet: the keys typed meanwhile are its (tui/widgets/path_prompt.py),
+        # never the shortcuts of the screen under it.
+        top = self.screen_stack[-1] if self.screen_stack else None
+        if (isinstance(event, events.Key) and not event.is_forwarded and isinstance(top, PathPrompt)
+                and top.holds(event)):
+            return
+        await super().on_event(event)
+
+    def on_key(self, event: events.Key) -> None:
+        # A key handed on before a dialog opened unasked (at a grade) comes back here unused once it is on top:
+        # it waits with the dialog's others, instead of being lost under it.
+        top = self.screen_stack[-1] if self.screen_stack else None
+        if isinstance(top, PathPrompt) and top.kept_for_later(event):
+            event.prevent_default()
+
+    async def on_path_prompt_typed_ahead(self, message: PathPrompt.TypedAhead) -> None:
+        for key in message.prompt.release():
+            await super().on_event(key)  # handled as they would have been, the box having the focus now
+
     # -- the state every pane works from ----------------------------------------------------------
 
     def publish(self) -> None:
@@ -348,7 +375,8 @@ class RanklensApp(App[None]):
 
     async def action_focus_query(self) -> None:
         await self.action_show_tab("search")
-        self.query_one(QueryBox).focus()
+        # Now, not after the next message (Widget.focus waits for one): the keys typed right after / are the box's.
+        self.set_focus(self.query_one(QueryBox))
 
     async def action_help(self) -> None:
         await self.build_all_tabs()

@@ -37,6 +37,7 @@ class WorkspaceActions:
         self.app = app
         self.session = app.session
         self._lock = threading.Lock()  # workspace writes, one at a time
+        self._waiting: list[Callable[[], object]] | None = None  # what waits for the rater dialog's answer
 
     def change(self, change: Change, judges: bool = False) -> None:
         """Make ``change`` to the open corpus' workspace (a pane's ``ChangeWorkspace``); one that ``judges``
@@ -62,22 +63,31 @@ class WorkspaceActions:
         self.with_rater(partial(self.app.push_screen, PoolQueueScreen(context)))
 
     def with_rater(self, then: Callable[[], object]) -> None:
-        """``then()`` once the session knows who judges: at once, or after asking (nothing when not answered)."""
+        """``then()`` once the session knows who judges: at once, or after asking (nothing when not answered).
+        What asks while the dialog is open waits for the same answer: one dialog, the grades in the order given."""
         from ranklens.tui.rater import ask_rater
 
         if self.session.rater is not None:
             then()
-            return
-        ask_rater(self.app, partial(self._judge_as, then))
+        elif self._waiting is not None:
+            self._waiting.append(then)
+        else:
+            self._waiting = [then]
+            ask_rater(self.app, self._judge_as)
 
-    def _judge_as(self, then: Callable[[], object], rater: str) -> None:
-        """The session's rater is ``rater`` from now on (and the next session's dialog offers it)."""
+    def _judge_as(self, rater: str | None) -> None:
+        """The session's rater is ``rater`` from now on (and the next session's dialog offers it); what waited
+        for it is done now (dropped when no name was given)."""
         from ranklens.tui.rater import remember_rater
 
+        waiting, self._waiting = self._waiting or [], None
+        if rater is None:
+            return
         self.session.rater = rater
         self.app.notify(f"judging as {rater} this session")
         self.app.run_worker(partial(remember_rater, rater), thread=True, group="rater")
-        then()
+        for then in waiting:
+            then()
 
     def _write(self, change: Change, workspace: Workspace, corpus: Corpus, rater: str | None = None) -> None:
         self.app.run_worker(partial(self._write_in_worker, change, workspace, corpus, rater), thread=True,

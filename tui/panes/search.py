@@ -64,7 +64,8 @@ class SearchPane(WorkPane):
                 id="search.undo_judgment"),
         Binding("o", "judged_only", "judged only", tooltip="Judge mode: show the judged results only / all",
                 id="search.judged_only"),
-        Binding("slash", "app.focus_query", "query", id="search.query"),
+        # a priority key, as the app's (tui/app.py): here it is the one the footer shows
+        Binding("slash", "app.focus_query", "query", priority=True, id="search.query"),
         Binding("s", "app.setting('scorer')", "scorer", id="search.scorer"),
         Binding("n", "save_question", "question", tooltip="Save the query as a question of the workspace",
                 show=False, id="search.save_question"),
