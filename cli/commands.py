@@ -19,6 +19,7 @@ from ranklens.engine.errors import RanklensError
 
 if TYPE_CHECKING:
     from ranklens.engine.judged import Judged
+    from ranklens.engine.models import Reranker
     from ranklens.engine.retriever import Retriever
 
 
@@ -114,16 +115,28 @@ def run_search(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     retriever = setup_retriever(args, overrides)
     _note_k(retriever, overrides)
     query = valid_unicode(args.query)
+    # A reranker that cannot load leaves the first stage's results, said to be those: exit status 2 all the same.
+    failed, reranker = "", None
     if retriever.setup.rerank:
-        return _search_reranked(args, retriever, query)
+        from ranklens.engine.rerank import reranker_for
+
+        try:
+            reranker = reranker_for(retriever)
+        except RanklensError as error:
+            failed = f"{error}; the first stage's results, not reranked"
+            tell("warning", failed)
+    if reranker is not None:
+        return _search_reranked(args, retriever, query, reranker)
+    status = 2 if failed else 0
     result = retriever.search(query)
     if args.json:
-        return _print_search_json(args, retriever, query, result)
+        _print_search_json(args, retriever, query, result, failed)
+        return status
     decimals = retriever.setup.decimals
     say(_header(retriever))
     if not result.hits:
         say(f"no results: {result.note}")
-        return 0
+        return status
     ids = [terminal_text(h.chunk.id) for h in result.hits]
     id_width = max(map(len, ids))
     for hit, chunk_id in zip(result.hits, ids):
@@ -132,23 +145,27 @@ def run_search(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
             print_explanation(retriever.explain(query, hit.index))
     if result.unknown:
         say(f"(not in the corpus: {', '.join(terminal_text(t) for t in result.unknown)})")
-    return 0
+    return status
 
 
-def _print_search_json(args: argparse.Namespace, retriever: Retriever, query: str, result: Any) -> int:
-    """The search JSON of plain or reranked results: their dict, the setup that ran, explanations on demand."""
+def _print_search_json(args: argparse.Namespace, retriever: Retriever, query: str, result: Any,
+                       not_reranked: str = "") -> int:
+    """The search JSON of plain or reranked results: their dict, the setup that ran, explanations on demand, and
+    why the setup's reranker did not rerank them (``rerank_error``)."""
     data = result.to_dict(retriever.corpus)
     data["setup"] = retriever.setup.to_dict()  # "scorer" is a label for people; this is for scripts
+    if not_reranked:
+        data["rerank_error"] = not_reranked
     if args.explain:
         for row, hit in zip(data["results"], result.hits):
             row["explain"] = retriever.explain(query, hit.index).to_dict()
     return print_json(data)
 
 
-def _search_reranked(args: argparse.Namespace, retriever: Retriever, query: str) -> int:
+def _search_reranked(args: argparse.Namespace, retriever: Retriever, query: str, reranker: Reranker) -> int:
     from ranklens.engine.rerank import rerank_search
 
-    result = rerank_search(retriever, query)
+    result = rerank_search(retriever, query, reranker=reranker)
     if args.json:
         return _print_search_json(args, retriever, query, result)
     d = retriever.setup.decimals

@@ -26,6 +26,7 @@ from ranklens.tui.widgets.result_detail import Why, explained_why
 
 if TYPE_CHECKING:
     from ranklens.engine.corpus import Chunk, Corpus
+    from ranklens.engine.models import Reranker
     from ranklens.engine.retriever import Hit, Retriever, SearchResult
     from ranklens.engine.scoring.explain import Explanation
     from ranklens.engine.workspace import Workspace
@@ -75,6 +76,7 @@ class Found:
     lost: str = ""  # what analysis dropped from the query: words not in the corpus, stop words
     grades: Mapping[int, int] = field(default_factory=dict)  # position -> grade of judged chunks (0 too)
     unseen: tuple[str, ...] = ()  # ids of relevant chunks the rows do not show, best grade first
+    not_reranked: str = ""  # why the setup's reranker did not reread the rows (they are the first stage's)
 
 
 @dataclass(frozen=True)
@@ -102,8 +104,18 @@ def find(context: Context, progress: Progress) -> Found:
 
     retriever = context.workbench.retriever(context.setup, progress)
     analyzer = analyzer_for(context.setup)
+    not_reranked, reranker = "", None
     if context.setup.rerank:
-        result, rows = _reranked(retriever, analyzer, context.query, progress)
+        from ranklens.engine.errors import RanklensError
+        from ranklens.engine.rerank import reranker_for
+
+        progress(0, 1, f"loading the reranker {context.setup.rerank}")
+        try:
+            reranker = reranker_for(retriever)  # loaded once per process: seconds
+        except RanklensError as error:  # the first stage's results stand, and say why they are not reranked
+            not_reranked = f"{error}; the first stage's results, not reranked"
+    if reranker is not None:
+        result, rows = _reranked(retriever, analyzer, context.query, reranker, progress)
     else:
         result = retriever.search(context.query)
         rows = [_row(retriever, analyzer, hit, result.terms) for hit in result.hits]
@@ -121,17 +133,18 @@ def find(context: Context, progress: Progress) -> Found:
             ("stop words", [w.word for w in lost if w.reason == "stop word"])]
     return Found(context, rows, result.note or "No chunk matches.", tuple(result.terms), relevant,
                  question is not None and question.answerable,
-                 " · ".join(f"{name}: {', '.join(words)}" for name, words in said if words), grades, unseen)
+                 " · ".join(f"{name}: {', '.join(words)}" for name, words in said if words), grades, unseen,
+                 not_reranked)
 
 
-def _reranked(retriever: Retriever, analyzer: Analyzer, text: str,
+def _reranked(retriever: Retriever, analyzer: Analyzer, text: str, reranker: Reranker,
               progress: Progress) -> tuple[SearchResult, list[ResultRow]]:
-    """The first stage's results reread by the setup's reranker (loaded once per process: seconds)."""
+    """The first stage's results reread by the setup's reranker."""
     from ranklens.engine.rerank import rerank_search
     from ranklens.engine.retriever import Hit
 
     progress(0, 1, f"reranking with {retriever.setup.rerank}")
-    reranked = rerank_search(retriever, text)
+    reranked = rerank_search(retriever, text, reranker=reranker)
     rows = [_row(retriever, analyzer,
                  Hit(hit.rank, hit.index, hit.chunk, hit.first_score if hit.rerank_score is None else hit.rerank_score),
                  reranked.first.terms, Reread(hit.first_rank, hit.first_score, hit.rerank_score))
