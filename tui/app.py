@@ -121,7 +121,7 @@ class RanklensApp(App[None]):
     SHOWN_WHILE_TYPING = frozenset({"help_while_typing"})
     # Never from a screen over the tabs (a dialog, the queue, the help): `s` there changed the unseen scorer.
     ON_THE_TABS = frozenset({"setting", "reset", "undo", "redo", "save_run", "count_mine", "judge_pool", "show_tab",
-                             "jump_tab", "focus_query", "reload_judgments"})
+                             "jump_tab", "focus_query", "reload_judgments", "open_path"})
     SETTING_BINDINGS = _setting_bindings()
     TAB_TABLE: ClassVar[Mapping[str, Tab]] = {}  # the tabs shown, in order: set with their keys (see _bound)
 
