@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from functools import cache, partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual import events
 from textual.dom import DOMNode
 from textual.events import DescendantFocus
 from textual.notifications import SeverityLevel
