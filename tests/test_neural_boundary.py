@@ -64,8 +64,8 @@ def test_a_local_model_folder_without_the_extra_says_how_to_get_it(capsys, witho
 
 
 def test_the_reranker_without_the_extra_says_how_to_get_it(capsys, without_the_extra) -> None:
-    run = run_cli(capsys, "search", "studio-alfa", "rimborso auto", "--rerank",
-                  "cross-encoder/mmarco-mMiniLMv2-L12-H384-v1")
+    # eval: search keeps its first stage's results beside the warning (tests/test_cli_rerank_unloadable.py)
+    run = run_cli(capsys, "eval", "studio-alfa", "--rerank", "cross-encoder/mmarco-mMiniLMv2-L12-H384-v1")
     assert_error(run, "reranker 'cross-encoder/mmarco-mMiniLMv2-L12-H384-v1'", "pip install 'ranklens[neural]'")
 
 

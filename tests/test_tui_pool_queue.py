@@ -46,7 +46,8 @@ async def open_queue(pilot) -> None:  # noqa: ANN001
 
 
 async def make_pool(pilot, *downs: int) -> None:  # noqa: ANN001
-    """Pick the runs ``downs`` rows below the current setup (picked already) and make the pool."""
+    """Pick the current setup and the runs ``downs`` rows below it, and make the pool."""
+    await pilot.press("space")  # nothing is picked for the user (tests/test_tui_pool_picker.py)
     row = 0
     for down in downs:
         await pilot.press(*["down"] * (down - row), "space")
@@ -116,6 +117,7 @@ async def test_a_kept_pool_resumes_in_a_new_session(capsys) -> None:  # noqa: AN
         app = pilot.app
         await open_queue(pilot)
         saved = app.screen.query_one("#pool-saved", OptionList)
+        await pilot.press("shift+tab")  # from the runs to pick, where the focus starts, up to the pools kept
         assert app.focused is saved
         assert f"2 of {len(pool.pairs)} judged" in str(saved.get_option_at_index(0).prompt)
         await pilot.press("enter")
@@ -140,6 +142,7 @@ async def test_runs_of_two_chunkings_are_refused_and_nothing_is_kept(capsys) -> 
 async def test_one_run_is_not_a_pool() -> None:
     async with running(size=SIZE) as pilot:
         await open_queue(pilot)
+        await pilot.press("space")  # the current setup alone
         assert list(pilot.app.screen.query_one("#pool-runs", SelectionList).selected) == ["@current"]
         await pilot.press("m")
         await settle(pilot)

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from functools import cache, partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.dom import DOMNode
@@ -32,6 +33,7 @@ from ranklens.tui.corpus_opening import CorpusOpener
 from ranklens.tui.heap import release_kept
 from ranklens.tui.help import HelpScreen
 from ranklens.tui.index_build import IndexBuilder
+from ranklens.tui.judgment_watch import JudgmentWatch
 from ranklens.tui.key_map import all_rows
 from ranklens.tui.palette import PaletteCommand, RanklensCommands
 from ranklens.tui.panes.base import WorkPane
@@ -84,12 +86,16 @@ class RanklensApp(App[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-tiny"), (80, "-narrow"), (100, "-wide")]
     # Footer labels are short (description); the help and the palette say more (tooltip).
     APP_BINDINGS = [
-        Binding("slash", "focus_query", "query", tooltip="Go to the query box", show=False, id="app.query"),
+        # The keys that open a box act as the app gets them (priority), not once the focused widget has passed
+        # them up: the keys typed after them then go to the box (tui/widgets/path_prompt.py), never to shortcuts.
+        Binding("slash", "focus_query", "query", tooltip="Go to the query box", show=False, priority=True,
+                id="app.query"),
         Binding("question_mark,f1", "help", "help", tooltip="Help", id="app.help"),
         Binding("f1", "help_while_typing", "help", tooltip="Help (while typing)", id="app.help_typing"),
         # the footer shows the palette key on its own, at the right
         Binding("ctrl+p", "command_palette", "Palette", show=False, priority=True, id="app.palette"),
-        Binding("ctrl+o", "open_path", "open", tooltip="Open a corpus from a path", show=False, id="app.open"),
+        Binding("ctrl+o", "open_path", "open", tooltip="Open a corpus from a path", show=False, priority=True,
+                id="app.open"),
         Binding("q", "quit", "quit", tooltip="Quit", id="app.quit"),
         Binding("ctrl+q", "quit_anywhere", "quit", tooltip="Quit (also while typing)", show=False, priority=True,
                 id="app.quit_anywhere"),
@@ -98,9 +104,11 @@ class RanklensApp(App[None]):
         Binding("ctrl+y", "redo", "redo", tooltip="Redo a setting change undone", show=False, id="app.redo"),
         Binding("R", "reset", "reset", tooltip="Reset the settings to the corpus' own", show=False, id="app.reset"),
         Binding("S", "save_run", "save run", tooltip="Save a run of every question under the current setup",
-                show=False, id="app.save_run"),
+                show=False, priority=True, id="app.save_run"),
         Binding("P", "judge_pool", "pool", tooltip="Judge a pool…: the unjudged pairs of several runs' top N, one "
-                "at a time", show=False, id="app.judge_pool"),
+                "at a time", show=False, priority=True, id="app.judge_pool"),
+        Binding("r", "reload_judgments", "reload", tooltip="Read the judgments again (given in another terminal "
+                "or by the command line: seen within a second anyway)", show=False, id="app.reload_judgments"),
         Binding("M", "count_mine", "mine", tooltip="Count my judgments: on/off (off: the corpus' judgments alone, "
                 "as --no-workspace)", show=False, id="app.count_mine"),
         # Textual's own focus keys, listed in the help: they move between the boxes of a tab.
@@ -109,11 +117,11 @@ class RanklensApp(App[None]):
     ]
     # Actions whose keys type into a text box: the footer hides them while one has the focus.
     HIDDEN_WHILE_TYPING = frozenset({"focus_query", "help", "quit", "setting", "reset", "save_run", "count_mine",
-                                     "judge_pool"})
+                                     "judge_pool", "reload_judgments"})
     SHOWN_WHILE_TYPING = frozenset({"help_while_typing"})
     # Never from a screen over the tabs (a dialog, the queue, the help): `s` there changed the unseen scorer.
     ON_THE_TABS = frozenset({"setting", "reset", "undo", "redo", "save_run", "count_mine", "judge_pool", "show_tab",
-                             "jump_tab", "focus_query"})
+                             "jump_tab", "focus_query", "reload_judgments", "open_path"})
     SETTING_BINDINGS = _setting_bindings()
     TAB_TABLE: ClassVar[Mapping[str, Tab]] = {}  # the tabs shown, in order: set with their keys (see _bound)
 
@@ -136,6 +144,7 @@ class RanklensApp(App[None]):
         self.indexer = IndexBuilder(self)
         self.collections = Collections(self)
         self.workspace_actions = WorkspaceActions(self)
+        self.judgment_watch = JudgmentWatch(self)
         self._labels = TabLabels(self.tabs)
         self._toasts = Toasts()
         self._running_command = False  # a palette command runs: keys are not being typed (see typing)
@@ -194,6 +203,7 @@ class RanklensApp(App[None]):
         terminal = terminal_fd()
         if terminal is not None and not self.is_headless:
             self.set_interval(CHECK_EVERY_S, partial(self._exit_if_hung_up, terminal))
+        self.judgment_watch.start()
         self.switch_corpus(self.corpus_spec)
 
     def _exit_if_hung_up(self, terminal: int) -> None:
@@ -227,6 +237,28 @@ class RanklensApp(App[None]):
     def clear_notifications(self) -> None:
         self._toasts.clear()
         super().clear_notifications()
+
+    # -- keys typed while a dialog opens ----------------------------------------------------------
+
+    async def on_event(self, event: events.Event) -> None:
+        # A dialog just pushed has no focused box yet: the keys typed meanwhile are its (tui/widgets/path_prompt.py),
+        # never the shortcuts of the screen under it.
+        top = self.screen_stack[-1] if self.screen_stack else None
+        if (isinstance(event, events.Key) and not event.is_forwarded and isinstance(top, PathPrompt)
+                and top.holds(event)):
+            return
+        await super().on_event(event)
+
+    def on_key(self, event: events.Key) -> None:
+        # A key handed on before a dialog opened unasked (at a grade) comes back here unused once it is on top:
+        # it waits with the dialog's others, instead of being lost under it.
+        top = self.screen_stack[-1] if self.screen_stack else None
+        if isinstance(top, PathPrompt) and top.kept_for_later(event):
+            event.prevent_default()
+
+    async def on_path_prompt_typed_ahead(self, message: PathPrompt.TypedAhead) -> None:
+        for key in message.prompt.release():
+            await super().on_event(key)  # handled as they would have been, the box having the focus now
 
     # -- the state every pane works from ----------------------------------------------------------
 
@@ -343,7 +375,8 @@ class RanklensApp(App[None]):
 
     async def action_focus_query(self) -> None:
         await self.action_show_tab("search")
-        self.query_one(QueryBox).focus()
+        # Now, not after the next message (Widget.focus waits for one): the keys typed right after / are the box's.
+        self.set_focus(self.query_one(QueryBox))
 
     async def action_help(self) -> None:
         await self.build_all_tabs()
@@ -390,6 +423,9 @@ class RanklensApp(App[None]):
 
     def action_judge_pool(self) -> None:
         self.workspace_actions.judge_pool()
+
+    def action_reload_judgments(self) -> None:
+        self.workspace_actions.reload(told=True)
 
     def action_count_mine(self) -> None:
         self.workspace_actions.toggle_counting()

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ranklens.engine.setup import Setup
     from ranklens.engine.workspace import Workspace
     from ranklens.tui.app import RanklensApp
+    from ranklens.tui.judgment_watch import Stamp
 
 MAX_WARNINGS = 3  # corpus warnings shown as notifications; the rest are counted
 HOW_TO_OPEN = "Press ctrl+o to open a path, or ctrl+p for the bundled corpora."
@@ -54,6 +55,7 @@ class Opened:
     workspace: Workspace
     loaded: Corpus  # the corpus as loaded, without its workspace
     judged: Judged  # the judgments the workbench's corpus counts
+    seen: Stamp  # the workspace's files as they were when ``judged`` read them
     recent: list[str]  # corpora opened lately, this one first when it is a path
     warnings: list[str]  # the corpus' and its workspace's
     collection: Toast | None = None  # what became of the command line's collection, if one was given
@@ -71,6 +73,7 @@ def open_corpus(spec: str, overrides: dict[str, Any], backend: Backend | None, p
     from ranklens.engine.retriever import CACHE_MIN_CHUNKS as ENGINE_CACHE_MIN_CHUNKS
     from ranklens.engine.retriever import Workbench, setup_for
     from ranklens.engine.workspace import Workspace
+    from ranklens.tui.judgment_watch import stamp
     from ranklens.tui.recent import recent_corpora, remember_corpus
 
     try:
@@ -78,6 +81,7 @@ def open_corpus(spec: str, overrides: dict[str, Any], backend: Backend | None, p
         setup = setup_for(corpus, overrides, source="command line")
         # The user's own questions and judgments count at once, as on the command line.
         workspace = Workspace.for_corpus(corpus)
+        seen = stamp(workspace)  # before the read: a judgment given meanwhile is seen at the next poll
         judged = judged_with(corpus, workspace, counting)
         # The persisted term index, as the command line uses it: a large corpus reopens in a fraction
         # of the time its analysis takes.
@@ -95,7 +99,7 @@ def open_corpus(spec: str, overrides: dict[str, Any], backend: Backend | None, p
         if backend is not None:
             backend.close()
         raise
-    return Opened(workbench, setup, len(retriever.chunks), retriever.setup, workspace, corpus, judged, recent,
+    return Opened(workbench, setup, len(retriever.chunks), retriever.setup, workspace, corpus, judged, seen, recent,
                   [*corpus.warnings, *judged.warnings], collection)
 
 
@@ -173,6 +177,7 @@ class CorpusOpener:
         self.recent = opened.recent
         self.session.open(opened.workbench, opened.setup, opened.workspace, opened.loaded, opened.chunks, opened.ran,
                           opened.judged)
+        self.app.judgment_watch.read(opened.workspace, opened.seen)
         if previous is not None:
             self.app.tab_panes.corpus_replaced()
         self.app.status.say("")

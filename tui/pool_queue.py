@@ -2,8 +2,9 @@
 
 A screen over the app. First it offers the pools kept in the workspace (``pools/NAME.json``, as
 ``ranklens pool --save`` keeps them), each with how far it is judged, and the runs a new pool
-can be made of: the current setup and the saved runs, picked with space, at a depth typed in
-its box (engine/pool.py makes it, in a thread worker, and keeps it in the workspace). Then it
+can be made of: the current setup and the saved runs, picked with space (``[x]``; none is picked
+for the user, and runs of one setup are pooled once), at a depth typed in its box (engine/pool.py
+makes it, in a thread worker, and keeps it in the workspace). Then it
 shows the first unjudged pair: the question, the chunk's text, which runs retrieved it at what
 rank, and "37 of 120 judged". 0-3 (the corpus' scale) grade it, s skips it (to the end of the
 queue), u takes the latest judgment back. Grades go through the app's workspace writes
@@ -13,6 +14,7 @@ where any session left it.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
@@ -35,9 +37,11 @@ from ranklens.tui.panes.compare import CURRENT, side
 from ranklens.tui.safe import one_line, safe_text
 from ranklens.tui.widgets.footer import FittedFooter
 from ranklens.tui.widgets.lists import KeyScroll
+from ranklens.tui.widgets.pick_list import PickList
 from ranklens.tui.widgets.work_status import WorkStatus
 
 if TYPE_CHECKING:
+    from ranklens.engine.compare import RunSide
     from ranklens.engine.corpus import Corpus
     from ranklens.engine.pool import Pool, PoolPair, QueueState
     from ranklens.engine.judgment_log import Judgment
@@ -70,6 +74,7 @@ class Opened:
     pool: Pool
     state: QueueState
     chunks: dict[str, str]  # chunk id -> text, for the pool's pairs
+    said: str = ""  # runs picked that were left out, ranking under the setup of another
 
 
 def choices(context: Context, progress: Progress) -> Choices:
@@ -109,20 +114,49 @@ def open_pool(context: Context, name: str, progress: Progress) -> Opened:
 
 
 def make_and_keep(context: Context, picked: list[str], depth: int, progress: Progress) -> Opened:
-    """A pool of the picked runs (saved names, or the current setup) at ``depth``, kept in the workspace under a
-    name made of theirs (in a thread worker)."""
+    """A pool of the picked runs (saved names, or the current setup) at ``depth``, one run per setup, kept in the
+    workspace under a name made of theirs (in a thread worker)."""
+    from ranklens.engine.errors import RanklensError
     from ranklens.engine.pool import make_pool, pool_names, save_pool
 
     assert context.workspace is not None
-    sides = [side(context, choice, progress) for choice in picked]
-    pool = make_pool(sides, context.corpus, depth)
-    stem = "-".join("current" if choice == CURRENT else choice for choice in picked)[:80] + f"-top{depth}"
+    chosen, same = one_per_setup([(choice, side(context, choice, progress)) for choice in picked])
+    said = "; ".join(f"{dropped} ranks as {kept}: pooled once" for dropped, kept in same)
+    if len(chosen) < 2:
+        raise RanklensError(f"{said}; pick runs of two setups or more")
+    pool = make_pool([run for _, run in chosen], context.corpus, depth)
+    stem = "-".join("current" if choice == CURRENT else choice for choice, _ in chosen)[:80] + f"-top{depth}"
     taken, name, n = set(pool_names(context.workspace)), stem, 1
     while name in taken:
         n += 1
         name = f"{stem}-{n}"
     save_pool(context.workspace, name, pool)
-    return _opened(context, name, pool, progress)
+    return dataclasses.replace(_opened(context, name, pool, progress), said=said)
+
+
+def one_per_setup(picked: list[tuple[str, RunSide]]) -> tuple[list[tuple[str, RunSide]], list[tuple[str, str]]]:
+    """The picked runs, one per setup: of runs ranking under one setup (the current setup saved as a run, say),
+    a saved run is kept over the current setup (it has a name), else the first picked. Returns those kept, and
+    (label left out, label kept) for the others. A run whose setup is not known (a file without a sidecar)
+    is its own."""
+    from ranklens.engine.errors import RanklensError
+    from ranklens.engine.setup import Setup
+
+    def key(run: RunSide) -> object:
+        try:
+            return Setup.from_mapping(run.setup, source=run.label) if run.setup else run
+        except RanklensError:
+            return run
+
+    ordered = sorted(picked, key=lambda pair: pair[0] == CURRENT)  # stable: saved runs first, in picked order
+    first: dict[object, RunSide] = {}
+    same: list[tuple[str, str]] = []
+    for _, run in ordered:
+        kept = first.setdefault(key(run), run)
+        if kept is not run:
+            same.append((run.label, kept.label))
+    kept_runs = {id(run) for run in first.values()}
+    return [pair for pair in picked if id(pair[1]) in kept_runs], same
 
 
 def judge_pair(pair: PoolPair, grade: int, workspace: Workspace, corpus: Corpus) -> str:
@@ -189,7 +223,7 @@ class PoolQueuePane(WorkPane):
             saved = OptionList(id="pool-saved", classes="-framed")
             saved.border_title = "pools kept: Enter resumes one"
             yield saved
-            runs: SelectionList[str] = SelectionList(id="pool-runs", classes="-framed")
+            runs: PickList[str] = PickList(id="pool-runs", classes="-framed")
             runs.border_title = "runs to pool: space picks"
             yield runs
             with Horizontal(id="pool-depth-row"):
@@ -223,10 +257,12 @@ class PoolQueuePane(WorkPane):
         saved.highlighted = 0 if found.pools else None
         runs = self.query_one("#pool-runs", SelectionList)
         runs.clear_options()
-        runs.add_options([(Text("the current setup"), CURRENT, True),
+        # Nothing picked: the user picks every run of a new pool (the current setup, picked for them, made
+        # a two-run pool of three).
+        runs.add_options([(Text("the current setup"), CURRENT, False),
                           *((Text(name), name, False) for name in found.runs)])
         runs.highlighted = 0
-        (saved if found.pools else runs).focus()
+        runs.focus()  # where runs are picked; Tab reaches the pools kept, above
 
     @on(OptionList.OptionSelected, "#pool-saved")
     def _resume(self, event: OptionList.OptionSelected) -> None:
@@ -283,6 +319,8 @@ class PoolQueuePane(WorkPane):
         return super().check_action(action, parameters)
 
     def _start(self, opened: Opened) -> None:
+        if opened.said:
+            self.notify(opened.said)  # run names: plain text (the app's notify)
         self.opened = opened
         self.left = list(opened.state.left)
         self.judged = opened.state.judged

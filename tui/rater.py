@@ -2,7 +2,8 @@
 prefilled with the name given last time (kept in the user's data folder), else the login name.
 
 The name goes with every judgment of the session (engine/raters.py); Escape, or an empty or unusable
-name, judges nothing. Best effort: a remembered name that cannot be read or written is the login name.
+name, judges nothing: neither the grade that asked nor those typed while the dialog was asking. Best
+effort: a remembered name that cannot be read or written is the login name.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from textual import events
 from textual.app import App
 
 from ranklens.tui.widgets.path_prompt import PathPrompt
@@ -49,18 +51,24 @@ def remember_rater(name: str) -> None:
         pass
 
 
-def ask_rater(app: App[Any], then: Callable[[str], None]) -> None:
-    """Ask who judges; ``then(name)`` with a usable name, a notification (and nothing else) otherwise."""
+def ask_rater(app: App[Any], then: Callable[[str | None], None]) -> None:
+    """Ask who judges; ``then(name)`` with a usable name, ``then(None)`` after a notification otherwise.
+
+    The dialog opens unasked, at a grade: the keys typed before it showed (more grades) are not the name's.
+    They wait, and once a name is given they are handled as typed; on Escape they go with the grade.
+    """
     from ranklens.engine.raters import rater_problem
 
+    prompt = PathPrompt(TITLE, remembered_rater(), hint=HINT, unasked=True)
+
     def answered(name: str | None) -> None:
-        if name is None:
-            app.notify("nothing judged: judging asks who judges first", severity="warning")
-            return
-        problem = rater_problem(name)
-        if problem is not None:
-            app.notify(f"nothing judged: {problem}", severity="error", markup=False)
+        problem = "judging asks who judges first" if name is None else rater_problem(name)
+        if name is None or problem is not None:
+            app.notify(f"nothing judged: {problem}", severity="warning" if name is None else "error", markup=False)
+            then(None)
             return
         then(name)
+        for key in prompt.typed_before:
+            app.post_message(events.Key(key.key, key.character))
 
-    app.push_screen(PathPrompt(TITLE, remembered_rater(), hint=HINT), answered)
+    app.push_screen(prompt, answered)

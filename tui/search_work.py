@@ -26,6 +26,7 @@ from ranklens.tui.widgets.result_detail import Why, explained_why
 
 if TYPE_CHECKING:
     from ranklens.engine.corpus import Chunk, Corpus
+    from ranklens.engine.models import Reranker
     from ranklens.engine.retriever import Hit, Retriever, SearchResult
     from ranklens.engine.scoring.explain import Explanation
     from ranklens.engine.workspace import Workspace
@@ -75,6 +76,7 @@ class Found:
     lost: str = ""  # what analysis dropped from the query: words not in the corpus, stop words
     grades: Mapping[int, int] = field(default_factory=dict)  # position -> grade of judged chunks (0 too)
     unseen: tuple[str, ...] = ()  # ids of relevant chunks the rows do not show, best grade first
+    not_reranked: str = ""  # why the setup's reranker did not reread the rows (they are the first stage's)
 
 
 @dataclass(frozen=True)
@@ -102,17 +104,27 @@ def find(context: Context, progress: Progress) -> Found:
 
     retriever = context.workbench.retriever(context.setup, progress)
     analyzer = analyzer_for(context.setup)
+    not_reranked, reranker = "", None
     if context.setup.rerank:
-        result, rows = _reranked(retriever, analyzer, context.query, progress)
+        from ranklens.engine.errors import RanklensError
+        from ranklens.engine.rerank import reranker_for
+
+        progress(0, 1, f"loading the reranker {context.setup.rerank}")
+        try:
+            reranker = reranker_for(retriever)  # loaded once per process: seconds
+        except RanklensError as error:  # the first stage's results stand, and say why they are not reranked
+            not_reranked = f"{error}; the first stage's results, not reranked"
+    if reranker is not None:
+        result, rows = _reranked(retriever, analyzer, context.query, reranker, progress)
     else:
         result = retriever.search(context.query)
         rows = [_row(retriever, analyzer, hit, result.terms) for hit in result.hits]
-    # A known question (sent from Metrics, or typed: case, spaces, end punctuation aside): its judged chunks get a ✓.
+    # A known question (sent from Metrics, or typed: case, spaces, end punctuation aside): its relevant chunks get
+    # a ✓. Grades and ✓ come from the judgments the numbers count (the context's judged corpus), one source: a
+    # grade read from the workspace beside them showed 0 next to a ✓ the corpus' qrels gave.
     question = known_question(context.query, retriever.corpus.questions)
-    grades = dict(retriever.relevant(question)) if question is not None else {}
-    relevant = frozenset(grades)
-    if question is not None and context.workspace is not None:
-        grades.update(_workspace_grades(context.workspace, retriever, question.id))
+    grades = retriever.judged(question) if question is not None else {}
+    relevant = frozenset(i for i, grade in grades.items() if grade > 0)
     shown = {row.hit.index for row in rows}
     unseen = tuple(retriever.chunks[i].id for i in sorted((i for i in relevant if i not in shown),
                                                           key=lambda i: (-grades.get(i, 1), i)))
@@ -121,35 +133,23 @@ def find(context: Context, progress: Progress) -> Found:
             ("stop words", [w.word for w in lost if w.reason == "stop word"])]
     return Found(context, rows, result.note or "No chunk matches.", tuple(result.terms), relevant,
                  question is not None and question.answerable,
-                 " · ".join(f"{name}: {', '.join(words)}" for name, words in said if words), grades, unseen)
+                 " · ".join(f"{name}: {', '.join(words)}" for name, words in said if words), grades, unseen,
+                 not_reranked)
 
 
-def _reranked(retriever: Retriever, analyzer: Analyzer, text: str,
+def _reranked(retriever: Retriever, analyzer: Analyzer, text: str, reranker: Reranker,
               progress: Progress) -> tuple[SearchResult, list[ResultRow]]:
-    """The first stage's results reread by the setup's reranker (loaded once per process: seconds)."""
+    """The first stage's results reread by the setup's reranker."""
     from ranklens.engine.rerank import rerank_search
     from ranklens.engine.retriever import Hit
 
     progress(0, 1, f"reranking with {retriever.setup.rerank}")
-    reranked = rerank_search(retriever, text)
+    reranked = rerank_search(retriever, text, reranker=reranker)
     rows = [_row(retriever, analyzer,
                  Hit(hit.rank, hit.index, hit.chunk, hit.first_score if hit.rerank_score is None else hit.rerank_score),
                  reranked.first.terms, Reread(hit.first_rank, hit.first_score, hit.rerank_score))
             for hit in reranked.hits]
     return reranked.first, rows
-
-
-def _workspace_grades(workspace: Workspace, retriever: Retriever, question: str) -> dict[int, int]:
-    """The workspace's judgments of ``question`` by chunk position (grade 0 included: judged, not relevant)."""
-    from ranklens.engine.corpus import Question
-    from ranklens.engine.errors import RanklensError
-
-    try:
-        judged = workspace.judgments().get(question, {})
-    except RanklensError:
-        return {}  # the app said, when it opened the corpus, that the workspace could not be read
-    # Resolved as any judgment is (chunk ids, or documents' chunks), grades 0 kept.
-    return retriever.relevant(Question(question, "", judged))
 
 
 def why_not(context: Context, chunk: str, progress: Progress) -> Why:

@@ -38,6 +38,7 @@ class WorkspaceActions:
         self.app = app
         self.session = app.session
         self._lock = threading.Lock()  # workspace writes, one at a time
+        self._waiting: list[Callable[[], object]] | None = None  # what waits for the rater dialog's answer
 
     def change(self, change: Change, judges: bool = False) -> None:
         """Make ``change`` to the open corpus' workspace (a pane's ``ChangeWorkspace``); one that ``judges``
@@ -63,53 +64,83 @@ class WorkspaceActions:
         self.with_rater(partial(self.app.push_screen, PoolQueueScreen(context)))
 
     def with_rater(self, then: Callable[[], object]) -> None:
-        """``then()`` once the session knows who judges: at once, or after asking (nothing when not answered)."""
+        """``then()`` once the session knows who judges: at once, or after asking (nothing when not answered).
+        What asks while the dialog is open waits for the same answer: one dialog, the grades in the order given."""
         from ranklens.tui.rater import ask_rater
 
         if self.session.rater is not None:
             then()
-            return
-        ask_rater(self.app, partial(self._judge_as, then))
+        elif self._waiting is not None:
+            self._waiting.append(then)
+        else:
+            self._waiting = [then]
+            ask_rater(self.app, self._judge_as)
 
-    def _judge_as(self, then: Callable[[], object], rater: str) -> None:
-        """The session's rater is ``rater`` from now on (and the next session's dialog offers it)."""
+    def _judge_as(self, rater: str | None) -> None:
+        """The session's rater is ``rater`` from now on (and the next session's dialog offers it); what waited
+        for it is done now (dropped when no name was given)."""
         from ranklens.tui.rater import remember_rater
 
+        waiting, self._waiting = self._waiting or [], None
+        if rater is None:
+            return
         self.session.rater = rater
         self.app.notify(f"judging as {rater} this session")
         self.app.run_worker(partial(remember_rater, rater), thread=True, group="rater")
-        then()
+        for then in waiting:
+            then()
 
     def _write(self, change: Change, workspace: Workspace, corpus: Corpus, rater: str | None = None) -> None:
         self.app.run_worker(partial(self._write_in_worker, change, workspace, corpus, rater), thread=True,
                             group="workspace")
 
     def _write_in_worker(self, change: Change | None, workspace: Workspace, corpus: Corpus,
-                         rater: str | None = None) -> None:
-        """Make ``change`` (None: none, the toggle changed), as ``rater`` when given, and judge the corpus
-        again; changes run one at a time, in the order made."""
+                         rater: str | None = None, told: bool = False) -> None:
+        """Make ``change`` (None: none, the toggle changed or the files are read again), as ``rater`` when
+        given, and judge the corpus again, saying so when ``told``; changes run one at a time, in the order
+        made."""
         from ranklens.engine.judged import judged_corpus
+        from ranklens.tui.judgment_watch import stamp
 
         with self._lock:
             try:
                 writer = workspace if rater is None else workspace.as_rater(rater)
                 said = change(writer, corpus) if change is not None else ""
+                seen = stamp(workspace)  # before the read: a change made during it is seen at the next poll
                 judged = judged_corpus(corpus, workspace if self.session.counting else None)
             except RanklensError as error:
                 self.app.call_from_thread(self.app.notify, str(error), severity="error")
                 return
-            self.app.call_from_thread(self._changed, workspace, corpus, judged, said)
+            if told:
+                said = f"judgments read again: {judged.describe()}"
+            self.app.call_from_thread(self._changed, workspace, corpus, judged, said, rater is not None)
+            self.app.call_from_thread(self.app.judgment_watch.read, workspace, seen)
 
-    def _changed(self, workspace: Workspace, corpus: Corpus, judged: Judged, said: str) -> None:
+    def _changed(self, workspace: Workspace, corpus: Corpus, judged: Judged, said: str, judges: bool) -> None:
         if not self.session.holds(workspace, corpus):
             return  # another corpus was opened meanwhile
         if self.session.judged_again(workspace, corpus, judged):
             self.app.publish()
-        if said and judged.workspace is None:
-            said += " · not counted while Count my judgments is off (M)"
+        if (said or judges) and judged.workspace is None:  # a grade the tabs do not show: say why
+            said = " · ".join(filter(None, [said, "not counted while Count my judgments is off (M)"]))
         if said:
             self.app.notify(said)  # plain text: it may quote a file name
         self.app.opener.show_warnings(list(judged.warnings))
+
+    def reload(self, told: bool = False) -> None:
+        """Judge the open corpus again from its workspace's files as they are now (judgments given elsewhere),
+        in a worker; ``told``: say what counts now (``r``)."""
+        opened = self.session.opened_workspace()
+        if opened is None:
+            if told:
+                self.app.notify("no corpus is open yet", severity="warning")
+            return
+        self.app.run_worker(partial(self._write_in_worker, None, *opened, told=told), thread=True, group="workspace")
+
+    @property
+    def busy(self) -> bool:
+        """Whether a write or a reading of the workspace is on its way."""
+        return any(worker.group == "workspace" and not worker.is_finished for worker in self.app.workers)
 
     def toggle_counting(self) -> None:
         """Count the workspace's judgments with the corpus' own, or leave them out (as ``--no-workspace``);

@@ -64,7 +64,8 @@ class SearchPane(WorkPane):
                 id="search.undo_judgment"),
         Binding("o", "judged_only", "judged only", tooltip="Judge mode: show the judged results only / all",
                 id="search.judged_only"),
-        Binding("slash", "app.focus_query", "query", id="search.query"),
+        # a priority key, as the app's (tui/app.py): here it is the one the footer shows
+        Binding("slash", "app.focus_query", "query", priority=True, id="search.query"),
         Binding("s", "app.setting('scorer')", "scorer", id="search.scorer"),
         Binding("n", "save_question", "question", tooltip="Save the query as a question of the workspace",
                 show=False, id="search.save_question"),
@@ -87,6 +88,7 @@ class SearchPane(WorkPane):
         self._terms: tuple[str, ...] = ()  # the analysed query of the rows on screen
         self._debounce: Timer | None = None
         self._found: Found | None = None  # what the rows on screen come from
+        self._told = ""  # the latest warning of the reranker that could not load
         self.judging = False  # judge mode: 0-3 grade the selected result
         self.judged_only = False
         self.shown_query: str | None = None  # the query the results on screen were computed for
@@ -194,6 +196,11 @@ class SearchPane(WorkPane):
         self.shown_query, self.shown_generation = context.query, context.generation
         self._shown, self._rows, self._terms, self._found = context, found.rows, found.terms, found
         notes = [found.lost] if found.lost else []
+        if found.not_reranked:
+            notes.insert(0, "first stage only: the reranker cannot load")
+            if found.not_reranked != self._told:  # once, not at every keystroke
+                self._told = found.not_reranked
+                self.notify(found.not_reranked, severity="warning", markup=False)
         if found.known:
             hits = sum(row.hit.index in found.relevant for row in found.rows)
             notes.append(f"✓ {hits} relevant in the top {len(found.rows)}" if hits
