@@ -37,6 +37,7 @@ from ranklens.engine.sources import MIN_BYTES, fingerprint, kept_size, stat_sour
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.gc_pause import gc_paused
 from ranklens.engine.language import SAMPLE_CHARS, detect_language
+from ranklens.engine.loaders.answer_check import answers_found_nowhere, nowhere_line
 from ranklens.engine.loaders.extraction_cache import ExtractionCache
 from ranklens.engine.loaders.beir import beir_settings, load_beir_blocks, load_beir_corpus
 from ranklens.engine.loaders.questions import load_questions
@@ -155,6 +156,9 @@ def _load(path: Path, name: str, progress: Progress, extracted: ExtractionCache 
         raise RanklensError(f"no documents in {path}" + (f" ({warnings[0]})" if warnings else ""))
     known = {*map(attrgetter("id"), documents), *map(attrgetter("id"), chunks)}
     questions = load_questions(path, known, warnings, progress)
+    nowhere = answers_found_nowhere(documents, questions)
+    if nowhere:
+        warnings.append(nowhere_line(nowhere))
     settings, detected = _with_language(settings, map(attrgetter("text"), documents))
     return Corpus(
         name=name,
