@@ -173,3 +173,28 @@ def test_a_folder_of_real_pdfs_loads_around_the_unreadable_ones(tmp_path: Path) 
     assert corpus.warnings[0] == "skipped libreoffice-writer-password.pdf: encrypted PDF (a password is needed)"
     assert corpus.warnings[1].startswith("skipped truncated.pdf: not a readable PDF")
     assert len(corpus.warnings) == 2
+
+
+def _damaged(good: bytes, part: str) -> bytes:
+    """``good`` (a zip) with ``part`` cut in half: its XML no longer parses."""
+    import io
+    import zipfile
+
+    source, out = zipfile.ZipFile(io.BytesIO(good)), io.BytesIO()
+    with zipfile.ZipFile(out, "w") as damaged:
+        for info in source.infolist():
+            data = source.read(info.filename)
+            damaged.writestr(info, data[:len(data) // 2] if info.filename.endswith(part) else data)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(("name", "data", "why"), [
+    ("a.docx", b"not a zip", "not a readable Word document"),
+    ("b.docx", _damaged(docx_bytes(), "document.xml"), "not a readable Word document (XMLSyntaxError"),
+    ("c.pptx", _damaged(pptx_bytes(), "slide1.xml"), "not a readable PowerPoint file (XMLSyntaxError"),
+    ("d.pptx", b"", "not a readable PowerPoint file"),
+])
+def test_damaged_word_and_powerpoint_files_are_unreadable(name: str, data: bytes, why: str) -> None:
+    with pytest.raises(Unreadable) as raised:
+        read(name, data)
+    assert str(raised.value).startswith(why)

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import re
+import zipfile
+import zlib
 from dataclasses import dataclass
 
 _SPACE = re.compile(r"[ \t\r\f\v\u00a0]+")
@@ -21,6 +23,12 @@ class Extracted:
 
 class Unreadable(Exception):
     """A file its reader cannot make text of; the message says why in a few words ("encrypted")."""
+
+
+# What a damaged file makes a third-party parser raise, beyond its own errors: a truncated zip or stream, an
+# XML syntax error (lxml's is a SyntaxError), a missing part, a number where a name should be, deep nesting
+DAMAGED = (zipfile.BadZipFile, zlib.error, EOFError, SyntaxError, KeyError, ValueError, TypeError, AttributeError,
+           IndexError, OSError, RecursionError, NotImplementedError)
 
 
 def tidy(text: str) -> str:

@@ -12,7 +12,7 @@ import io
 import logging
 from typing import Any
 
-from ranklens.engine.loaders.formats.building import Extracted, TextBuilder, Unreadable
+from ranklens.engine.loaders.formats.building import DAMAGED, Extracted, TextBuilder, Unreadable
 
 _CONTROLS = dict.fromkeys(range(32), " ")  # a title's NUL terminator and the like, written by some producers
 
@@ -37,9 +37,7 @@ def read(data: bytes, name: str, notes: list[str]) -> list[Extracted]:
         title = _title(reader)
     except Unreadable:
         raise
-    except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, IndexError, OSError,
-            RecursionError, NotImplementedError) as error:
-        # a damaged file reaches pypdf's parser in ways its own error does not always cover
+    except (PdfReadError, *DAMAGED) as error:  # pypdf's own error does not cover every damaged file
         raise Unreadable(f"not a readable PDF ({type(error).__name__}: {error})") from None
     extracted = built.extracted(title)
     if not extracted.text:

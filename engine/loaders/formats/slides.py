@@ -6,11 +6,10 @@ heading; text frames, tables and grouped shapes follow in the slide's order.
 from __future__ import annotations
 
 import io
-import zipfile
 from collections.abc import Iterable
 from typing import Any
 
-from ranklens.engine.loaders.formats.building import Extracted, TextBuilder, Unreadable
+from ranklens.engine.loaders.formats.building import DAMAGED, Extracted, TextBuilder, Unreadable
 
 
 def read(data: bytes, name: str, notes: list[str]) -> list[Extracted]:
@@ -26,9 +25,9 @@ def read(data: bytes, name: str, notes: list[str]) -> list[Extracted]:
             if title_shape is not None:
                 built.heading(1, title_shape.text_frame.text)
             _shapes(slide.shapes, built, title_shape)
-    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, AttributeError, OSError) as error:
+        title = deck.core_properties.title
+    except (PackageNotFoundError, *DAMAGED) as error:
         raise Unreadable(f"not a readable PowerPoint file ({type(error).__name__}: {error})") from None
-    title = deck.core_properties.title
     first = next((text for _, _, text in built.headings), "")
     return [built.extracted(" ".join(title.split()) if title else first)]
 

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import io
 import re
-import zipfile
 from typing import Any
 
-from ranklens.engine.loaders.formats.building import Extracted, TextBuilder, Unreadable
+from ranklens.engine.loaders.formats.building import DAMAGED, Extracted, TextBuilder, Unreadable
 
 _HEADING_STYLE = re.compile(r"heading (\d)", re.IGNORECASE)
 
@@ -37,9 +36,9 @@ def read(data: bytes, name: str, notes: list[str]) -> list[Extracted]:
                 built.heading(int(heading.group(1)), item.text)
             else:
                 built.block(item.text)
-    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, AttributeError, OSError) as error:
+        core_title = document.core_properties.title
+    except (PackageNotFoundError, *DAMAGED) as error:
         raise Unreadable(f"not a readable Word document ({type(error).__name__}: {error})") from None
-    core_title = document.core_properties.title
     return [built.extracted(" ".join(core_title.split()) if core_title else title)]
 
 
