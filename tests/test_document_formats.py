@@ -198,3 +198,29 @@ def test_damaged_word_and_powerpoint_files_are_unreadable(name: str, data: bytes
     with pytest.raises(Unreadable) as raised:
         read(name, data)
     assert str(raised.value).startswith(why)
+
+
+def test_a_damaged_page_or_outline_costs_only_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pypdf import PageObject, PdfReader
+    from pypdf.errors import PdfReadError
+
+    data = pdf_bytes([["first page"], ["second page"], ["third page"]], [("Second", 2, 1)])
+    extract = PageObject.extract_text
+
+    def failing_on_the_second(page: PageObject, *args, **kwargs) -> str:  # noqa: ANN002, ANN003
+        text = extract(page, *args, **kwargs)
+        if "second" in text:
+            raise PdfReadError("damaged content stream")
+        return text
+
+    monkeypatch.setattr(PageObject, "extract_text", failing_on_the_second)
+    (doc,), notes = read("report.pdf", data)
+    assert doc.text == "first page\n\nthird page" and doc.pages == (0, 12, 12)
+    assert notes == ["report.pdf: page 2 not readable, left out"]
+    monkeypatch.setattr(PageObject, "extract_text", extract)
+    monkeypatch.setattr(PdfReader, "outline", property(lambda self: 1 / 0))
+    with pytest.raises(ZeroDivisionError):  # an error no damaged file makes is not hidden
+        read("report.pdf", data)
+    monkeypatch.setattr(PdfReader, "outline", property(lambda self: self.trailer["/NoSuchKey"]))
+    (doc,), _ = read("report.pdf", data)
+    assert doc.text == "first page\n\nsecond page\n\nthird page" and doc.headings == ()

@@ -37,7 +37,7 @@ class _Page(HTMLParser):
         self.title: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "title":
+        if tag == "title" and set(self.hidden) <= {"head"}:  # not an SVG's title, say
             self.in_title = True
         elif tag in _HIDDEN and tag not in _VOID:
             self.hidden.append(tag)

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import io
 import logging
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from ranklens.engine.loaders.formats.building import DAMAGED, Extracted, TextBuilder, Unreadable
 
+T = TypeVar("T")
 _CONTROLS = dict.fromkeys(range(32), " ")  # a title's NUL terminator and the like, written by some producers
 
 
@@ -26,25 +28,46 @@ def read(data: bytes, name: str, notes: list[str]) -> list[Extracted]:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
             raise Unreadable("encrypted PDF (a password is needed)")
-        built = TextBuilder()
-        blank = 0
-        for page in reader.pages:
-            built.page()
-            text = page.extract_text() or ""
-            blank += not text.strip()
-            built.block(text)
-        headings = _outline(reader, built)
-        title = _title(reader)
+        pages = reader.pages
+        count = len(pages)
     except Unreadable:
         raise
     except (PdfReadError, *DAMAGED) as error:  # pypdf's own error does not cover every damaged file
         raise Unreadable(f"not a readable PDF ({type(error).__name__}: {error})") from None
+    built = TextBuilder()
+    blank: list[int] = []
+    damaged: list[int] = []
+    for number in range(count):  # a damaged page costs its own text, not the file's
+        built.page()
+        try:
+            text = pages[number].extract_text() or ""
+        except (PdfReadError, *DAMAGED):
+            damaged.append(number + 1)
+            continue
+        if not text.strip():
+            blank.append(number + 1)
+        built.block(text)
+    no_headings: tuple[tuple[int, int, str], ...] = ()
+    headings, title = _optional(lambda: _outline(reader, built), no_headings), _optional(lambda: _title(reader), "")
     extracted = built.extracted(title)
     if not extracted.text:
-        raise Unreadable(f"no text layer in its {len(built.pages)} pages (scanned or images only?)")
+        why = "no text layer" if not damaged else f"no text read ({len(damaged)} damaged)"
+        raise Unreadable(f"{why} in its {count} pages (scanned or images only?)")
     if blank:
-        notes.append(f"{name}: {blank} of {len(built.pages)} pages without text (scanned or images only?)")
+        notes.append(f"{name}: {len(blank)} of {count} pages without text (scanned or images only?)")
+    if damaged:
+        notes.append(f"{name}: page{'s' * (len(damaged) > 1)} {', '.join(map(str, damaged))} not readable, left out")
     return [Extracted(extracted.title, extracted.text, headings, extracted.pages)]
+
+
+def _optional(part: Callable[[], T], absent: T) -> T:
+    """An extra of the file (its outline, its title), or ``absent`` when that part of it is damaged."""
+    from pypdf.errors import PdfReadError
+
+    try:
+        return part()
+    except (PdfReadError, *DAMAGED):
+        return absent
 
 
 def _title(reader: Any) -> str:
