@@ -89,7 +89,7 @@ def test_the_prompt_cites_file_page_and_headings(capsys: pytest.CaptureFixture[s
 
 
 async def test_the_search_tabs_detail_says_where_the_chunk_came_from(tmp_path: Path) -> None:
-    from tests.support.app import running, search
+    from tests.support.app import notifications, running, search
     from tests.test_tui_search import detail_text
 
     folder = handbook(tmp_path / "handbook")
@@ -98,3 +98,5 @@ async def test_the_search_tabs_detail_says_where_the_chunk_came_from(tmp_path: P
         pane = await search(pilot, "visitors sign the register reception")
         assert pane._rows[0].hit.chunk.doc_id == "handbook.pdf"
         assert "handbook.pdf p. 3 › Security" in detail_text(pilot.app)
+        # the files not read are said on opening, as on the command line
+        assert "skipped 3 files of kinds no reader reads: 2 .xlsx, 1 .zip" in notifications(pilot.app)
