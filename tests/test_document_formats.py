@@ -224,3 +224,21 @@ def test_a_damaged_page_or_outline_costs_only_itself(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(PdfReader, "outline", property(lambda self: self.trailer["/NoSuchKey"]))
     (doc,), _ = read("report.pdf", data)
     assert doc.text == "first page\n\nsecond page\n\nthird page" and doc.headings == ()
+
+
+def test_slow_formats_report_progress_file_by_file_and_can_be_cancelled(tmp_path: Path) -> None:
+    from ranklens.engine.errors import Cancelled
+
+    files = {f"{i}.pdf": pdf_bytes([[f"page of file {i}"]]) for i in range(3)}
+    folder = text_folder(tmp_path / "pdfs", {**files, **{f"{i}.txt": "note" for i in range(5)}})
+    seen: list[tuple[int, int]] = []
+    load_corpus(folder, progress=lambda done, total, label: seen.append((done, total)), use_cache=False)
+    # files in name order (0.pdf, 0.txt, 1.pdf, ...): each PDF told, text files every hundredth
+    assert seen[:3] == [(0, 8), (2, 8), (4, 8)]
+
+    def cancel_at_the_second(done: int, total: int, label: str) -> None:
+        if done == 2:
+            raise Cancelled(label)
+
+    with pytest.raises(Cancelled):
+        load_corpus(folder, progress=cancel_at_the_second, use_cache=False)

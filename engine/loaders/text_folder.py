@@ -40,7 +40,7 @@ def load_text_folder(folder: Path, skip: set[Path], warnings: list[str], progres
     ids: set[str] = set()
     missing: Counter[Format] = Counter()
     for done, (path, spec) in enumerate(paths):
-        if done % _PROGRESS_FILES == 0:
+        if done % _PROGRESS_FILES == 0 or spec.kept:  # a slow format's file: told (and cancellable) one by one
             progress(done, len(paths), "loading")
         name = valid_unicode(path.relative_to(folder).as_posix())  # undecodable bytes in a name
         try:
