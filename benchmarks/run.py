@@ -6,7 +6,8 @@
     python -m benchmarks.run --out benchmarks/RESULTS-tables.md
 
 Sections: bm25, tfidf (Zipf corpora at --sizes), ivf (synthetic vectors),
-tui (first paint), real (the collections in ../shared/data, when present);
+tui (first paint), real (the collections in ../shared/data, when present), documents (PDF
+extraction against pypdf's own, a 1,000-file folder of documents opened and re-opened);
 scale (cold index, warm open and search, the TUI, beside tantivy: asked for by
 name, ``--only scale --sizes 1m``, minutes and GBs at 1M).
 Each library runs in a fresh worker process per corpus (see worker.py);
@@ -23,12 +24,12 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks import bench_bm25, bench_ivf, bench_real, bench_scale, bench_tfidf, bench_tui
+from benchmarks import bench_bm25, bench_documents, bench_ivf, bench_real, bench_scale, bench_tfidf, bench_tui
 from benchmarks.common import Table
 from benchmarks.compare import Options, log
 
-SECTIONS = ("bm25", "tfidf", "ivf", "tui", "real", "scale")
-DEFAULT_SECTIONS = ("bm25", "tfidf", "ivf", "tui", "real")
+SECTIONS = ("bm25", "tfidf", "ivf", "tui", "real", "documents", "scale")
+DEFAULT_SECTIONS = ("bm25", "tfidf", "ivf", "tui", "real", "documents")
 DEFAULT_SIZES = "10k,100k,1m"
 QUICK_SIZES = [2_000]
 VERSIONED = ("numpy", "scipy", "scikit-learn", "bm25s", "rank-bm25", "faiss-cpu", "tantivy", "PyStemmer", "textual")
@@ -120,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         "ivf": lambda: bench_ivf.run(args.quick),
         "tui": lambda: bench_tui.run(args.quick),
         "real": lambda: bench_real.run(options),
+        "documents": lambda: bench_documents.run(args.quick),
         "scale": lambda: bench_scale.run(args.sizes, args.quick),
     }
     tables = [machine()]

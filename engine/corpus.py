@@ -10,9 +10,15 @@ from typing import Any
 
 @dataclass(frozen=True, slots=True)
 class Document:
+    """A document's extracted text and, when its reader knows them, where its parts are in that text."""
+
     id: str
     title: str
     text: str
+    # (start offset in ``text``, level 1-6, heading text), in the order of the text
+    headings: tuple[tuple[int, int, str], ...] = ()
+    pages: tuple[int, ...] = ()  # start offset in ``text`` of each page or slide: page n is pages[n - 1]
+    file: str = ""  # the file it was read from, relative to the corpus folder ("" when not known)
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,6 +30,7 @@ from ranklens.engine.metrics import Evaluation, QuestionScores, evaluate
 from ranklens.engine.models import Reranker, load_reranker
 from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.retriever import EvalReport, Retriever, SearchResult
+from ranklens.engine.source import chunk_source
 from ranklens.engine.topk import QueryScores
 
 
@@ -63,7 +64,7 @@ class RerankedSearch:
              "score": h.rerank_score if h.rerank_score is not None else h.first_score,
              "first_rank": h.first_rank, "first_score": h.first_score, "rerank_score": h.rerank_score,
              "document": corpus.document(h.chunk.doc_id).title or h.chunk.doc_id, "doc_id": h.chunk.doc_id,
-             "text": h.chunk.text}
+             "text": h.chunk.text, "source": chunk_source(corpus.document(h.chunk.doc_id), h.chunk)}
             for h in self.hits
         ]
         return data

@@ -31,6 +31,7 @@ from ranklens.engine.metrics import Evaluation, QuestionScores, ThresholdReport,
 from ranklens.engine.model_names import default_model
 from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.prompt import build_prompt
+from ranklens.engine.source import chunk_source, citation
 from ranklens.engine.scoring.base import BatchTopK, Scorer, TouchedScores, capable
 from ranklens.engine.scoring.explain import Explanation
 from ranklens.engine.scoring.registry import ScorerInputs, ScorerSpec, spec
@@ -118,6 +119,7 @@ class SearchResult:
                     "document": corpus.document(h.chunk.doc_id).title or h.chunk.doc_id,
                     "doc_id": h.chunk.doc_id,
                     "text": h.chunk.text,
+                    "source": chunk_source(corpus.document(h.chunk.doc_id), h.chunk),
                 }
                 for h in self.hits
             ],
@@ -465,8 +467,9 @@ class Retriever:
         return self.prompt_for(text, [hit.chunk for hit in self.search(text, k).hits])
 
     def prompt_for(self, text: str, chunks: Sequence[Chunk]) -> str:
-        """The prompt for ``text`` with ``chunks`` as its context, in their order, labelled by document."""
-        return build_prompt(text, [(self.corpus.document(c.doc_id).title or c.doc_id, c.text) for c in chunks])
+        """The prompt for ``text`` with ``chunks`` as its context, in their order, each cited by its document's
+        file, page and headings where they are known (``engine/source.py``), else by its title or id."""
+        return build_prompt(text, [(citation(self.corpus.document(c.doc_id), c), c.text) for c in chunks])
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ class Hits(Printed):
 
     @property
     def results(self) -> list[dict[str, Any]]:
-        """One dict per hit, best first: rank, id, score, document, doc_id, text."""
+        """One dict per hit, best first: rank, id, score, document, doc_id, text, source."""
         return list(self.to_dict()["results"])
 
     def __len__(self) -> int:

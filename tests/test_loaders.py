@@ -214,7 +214,8 @@ def test_text_folder(tmp_path: Path) -> None:
         ("a.md", "The Title"), ("sub/b.txt", "b"), ("sub/c.TXT", "heading in a txt"),
     ]
     assert corpus.documents[1].text == "plain text"
-    assert corpus.chunks == () and corpus.questions == () and corpus.warnings == ()
+    assert corpus.chunks == () and corpus.questions == ()
+    assert corpus.warnings == ("skipped 1 file of kinds no reader reads: 1 .png",)
     assert listing(folder) == before
 
 
@@ -239,8 +240,8 @@ def test_binary_and_bad_utf8_files_give_warnings(tmp_path: Path) -> None:
     before = listing(folder)
     corpus = load_corpus(folder)
     assert [d.id for d in corpus.documents] == ["good.txt", "latin1.md"]
-    assert corpus.documents[1].text == "caff\ufffd"
-    assert corpus.warnings == ("skipped binary file binary.txt", "latin1.md: not valid UTF-8, bad bytes replaced")
+    assert corpus.documents[1].text == "caffè"
+    assert corpus.warnings == ("skipped binary file binary.txt", "latin1.md: not UTF-8, read as Latin-1 (ISO-8859-1)")
     assert listing(folder) == before
 
 

@@ -19,6 +19,7 @@ from rich.text import Text
 from ranklens.engine.analysis import Analyzer
 from ranklens.engine.progress import Progress
 from ranklens.engine.setup import Setup
+from ranklens.engine.source import citation
 from ranklens.tui.context import Context
 from ranklens.tui.safe import one_line, safe_text
 from ranklens.tui.widgets.highlight import highlighted, snippet
@@ -197,6 +198,9 @@ def explain(context: Context, row: ResultRow, terms: tuple[str, ...], progress: 
     document = retriever.corpus.document(hit.chunk.doc_id)
     heading = Text(f"#{hit.rank}  {_scores(row)}  ", style="bold")
     heading.append_text(safe_text(f"{document.title or document.id} · {hit.chunk.id}", keep_newlines=False))
+    if document.file:  # where the chunk came from: its file, page and heading path
+        heading.append("\n")
+        heading.append_text(safe_text(citation(document, hit.chunk), keep_newlines=False))
     return Explained(heading, text, explanation)
 
 

@@ -1,4 +1,5 @@
-"""Loading a corpus: a bundled name, a BEIR folder, a folder of .txt/.md files, or a .jsonl file.
+"""Loading a corpus: a bundled name, a BEIR folder, a folder of documents (text, Markdown, HTML, PDF, Word,
+PowerPoint, CSV), or a .jsonl file.
 
 Everything here reads and nothing writes: the user's corpus folder is left as
 it was found. Bad input becomes a one-line ``RanklensError`` naming the file
@@ -10,7 +11,8 @@ document would block or never end.
 This module finds the corpus and puts it together; one module per format reads:
 ``toml_settings`` (ranklens.toml), ``jsonl`` (JSON Lines), ``beir`` (corpus.jsonl
 records), ``questions`` (queries.jsonl and qrels, through ``engine/trec.py``'s
-reader), ``text_folder`` (.txt/.md files); ``reading`` holds what they share.
+reader), ``text_folder`` (a folder of documents, through ``formats``: a reader per file format, and
+``extraction_cache``: slow formats' text kept per file digest); ``reading`` holds what they share.
 
 A large JSONL corpus is read once and kept in the cache (``engine/corpus_cache.py``):
 later opens map it instead of parsing it, after checking that its source files are
@@ -35,6 +37,8 @@ from ranklens.engine.sources import MIN_BYTES, fingerprint, kept_size, stat_sour
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.gc_pause import gc_paused
 from ranklens.engine.language import SAMPLE_CHARS, detect_language
+from ranklens.engine.loaders.answer_check import answers_found_nowhere, nowhere_line
+from ranklens.engine.loaders.extraction_cache import ExtractionCache
 from ranklens.engine.loaders.beir import beir_settings, load_beir_blocks, load_beir_corpus
 from ranklens.engine.loaders.questions import load_questions
 from ranklens.engine.loaders.reading import valid_unicode
@@ -58,9 +62,9 @@ def load_corpus(spec: str | os.PathLike[str], progress: Progress = no_progress,
     try:
         path, name = _locate(spec)
         if not use_cache:
-            return _load(path, name, progress)
+            return _load(path, name, progress, None)
         if not kept_size(path, cache.min_bytes if cache else MIN_BYTES):
-            return _load(path, name, progress)
+            return _load(path, name, progress, _extraction_cache(cache))
         return _load_cached(path, name, cache, progress)
     except OSError as error:  # permissions on the folder, a disk error
         raise RanklensError(f"cannot read {error.filename or spec}: {error.strerror or error}") from None
@@ -82,7 +86,7 @@ def _load_cached(path: Path, name: str, cache: CorpusCache | None, progress: Pro
             return corpus
         saved = _streamed(path, name, cache, digests.result, progress)
         if saved is None:
-            fresh = _load(path, name, progress)
+            fresh = _load(path, name, progress, None)
             sources = digests.result()
             saved = cache.save(path, replace(fresh, fingerprint=fingerprint(sources)), sources, progress)
     if stale:
@@ -129,7 +133,16 @@ def _streamed(path: Path, name: str, cache: CorpusCache, sources: Callable[[], l
         return None
 
 
-def _load(path: Path, name: str, progress: Progress) -> Corpus:
+def _extraction_cache(cache: CorpusCache | None) -> ExtractionCache:
+    """Where a text folder's slow formats' extractions are kept: beside the corpus cache's entries."""
+    if cache is not None:
+        return ExtractionCache(cache.root)
+    from ranklens.engine.cache import cache_root  # numpy and scipy: not on the way to the TUI's first paint
+
+    return ExtractionCache(cache_root())
+
+
+def _load(path: Path, name: str, progress: Progress, extracted: ExtractionCache | None) -> Corpus:
     if path.is_file():
         return _load_jsonl_file(path, progress)
     settings = read_settings(path)
@@ -138,11 +151,14 @@ def _load(path: Path, name: str, progress: Progress) -> Corpus:
         documents, chunks, titled = load_beir_corpus(path / "corpus.jsonl", warnings, progress)
         settings = beir_settings(settings, titled)
     else:
-        documents, chunks = load_text_folder(path, settings_files(settings), warnings, progress), []
+        documents, chunks = load_text_folder(path, settings_files(settings), warnings, progress, extracted), []
     if not documents:
         raise RanklensError(f"no documents in {path}" + (f" ({warnings[0]})" if warnings else ""))
     known = {*map(attrgetter("id"), documents), *map(attrgetter("id"), chunks)}
     questions = load_questions(path, known, warnings, progress)
+    nowhere = answers_found_nowhere(documents, questions)
+    if nowhere:
+        warnings.append(nowhere_line(nowhere))
     settings, detected = _with_language(settings, map(attrgetter("text"), documents))
     return Corpus(
         name=name,
