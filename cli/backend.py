@@ -55,7 +55,8 @@ def add_backend_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("backend" + (f" ({' or '.join(extras)})" if extras else ""))
     credentials = "; ".join(f"{spec.label}: {spec.credentials}" for spec in backend_specs() if spec.credentials)
     group.add_argument("--backend", metavar=targets_metavar(),
-                       help="rank through a collection made by `ranklens push`"
+                       help="rank through a collection made by `ranklens push`, or your own retriever (a Python "
+                            "function or an HTTP endpoint: docs/retrievers.md)"
                             + (f" ({credentials})" if credentials else ""))
     group.add_argument("--collection", metavar="NAME", help="the collection (default: the corpus' name)")
 
@@ -88,7 +89,18 @@ def backend_for(args: argparse.Namespace, overrides: dict[str, Any]) -> Iterator
     from ranklens.engine.backends.base import attached
 
     with attached(backend):
-        yield
+        try:
+            yield
+        finally:
+            tell_report(backend)
+
+
+def tell_report(backend: Backend) -> None:
+    """What a backend found while the command ran (questions that failed, hits the corpus cannot place)."""
+    from ranklens.cli.output import tell
+
+    for line in backend.report():
+        tell("warning", line)
 
 
 def run_push(args: argparse.Namespace, overrides: dict[str, Any]) -> int:

@@ -93,6 +93,11 @@ class Backend(Protocol):
         when the engine cannot tell it more cheaply than by the ``depth`` results themselves."""
         ...
 
+    def report(self) -> list[str]:
+        """What the user should know after the work (questions whose request failed, hits the corpus could
+        not place); empty when nothing."""
+        ...
+
     def close(self) -> None:
         ...
 

@@ -125,3 +125,14 @@ register(BackendSpec(
     pushes=("bm25",), pushes_what="a collection holds BM25 lucene vectors (and dense ones with --dense)",
     pushes_dense=True, credentials="the API key is read from $QDRANT_API_KEY",
     extra="qdrant", requires=("qdrant_edge", "qdrant_client")))
+register(BackendSpec(
+    "python", "Python function", ("python:",), "python:MODULE:FUNCTION",
+    "python:MODULE:FUNCTION (your retriever as FUNCTION(query, k) of a module or a path/to/file.py)",
+    open="ranklens.engine.backends.python_function:open_function",
+    ranks_what="your function ranks by itself (--scorer only chooses what explains)"))
+register(BackendSpec(
+    "endpoint", "HTTP endpoint", ("endpoint:",), "endpoint:FILE.toml",
+    "endpoint:FILE.toml (your retriever's HTTP service, and how to ask it and read its answers)",
+    open="ranklens.engine.backends.endpoint:open_endpoint",
+    ranks_what="your endpoint ranks by itself (--scorer only chooses what explains)",
+    credentials="header values may name ${VAR}s of the environment"))
