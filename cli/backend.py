@@ -18,6 +18,9 @@ from ranklens.engine.backends.registry import backend_specs, spec_for, targets_m
 
 if TYPE_CHECKING:
     from ranklens.engine.backends.base import Backend
+    from ranklens.engine.compare import RunSide
+    from ranklens.engine.corpus import Corpus
+    from ranklens.engine.retriever import Workbench
 
 # the commands whose ranking may come from a collection (compare-scorers and the experiments build every
 # scorer locally: they have no --backend)
@@ -89,10 +92,8 @@ def backend_for(args: argparse.Namespace, overrides: dict[str, Any]) -> Iterator
     from ranklens.engine.backends.base import attached
 
     with attached(backend):
-        try:
-            yield
-        finally:
-            tell_report(backend)
+        yield
+        tell_report(backend)  # after the results; a command that failed says its one line alone
 
 
 def tell_report(backend: Backend) -> None:
@@ -129,3 +130,21 @@ def run_push(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     say(f"pushed {report.chunks} chunks of {retriever.corpus.name} ({retriever.setup.describe()}{vectors}) to "
          f"{report.target} collection {report.collection} = {report.physical}{replaced} in {report.seconds:.2f} s")
     return 0
+
+
+def backend_side(spec: str, corpus: Corpus, workbench: Workbench) -> RunSide | None:
+    """The run of every question through the backend ``spec`` names (``compare C bm25 endpoint:search.toml``),
+    labelled ``spec``; None when ``spec`` names no backend."""
+    if not any(backend.accepts(spec) for backend in backend_specs()):
+        return None
+    from ranklens.cli.output import TerminalProgress
+    from ranklens.cli.sides import run_setup
+    from ranklens.engine.backends.base import attached
+    from ranklens.engine.compare import setup_side
+
+    with attached(spec_for(spec).open_collection(spec)) as backend:
+        try:
+            with TerminalProgress() as progress:
+                return setup_side(spec, workbench.with_backend(backend), run_setup(corpus, {}), progress)
+        finally:
+            tell_report(backend)

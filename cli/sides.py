@@ -65,7 +65,9 @@ class NotASetup(Exception):
 
 
 def side(spec: str, corpus: Corpus, workspace: Workspace, workbench: Workbench) -> RunSide:
-    """A saved run's name, a TREC run file, or an inline setup, in that order of precedence."""
+    """A saved run's name, a TREC run file, a backend (``endpoint:search.toml``), or an inline setup, in that
+    order of precedence."""
+    from ranklens.cli.backend import backend_side
     from ranklens.engine.compare import saved_side, setup_side
     from ranklens.engine.errors import RanklensError
     from ranklens.engine.trec import STANDARD_STREAM, read_run
@@ -78,6 +80,8 @@ def side(spec: str, corpus: Corpus, workspace: Workspace, workbench: Workbench) 
         saved = SavedRun("<stdin>", read_run(spec), {}, Path("<stdin>"))
     elif Path(spec).is_file():
         saved = SavedRun(spec, read_run(spec), matching_sidecar(Path(spec)) or {}, Path(spec))
+    elif (ranked := backend_side(spec, corpus, workbench)) is not None:
+        return ranked
     else:
         try:
             overrides = inline_setup(spec)
