@@ -1,0 +1,148 @@
+"""``--backend python:MODULE:FUNCTION``: the user's retriever as a Python function.
+
+The function under test wraps a LangChain-style vector store (``similarity_search_with_score`` returning
+``(Document(page_content, metadata), score)`` pairs) that answers from rankings the test knows. Oracle:
+pytrec_eval on those rankings equals ``eval --json``. Hits naming no id the corpus knows are placed by
+their text, and then the answer span decides their relevance (a hand-made case); a bad module, function
+or answer is one line, exit 2.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.support.cli import assert_error, run_cli
+from tests.support.files import text_folder
+from tests.test_backend_endpoint import as_run, corpus, trec_metrics
+
+# A LangChain-style store and the function wrapping it: the store's documents carry their id in metadata
+# and their text as page_content; the wrapper is what a user writes in a few lines.
+RETRIEVER = '''
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class Document:
+    page_content: str
+    metadata: dict = field(default_factory=dict)
+
+
+class RankedStore:
+    def __init__(self, rankings):
+        self.rankings = rankings
+
+    def similarity_search_with_score(self, query, k=4):
+        return [(Document(text or "", {"id": ident}), score) for ident, score, text in self.rankings[query][:k]]
+
+
+store = RankedStore(json.loads((Path(__file__).parent / "rankings.json").read_text()))
+
+
+def search(query, k):
+    return [{"id": doc.metadata["id"], "score": score, "text": doc.page_content or None}
+            for doc, score in store.similarity_search_with_score(query, k=k)]
+
+
+def pairs(query, k):
+    return [(doc.metadata["id"], score) for doc, score in store.similarity_search_with_score(query, k=k)]
+
+
+def not_a_list(query, k):
+    return {"hits": []}
+
+
+def bad_score(query, k):
+    return [{"id": "d01", "score": "high"}]
+
+
+def raises(query, k):
+    raise ConnectionError("the vector store is down")
+
+
+NOT_CALLABLE = 3
+'''
+
+
+def module(folder: Path, rankings: dict) -> Path:
+    (folder / "rankings.json").write_text(json.dumps(rankings), encoding="utf-8")
+    path = folder / "my_retriever.py"
+    path.write_text(RETRIEVER, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("function", ["search", "pairs"])
+def test_eval_through_a_function_equals_trec_eval_on_its_answers(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], function: str) -> None:
+    path, qrels, rankings, texts = corpus(tmp_path)
+    retriever = module(tmp_path, rankings)
+    run = run_cli(capsys, "eval", str(path), "--backend", f"python:{retriever}:{function}", "--no-workspace",
+                  "--json")
+    assert run.status == 0, run.err
+    assert run.json["metrics"] == pytest.approx(trec_metrics(qrels, as_run(rankings, texts)), abs=1e-9)
+
+
+def test_a_module_on_the_import_path_by_its_name(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    path, qrels, rankings, texts = corpus(tmp_path)
+    module(tmp_path, rankings)
+    monkeypatch.chdir(tmp_path)  # `ranklens` as a console script: the current folder is looked in too
+    monkeypatch.delitem(__import__("sys").modules, "my_retriever", raising=False)
+    run = run_cli(capsys, "eval", str(path), "--backend", "python:my_retriever:search", "--no-workspace", "--json")
+    assert run.status == 0, run.err
+    assert run.json["metrics"] == pytest.approx(trec_metrics(qrels, as_run(rankings, texts)), abs=1e-9)
+
+
+# Raw documents chunked by ranklens (12 words, no overlap); the user's retriever knows other passages: its
+# hits carry ids ranklens never made, and their text, white space changed.
+DOCUMENT = ("The first part talks about ferries and harbours in the north. "
+            "Refunds are paid within thirty days of the request by bank transfer. "
+            "The last part lists the opening hours of every office in the region.")
+QUESTIONS = [{"_id": "q1", "text": "how fast are refunds paid", "answer": "within thirty days of the request"}]
+
+
+def test_hits_placed_by_their_text_are_judged_by_the_answer_span(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = text_folder(tmp_path / "docs", {"guide.txt": DOCUMENT})
+    (folder / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS), encoding="utf-8")
+    passages = [("lc-7", 0.9, "The last part lists the opening\n hours"),  # third chunk: not relevant
+                ("lc-3", 0.8, "Refunds are   paid within thirty days of\tthe request"),  # the answer's chunk
+                ("lc-9", 0.7, "text that is nowhere in the corpus")]
+    retriever = module(tmp_path, {QUESTIONS[0]["text"]: passages})
+    run = run_cli(capsys, "eval", str(folder), "--size", "12", "--overlap", "0", "--backend",
+                  f"python:{retriever}:search", "--no-workspace", "--json")
+    assert run.status == 0, run.err
+    # by hand: the placed passages rank the third chunk 1st and the answer's chunk 2nd
+    assert run.json["per_question"][0]["full_rank"] == 2
+    assert run.json["metrics"]["mrr"] == pytest.approx(0.5)
+    assert "1 hits of python:" in run.err and "are not in the corpus" in run.err
+
+
+@pytest.mark.parametrize(("target", "needles"), [
+    ("python:{path}:nowhere", ("has no 'nowhere'",)),
+    ("python:{path}:NOT_CALLABLE", ("'NOT_CALLABLE' is int, not a function",)),
+    ("python:{path}:not_a_list", ("returned dict, not a list of hits",)),
+    ("python:{path}:bad_score", ("its score is str 'high', not a finite number",)),
+    ("python:{path}:raises", ("the first request failed", "ConnectionError", "the vector store is down")),
+    ("python:no_such_module_anywhere:search", ("no module named 'no_such_module_anywhere'",)),
+    ("python:{folder}/missing.py:search", ("no file",)),
+    ("python:search", ("give python:MODULE:FUNCTION",)),
+])
+def test_a_bad_function_is_one_line_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str], target: str,
+                                              needles: tuple[str, ...]) -> None:
+    path, _, rankings, _ = corpus(tmp_path)
+    retriever = module(tmp_path, rankings)
+    run = run_cli(capsys, "eval", str(path), "--no-workspace", "--backend",
+                  target.format(path=retriever, folder=tmp_path))
+    assert_error(run, *needles)
+
+
+def test_a_module_that_fails_to_import_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path, *_ = corpus(tmp_path)
+    broken = tmp_path / "broken.py"
+    broken.write_text("import json\nraise RuntimeError('no index configured')\n", encoding="utf-8")
+    run = run_cli(capsys, "search", str(path), "alpha1", "--backend", f"python:{broken}:search")
+    assert_error(run, "importing", "RuntimeError", "no index configured")
