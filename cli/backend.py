@@ -100,7 +100,7 @@ def tell_report(backend: Backend) -> None:
     """What a backend found while the command ran (questions that failed, hits the corpus cannot place)."""
     from ranklens.cli.output import tell
 
-    for line in backend.report():
+    for line in getattr(backend, "report", list)():  # optional (``base.Backend``)
         tell("warning", line)
 
 

@@ -35,24 +35,25 @@ def pushed(capsys, toy, tmp_path: Path) -> str:
 
 
 def test_qdrant_is_the_built_in_backend_found_by_its_schemes() -> None:
-    assert [s.name for s in backend_specs()] == ["qdrant"]
+    assert [s.name for s in backend_specs()] == ["qdrant", "python", "endpoint"]  # and the user's own retriever
     assert {spec_for(t).name for t in ("qdrant:/some/folder", "http://localhost:6333", "https://q:6333")} == {"qdrant"}
-    assert targets_metavar() == "qdrant:PATH|URL"
-    for target in ("ftp://host", "qdrant:", "toy:folder"):
-        with pytest.raises(RanklensError, match="is not a Qdrant location: give qdrant:PATH"):
+    assert targets_metavar() == "qdrant:PATH|URL|python:MODULE:FUNCTION|endpoint:FILE.toml"
+    for target in ("ftp://host", "qdrant:", "toy:folder", "python:", "endpoint:"):
+        with pytest.raises(RanklensError, match="is not a Qdrant or Python function or HTTP endpoint location: "
+                                                "give qdrant:PATH"):
             spec_for(target)
 
 
 def test_a_registered_backend_is_in_the_help_and_in_the_location_message(capsys, toy) -> None:
-    assert spec_for("toy:folder") is toy and targets_metavar() == "qdrant:PATH|URL|toy:FOLDER"
+    assert spec_for("toy:folder") is toy
+    assert targets_metavar() == "qdrant:PATH|URL|python:MODULE:FUNCTION|endpoint:FILE.toml|toy:FOLDER"
     for argv in (("eval", "--help"), ("push", "--help")):
         with pytest.raises(SystemExit):
             run_cli(capsys, *argv)
-        assert "qdrant:PATH|URL|toy:FOLDER" in capsys.readouterr().out
+        assert "endpoint:FILE.toml|toy:FOLDER" in capsys.readouterr().out
     assert_error(run_cli(capsys, "eval", "studio-alfa", "--backend", "ftp://host"),
-                 "'ftp://host' is not a Qdrant or toy location: give qdrant:PATH (a local folder of Qdrant Edge "
-                 "shards) or "
-                 "http(s)://HOST:PORT (a server) or toy:FOLDER")
+                 "'ftp://host' is not a Qdrant or Python function or HTTP endpoint or toy location: give qdrant:PATH",
+                 "endpoint:FILE.toml (your retriever's HTTP service", "or toy:FOLDER (a folder of JSON collections)")
 
 
 def test_eval_through_the_toy_collection_gives_the_local_bm25_numbers(capsys, pushed: str) -> None:

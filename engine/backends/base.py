@@ -48,7 +48,13 @@ AGREE_RELATIVE = 1e-5
 
 
 class Backend(Protocol):
-    """An external engine holding one corpus' chunks (point id = chunk position)."""
+    """An external engine holding one corpus' chunks (point id = chunk position).
+
+    Two members are optional: ``depth``, the results an evaluation asks for per question (``DEPTH`` when
+    absent; a service asked over a network is asked for fewer, once, and a relevant chunk below counts as
+    not found), and ``report()``, lines for the user after the work (questions whose request failed, hits
+    the corpus could not place).
+    """
 
     @property
     def label(self) -> str:
@@ -91,11 +97,6 @@ class Backend(Protocol):
         """The 1-based rank of the best-ranked of ``relevant`` (chunk positions) in the stable descending order
         of the engine's top ``depth`` (every other chunk scoring 0), found without asking for that top; None
         when the engine cannot tell it more cheaply than by the ``depth`` results themselves."""
-        ...
-
-    def report(self) -> list[str]:
-        """What the user should know after the work (questions whose request failed, hits the corpus could
-        not place); empty when nothing."""
         ...
 
     def close(self) -> None:
@@ -258,8 +259,8 @@ def over_backend(retriever: Retriever, backend: Backend) -> Retriever:
     ids, questions = missing_judgments(retriever)
     notes = [*backend.notes, *([f"{ids} judged id(s) of {questions} question(s) are neither chunks nor documents "
                                 f"of {backend.label}: they count as not retrieved"] if ids else [])]
-    scorer = BackendScorer(backend, retriever.scorer, len(retriever.chunks), notes=notes,
-                           needs_terms=spec(retriever.setup.scorer).needs_terms(retriever.setup))
+    scorer = BackendScorer(backend, retriever.scorer, len(retriever.chunks), getattr(backend, "depth", DEPTH),
+                           notes=notes, needs_terms=spec(retriever.setup.scorer).needs_terms(retriever.setup))
     return dataclasses.replace(retriever, scorer=scorer, source=backend.label)
 
 

@@ -171,8 +171,6 @@ def _filled_body(template: str, query: str, k: int) -> str:
 
 
 class Endpoint(OwnRetriever):
-    kind = "endpoint"
-
     def __init__(self, name: str, path: Path, mapping: Mapping) -> None:
         super().__init__(name)
         self.path, self.mapping = path, mapping

@@ -11,10 +11,11 @@ so it counts as a miss and every other question is still measured; a failure
 of the very first request (a refused connection, a 401, a function that
 raises) is the user's setup being wrong and stops at once, as one line.
 
-Each question is asked once per ``k`` that can hold its answer: a later ask
-for fewer hits, or for more when the retriever returned fewer than asked,
-is answered from what was kept (an evaluation reads a question's top 10,
-then its rank deeper down).
+An evaluation asks each question once, for its top ``ASKED`` (``depth``): the
+metrics read its top 10 and MRR its full rank, and a relevant chunk below
+counts as not found. A later ask for fewer hits, or for more when the
+retriever returned fewer than asked, is answered from what was kept (a
+search after the evaluation, its latency sample).
 """
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from ranklens.engine.setup import Setup
     from ranklens.engine.termindex import QueryTerms
 
+ASKED = 100  # hits an evaluation asks each question for
 EXCERPT = 80  # characters of a failed answer shown beside its status
 KEPT_ANSWERS = 4096  # questions whose answers are kept (an evaluation asks each twice at most)
 SHOWN_FAILURES = 3  # failed questions named in the report, the rest counted
@@ -109,7 +111,7 @@ def _kind(value: Any) -> str:
 class OwnRetriever:
     """A retriever that ranks by itself, asked questions by their text (see the module's docstring)."""
 
-    kind = "retriever"  # how the report names it: "the endpoint", "the function"
+    depth = ASKED
 
     def __init__(self, name: str) -> None:
         self.name = name  # the target as given: "endpoint:search.toml", "python:my_retriever:search"
@@ -169,14 +171,12 @@ class OwnRetriever:
     def search_batch(self, queries: Sequence[QueryTerms], k: int, scorer: Scorer
                      ) -> list[tuple[np.ndarray, np.ndarray]]:
         """Each question's top k, asked together; a failed question ranks nothing (the report counts it)."""
-        answers = self._asked([q.text for q in queries], k)
+        answers = self._asked([q.text for q in queries], max(k, self.depth))
         return [self._positions(q.text, a, scorer, k) if not isinstance(a, Failure) else _nothing()
                 for q, a in zip(queries, answers, strict=True)]
 
     def score_of(self, query: QueryTerms, chunk: int, scorer: Scorer) -> float:
-        from ranklens.engine.backends.base import DEPTH
-
-        ids, scores = self.search_batch([query], DEPTH, scorer)[0]
+        ids, scores = self.search_batch([query], self.depth, scorer)[0]
         found = np.flatnonzero(ids == chunk)
         return float(scores[found[0]]) if found.size else 0.0
 

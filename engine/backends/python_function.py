@@ -25,8 +25,6 @@ SCHEME = "python:"
 
 
 class PythonFunction(OwnRetriever):
-    kind = "function"
-
     def __init__(self, name: str, function: Callable[[str, int], Any], where: str) -> None:
         super().__init__(name)
         self.function = function
