@@ -52,8 +52,9 @@ class Collections:
         self.app.push_screen(PathPrompt(f"Open a {spec.label} collection: {spec.locations}{credentials}",
                                         hint="Enter goes on to the collection's name, Escape cancels"), located)
 
-    def open(self, target: str, collection: str) -> None:
-        """Rank the open corpus through ``collection`` at ``target``; on any refusal the app ranks as before."""
+    def open(self, target: str, collection: str | None) -> None:
+        """Rank the open corpus through ``collection`` at ``target`` (None: a retriever of the workspace's
+        retrievers/ folder, which has none); on any refusal the app ranks as before."""
         context = self.session.context
         if context is None:
             return
@@ -66,7 +67,7 @@ class Collections:
         self.app.run_worker(partial(self._open, context, target, collection, previous), thread=True,
                             exclusive=True, group="backend")
 
-    def _open(self, context: Context, target: str, collection: str, previous: Backend | None) -> None:
+    def _open(self, context: Context, target: str, collection: str | None, previous: Backend | None) -> None:
         from ranklens.engine.backends.registry import open_target
 
         close_quietly(previous)

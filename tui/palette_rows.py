@@ -28,7 +28,7 @@ COUNT_MINE = "count_mine"  # the action of M, "Count my judgments: on/off"
 def palette_commands(app: RanklensApp) -> list[PaletteCommand]:
     """Every action: the app's keys, the active tab's, key-less settings, corpora to open."""
     from ranklens.corpora import bundled_corpora
-    from ranklens.engine.backends.registry import backend_specs
+    from ranklens.engine.backends.registry import backend_specs, retrievers_in
     from ranklens.tui.workspace_files import WORKSPACE_FILES
 
     active_tab = str(app.query_one("#tabs", TabbedContent).active)
@@ -66,7 +66,13 @@ def palette_commands(app: RanklensApp) -> list[PaletteCommand]:
     commands += [PaletteCommand(f"Open a {spec.label} collection…", partial(app.action_open_collection, spec.name),
                                 "rank the open corpus through a collection made by ranklens push"
                                 + (f" (the {spec.extra} extra)" if spec.extra else ""))
-                 for spec in backend_specs()]
+                 for spec in backend_specs() if spec.named]
+    if context is not None and context.workspace is not None:
+        folder = context.workspace.root / "retrievers"
+        commands += [PaletteCommand(f"Rank through {target.replace(f'{folder}/', '')}",
+                                    partial(app.collections.open, target, None),
+                                    "your retriever, in the workspace's retrievers/ folder (docs/retrievers.md)")
+                     for target in retrievers_in(folder)]
     backend = app.session.backend
     if backend is not None:
         commands.append(PaletteCommand("Use the local index", app.action_use_local_index,

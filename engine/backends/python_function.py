@@ -62,7 +62,8 @@ def open_function(target: str, collection: str | None = None) -> PythonFunction:
         raise RanklensError(f"{target}: module {module_name!r} has no {function_name!r}")
     if not callable(function):
         raise RanklensError(f"{target}: {function_name!r} is {type(function).__name__}, not a function")
-    return PythonFunction(target, function, getattr(module, "__file__", None) or module_name)
+    name = f"{SCHEME}{Path(module_name).name}:{function_name}" if module_name.endswith(".py") else target
+    return PythonFunction(name, function, getattr(module, "__file__", None) or module_name)
 
 
 def _module(target: str, name: str) -> Any:

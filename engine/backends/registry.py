@@ -18,6 +18,7 @@ import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import reduce
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from ranklens.engine.errors import RanklensError
@@ -47,6 +48,10 @@ class BackendSpec:
     credentials: str = ""  # where a secret comes from, for help: "the API key is read from $QDRANT_API_KEY"
     extra: str | None = None  # the optional dependencies it needs: pip install 'ranklens[EXTRA]'
     requires: tuple[str, ...] = ()  # the modules that extra installs, looked for (not imported) to check for it
+    named: bool = True  # a target holds collections by name (--collection); the user's own retriever does not
+    # the user's own retriever as a file of the workspace's retrievers/ folder: its suffix, and its target with
+    # the file's path for {path} ("endpoint:{path}")
+    file: tuple[str, str] | None = None
 
     def accepts(self, target: str) -> bool:
         """Whether ``target`` names one of this backend's collections (its scheme and something after it)."""
@@ -109,6 +114,17 @@ def targets_metavar() -> str:
     return "|".join(s.metavar for s in backend_specs())
 
 
+def retrievers_in(folder: Path) -> list[str]:
+    """The targets of the retrievers kept as files in ``folder`` (a workspace's retrievers/), by name; none
+    when it does not exist."""
+    by_suffix = {spec_.file[0]: spec_.file[1] for spec_ in BACKENDS.entries() if spec_.file is not None}
+    try:
+        files = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix in by_suffix)
+    except OSError:
+        return []
+    return [by_suffix[p.suffix].format(path=p) for p in files]
+
+
 def open_target(target: str, collection: str | None = None) -> Backend:
     """The collection at ``target`` (its backend found by scheme), opened: what ``--backend`` and the TUI's
     "Open a collection" call. Bad input, a missing extra, an unreachable engine: RanklensError, one line."""
@@ -128,11 +144,11 @@ register(BackendSpec(
 register(BackendSpec(
     "python", "Python function", ("python:",), "python:MODULE:FUNCTION",
     "python:MODULE:FUNCTION (your retriever as FUNCTION(query, k) of a module or a path/to/file.py)",
-    open="ranklens.engine.backends.python_function:open_function",
+    open="ranklens.engine.backends.python_function:open_function", named=False, file=(".py", "python:{path}:search"),
     ranks_what="your function ranks by itself (--scorer only chooses what explains)"))
 register(BackendSpec(
     "endpoint", "HTTP endpoint", ("endpoint:",), "endpoint:FILE.toml",
     "endpoint:FILE.toml (your retriever's HTTP service, and how to ask it and read its answers)",
-    open="ranklens.engine.backends.endpoint:open_endpoint",
+    open="ranklens.engine.backends.endpoint:open_endpoint", named=False, file=(".toml", "endpoint:{path}"),
     ranks_what="your endpoint ranks by itself (--scorer only chooses what explains)",
     credentials="header values may name ${VAR}s of the environment"))

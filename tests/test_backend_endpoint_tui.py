@@ -1,0 +1,34 @@
+"""The TUI ranks through a retriever of the workspace's retrievers/ folder, chosen from the palette."""
+from __future__ import annotations
+
+import pytest
+
+from ranklens.engine.loaders import load_corpus
+from ranklens.engine.workspace import Workspace
+from tests.support.app import notifications, running, search, settle, setup_line
+from tests.support.ranking_server import mapping, serving
+
+QUERY = "rimborso auto"
+
+
+@pytest.mark.asyncio
+async def test_the_palette_lists_the_workspaces_retrievers_and_ranks_through_one() -> None:
+    chunks = load_corpus("studio-alfa").chunks
+    ranking = [(chunks[i].id, 3.0 - rank / 10, None) for rank, i in enumerate((7, 2, 11))]  # not BM25's order
+    with serving({QUERY: ranking}) as server:
+        async with running("studio-alfa", backend=None) as pilot:
+            folder = Workspace.for_corpus(pilot.app.session.context.corpus).root / "retrievers"
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / "search.toml").write_text(mapping(server.url), encoding="utf-8")
+            (folder / "notes.txt").write_text("not a retriever", encoding="utf-8")
+            rows = [c for c in pilot.app.palette_commands() if c.name.startswith("Rank through")]
+            assert [c.name for c in rows] == ["Rank through endpoint:search.toml"]
+            assert not [c for c in pilot.app.palette_commands() if "HTTP endpoint collection" in c.name]
+            rows[0].run()
+            await settle(pilot)
+            assert any("ranking through endpoint:search.toml" in n for n in notifications(pilot.app)), \
+                notifications(pilot.app)
+            assert "through endpoint:search.toml" in setup_line(pilot.app)
+            pane = await search(pilot, QUERY)
+            assert [(row.hit.chunk.id, row.hit.score) for row in pane._found.rows] == \
+                [(ident, score) for ident, score, _ in ranking]
