@@ -9,6 +9,7 @@ or answer is one line, exit 2.
 from __future__ import annotations
 
 import json
+import statistics
 from pathlib import Path
 
 import pytest
@@ -63,6 +64,12 @@ def raises(query, k):
     raise ConnectionError("the vector store is down")
 
 
+def flaky(query, k):
+    if query.startswith("question 4 "):
+        raise TimeoutError("the store took too long")
+    return search(query, k)
+
+
 NOT_CALLABLE = 3
 '''
 
@@ -83,6 +90,20 @@ def test_eval_through_a_function_equals_trec_eval_on_its_answers(
                   "--json")
     assert run.status == 0, run.err
     assert run.json["metrics"] == pytest.approx(trec_metrics(qrels, as_run(rankings, texts)), abs=1e-9)
+
+
+def test_a_question_the_function_fails_on_is_reported_and_the_others_measured(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path, qrels, rankings, texts = corpus(tmp_path)
+    retriever = module(tmp_path, rankings)
+    run = run_cli(capsys, "eval", str(path), "--backend", f"python:{retriever}:flaky", "--no-workspace", "--json")
+    assert run.status == 0, run.err
+    theirs = trec_metrics({qid: judged for qid, judged in qrels.items() if qid != "q04"},
+                          as_run(rankings, texts, {"q04"}))
+    ours = [q for q in run.json["per_question"] if q["id"] != "q04"]
+    assert statistics.mean(q["ndcg@10"] for q in ours) == pytest.approx(theirs["ndcg@10"], abs=1e-9)
+    assert "1 question(s) failed at python:my_retriever.py:flaky" in run.err
+    assert "TimeoutError: the store took too long" in run.err
 
 
 def test_a_module_on_the_import_path_by_its_name(tmp_path: Path, capsys: pytest.CaptureFixture[str],
