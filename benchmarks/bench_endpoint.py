@@ -8,7 +8,8 @@ seconds with the top k of a ranking it knows (nested JSON read by JMESPath).
 Each round opens the endpoint and evaluates the ``--questions`` questions of a
 BEIR corpus (40 documents) as ``ranklens eval`` does: every question's top 10
 asked ``concurrency`` at a time, then the questions whose relevant documents
-are not among them asked again to depth 1000 (their full rank, for MRR). The
+are not among them asked again to depth 1000 (their full rank, for MRR). A run (``run --save``, a side of ``compare`` or
+``pool``) searches the questions one by one, read ahead 64 at a time. The
 table gives each round's seconds, the requests made, the most in flight at
 once, and the floor the latency sets: requests / concurrency x latency.
 """
@@ -42,6 +43,22 @@ def beir_corpus(folder: Path, questions: int) -> tuple[Path, dict[str, Ranking]]
     return beir_folder(folder / "c", docs, queries, "".join(qrels)), rankings
 
 
+def run_once(corpus: Path, toml: Path) -> float:
+    """Seconds to make the run of every question (``run --save``, a side of ``compare`` or ``pool``)."""
+    from ranklens.engine.backends.base import attached
+    from ranklens.engine.backends.registry import open_target
+    from ranklens.engine.loaders import load_corpus
+    from ranklens.engine.retriever import Workbench, setup_for
+    from ranklens.engine.runs import make_run
+
+    loaded = load_corpus(str(corpus))
+    with attached(open_target(f"endpoint:{toml}")) as backend:
+        retriever = Workbench(loaded, backend=backend).retriever(setup_for(loaded, {"k": 100}))
+        started = time.perf_counter()
+        make_run(retriever, loaded.questions, 100)
+        return time.perf_counter() - started
+
+
 def evaluate_once(corpus: Path, toml: Path) -> float:
     from ranklens.engine.backends.base import attached
     from ranklens.engine.backends.registry import open_target
@@ -70,15 +87,17 @@ def main() -> None:
               f"request, concurrency {args.concurrency}\n")
         print("| round | seconds | requests | most in flight | floor (requests / concurrency x latency) |")
         print("|---|---|---|---|---|")
-        times = []
-        for round_ in range(1, args.rounds + 1):
-            with serving(rankings, latency=args.latency) as server:
-                toml.write_text(mapping(server.url, concurrency=args.concurrency), encoding="utf-8")
-                seconds = evaluate_once(corpus, toml)
-            times.append(seconds)
-            floor = len(server.requests) / args.concurrency * args.latency
-            print(f"| {round_} | {seconds:.2f} | {len(server.requests)} | {server.most_in_flight} | {floor:.2f} s |")
-        print(f"\nmedian {statistics.median(times):.2f} s, best {min(times):.2f} s")
+        for what, measure in (("eval", evaluate_once), ("run", run_once)):
+            times = []
+            for round_ in range(1, args.rounds + 1):
+                with serving(rankings, latency=args.latency) as server:
+                    toml.write_text(mapping(server.url, concurrency=args.concurrency), encoding="utf-8")
+                    seconds = measure(corpus, toml)
+                times.append(seconds)
+                floor = len(server.requests) / args.concurrency * args.latency
+                print(f"| {what} {round_} | {seconds:.2f} | {len(server.requests)} | {server.most_in_flight} | "
+                      f"{floor:.2f} s |")
+            print(f"| {what}: median {statistics.median(times):.2f} s, best {min(times):.2f} s | | | | |")
 
 
 if __name__ == "__main__":

@@ -217,6 +217,8 @@ def test_a_saved_run_keeps_the_url_and_the_mapping_digest_never_a_secret(
         run = run_cli(capsys, "run", str(path), "--backend", f"endpoint:{tmp_path / 'search.toml'}",
                       "--save", "mine", "--workspace", str(tmp_path / "ws"))
     assert run.status == 0, run.err
+    # the run searches question by question; reading ahead asks each once, several at a time
+    assert sorted(text for text, _ in server.requests) == sorted(rankings) and server.most_in_flight > 1
     sidecars = [p for p in (tmp_path / "ws").rglob("*") if p.is_file() and p.suffix == ".json"]
     written = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "ws").rglob("*") if p.is_file())
     meta = [json.loads(p.read_text(encoding="utf-8")) for p in sidecars]

@@ -11,6 +11,11 @@ so it counts as a miss and every other question is still measured; a failure
 of the very first request (a refused connection, a 401, a function that
 raises) is the user's setup being wrong and stops at once, as one line.
 
+A run (``run --save``, a side of ``compare`` or ``pool``) searches the
+corpus' questions one by one, in file order: two searches of consecutive
+questions read ahead, asking the next ``READ_AHEAD`` questions together, so a
+run is asked ``concurrency`` at a time as an evaluation is.
+
 An evaluation asks each question once, for its top ``ASKED`` (``depth``): the
 metrics read its top 10 and MRR its full rank, and a relevant chunk below
 counts as not found. A later ask for fewer hits, or for more when the
@@ -39,6 +44,7 @@ if TYPE_CHECKING:
     from ranklens.engine.termindex import QueryTerms
 
 ASKED = 100  # hits an evaluation asks each question for
+READ_AHEAD = 64  # questions asked together once searches go through the corpus' questions in order
 EXCERPT = 80  # characters of a failed answer shown beside its status
 KEPT_ANSWERS = 4096  # questions whose answers are kept (an evaluation asks each twice at most)
 SHOWN_FAILURES = 3  # failed questions named in the report, the rest counted
@@ -120,6 +126,9 @@ class OwnRetriever:
         self._failed: dict[str, Failure] = {}
         self._unplaced: dict[str, int] = {}
         self._answered = False  # a request has succeeded: later failures are the question's, not the setup's
+        self._questions: list[str] = []  # the texts of the corpus' questions, in file order
+        self._question_at: dict[str, int] = {}
+        self._last_question = -2  # the position of the question searched last (-2: none, or not a question)
         self._lock = threading.Lock()
 
     # what a subclass does
@@ -156,12 +165,16 @@ class OwnRetriever:
         key = id(retriever.scorer)
         if key not in self._placements:  # the scorer is kept with it, so its id is not reused meanwhile
             self._placements[key] = (retriever.scorer, Placement(retriever.corpus, retriever.chunks))
+        self._questions = [question.text for question in retriever.corpus.questions]
+        self._question_at = {}
+        for position, text in enumerate(self._questions):
+            self._question_at.setdefault(text, position)
 
     def search(self, query: QueryTerms, k: int, scorer: Scorer) -> tuple[np.ndarray, np.ndarray]:
         """One question's top k; its failure is one line (a search asks nothing else), unless an evaluation's
         batch found it already (its report tells it: the evaluation's latency sample searches again)."""
         known = query.text in self.failed
-        answer = self._asked([query.text], k)[0]
+        answer = self._asked(self._reading_ahead(query.text, k), k)[0]
         if isinstance(answer, Failure):
             if known:
                 return _nothing()
@@ -213,17 +226,37 @@ class OwnRetriever:
 
     # the work
 
+    def _reading_ahead(self, text: str, k: int) -> list[str]:
+        """``text``, and the next ``READ_AHEAD`` questions of the corpus when the search before was of the
+        question just before it (a run going through the questions) and no answer is kept for ``text``."""
+        position = self._question_at.get(text, -2)
+        following = position >= 0 and position == self._last_question + 1
+        self._last_question = position
+        if not following or self._kept(text, k) is not None:
+            return [text]
+        return [text, *self._questions[position + 1:position + READ_AHEAD]]
+
+    def _kept(self, text: str, k: int) -> list[Hit] | Failure | None:
+        """The answer kept for ``text`` that holds its top ``k`` (a failure holds nothing), None when none."""
+        with self._lock:
+            kept = self._answers.get(text)
+        if kept is None:
+            return None
+        asked, answer = kept
+        if isinstance(answer, Failure):
+            return answer
+        return answer[:k] if asked >= k or len(answer) < asked else None
+
     def _asked(self, texts: Sequence[str], k: int) -> list[list[Hit] | Failure]:
         """Each text's answer for ``k``, asking only those no kept answer holds; the first request alone."""
         answers: dict[str, list[Hit] | Failure] = {}
         wanted = []
-        with self._lock:
-            for text in dict.fromkeys(texts):
-                kept = self._answers.get(text)
-                if kept is not None and (isinstance(kept[1], Failure) or kept[0] >= k or len(kept[1]) < kept[0]):
-                    answers[text] = kept[1] if isinstance(kept[1], Failure) else kept[1][:k]
-                else:
-                    wanted.append(text)
+        for text in dict.fromkeys(texts):
+            kept = self._kept(text, k)
+            if kept is not None:
+                answers[text] = kept
+            else:
+                wanted.append(text)
         if wanted and not self._answered:
             first = self.ask(wanted[:1], k)[0]
             if isinstance(first, Failure) and first.fatal:
