@@ -224,3 +224,16 @@ def test_a_saved_run_keeps_the_url_and_the_mapping_digest_never_a_secret(
     meta = [json.loads(p.read_text(encoding="utf-8")) for p in sidecars]
     assert any(server.url in str(m.get("backend")) and "mapping" in str(m.get("backend")) for m in meta), meta
     assert "s3cret-token" not in written and "SEARCH_TOKEN" not in written
+
+
+def test_why_gives_the_endpoints_score_beside_the_local_terms(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path, _, rankings, texts = corpus(tmp_path)
+    ident, score, _ = rankings[texts["q00"]][1]
+    with serving(rankings) as server:
+        (tmp_path / "search.toml").write_text(mapping(server.url), encoding="utf-8")
+        run = run_cli(capsys, "why", str(path), texts["q00"], ident, "--backend",
+                      f"endpoint:{tmp_path / 'search.toml'}")
+    assert run.status == 0, run.err
+    assert f"scores it {score:.6g} by its own means" in run.out + run.err
+    assert "beyond float32" not in run.out + run.err

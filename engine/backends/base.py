@@ -50,10 +50,11 @@ AGREE_RELATIVE = 1e-5
 class Backend(Protocol):
     """An external engine holding one corpus' chunks (point id = chunk position).
 
-    Two members are optional: ``depth``, the results an evaluation asks for per question (``DEPTH`` when
+    Three members are optional: ``depth``, the results an evaluation asks for per question (``DEPTH`` when
     absent; a service asked over a network is asked for fewer, once, and a relevant chunk below counts as
-    not found), and ``report()``, lines for the user after the work (questions whose request failed, hits
-    the corpus could not place).
+    not found); ``report()``, lines for the user after the work (questions whose request failed, hits the
+    corpus could not place); ``twin`` (True when absent), whether the local scorer computes the engine's
+    scores, which an explanation then compares.
     """
 
     @property
@@ -235,7 +236,10 @@ class BackendScorer:
         explanation = self.local.explain(query, doc)
         remote = self.backend.score_of(query, doc, self.local)
         local = explanation.score
-        if agree(remote, local):
+        if not getattr(self.backend, "twin", True):  # the user's own retriever: no local computation of its score
+            note = (f"{self.backend.label} scores it {remote:.6g} by its own means; the terms above are how "
+                    f"{self.local.name} would score it ({local:.6g})")
+        elif agree(remote, local):
             note = f"{self.backend.label} scores it {remote:.6g}: equal to the local {local:.6g} up to float32"
         else:
             note = (f"warning: {self.backend.label} scores it {remote:.6g}, the local computation {local:.6g} "

@@ -118,6 +118,7 @@ class OwnRetriever:
     """A retriever that ranks by itself, asked questions by their text (see the module's docstring)."""
 
     depth = ASKED
+    twin = False  # its scores are its own: the local scorer only explains
 
     def __init__(self, name: str) -> None:
         self.name = name  # the target as given: "endpoint:search.toml", "python:my_retriever:search"
