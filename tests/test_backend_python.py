@@ -167,3 +167,27 @@ def test_a_module_that_fails_to_import_is_one_line(tmp_path: Path, capsys: pytes
     broken.write_text("import json\nraise RuntimeError('no index configured')\n", encoding="utf-8")
     run = run_cli(capsys, "search", str(path), "alpha1", "--backend", f"python:{broken}:search")
     assert_error(run, "importing", "RuntimeError", "no index configured")
+
+
+def test_the_function_is_never_called_from_two_threads_at_once() -> None:
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ranklens.engine.backends.python_function import PythonFunction
+
+    inside, most, lock = [0], [0], threading.Lock()
+
+    def search(query: str, k: int) -> list[tuple[str, float]]:
+        with lock:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        time.sleep(0.02)
+        with lock:
+            inside[0] -= 1
+        return [("d01", 1.0)]
+
+    function = PythonFunction("python:test:search", search, "test")
+    with ThreadPoolExecutor(4) as pool:  # as the TUI's workers search at the same time
+        answers = list(pool.map(lambda text: function.ask([text], 5), [f"q{i}" for i in range(8)]))
+    assert most[0] == 1 and all(answer[0][0].id == "d01" for answer in answers)

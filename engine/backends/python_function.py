@@ -5,8 +5,8 @@ dict ``{"id": str, "score": float}`` (an optional ``"text"`` lets ranklens
 place a hit whose id the corpus does not know) or an ``(id, score)`` pair.
 ``MODULE`` is a module's dotted name (looked for on the import path, then in
 the current folder) or the path of a ``.py`` file. The function is called one
-question at a time, in this thread: it may hold a model or a client that is
-not safe to share between threads.
+question at a time, never from two threads at once (the TUI's workers search
+together): it may hold a model or a client that is not safe to share.
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import contextvars
 import importlib
 import importlib.util
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,13 +30,15 @@ class PythonFunction(OwnRetriever):
         super().__init__(name)
         self.function = function
         self.where = where  # the module's file, for the sidecar
+        self._calling = threading.Lock()  # the TUI's workers search at once: the function is never called so
 
     @property
     def source(self) -> str:
         return self.where
 
     def ask(self, texts: Sequence[str], k: int) -> list[list[Hit] | Failure]:
-        return [self._call(text, k) for text in texts]
+        with self._calling:
+            return [self._call(text, k) for text in texts]
 
     def _call(self, text: str, k: int) -> list[Hit] | Failure:
         try:
