@@ -237,3 +237,11 @@ def test_why_gives_the_endpoints_score_beside_the_local_terms(
     assert run.status == 0, run.err
     assert f"scores it {score:.6g} by its own means" in run.out + run.err
     assert "beyond float32" not in run.out + run.err
+
+
+def test_a_timeout_on_the_first_request_stops_at_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, _, rankings, texts = corpus(tmp_path)
+    with serving(rankings, faults={texts["q00"]: ["sleep"]}, sleep=1.5) as server:
+        run = eval_json(capsys, tmp_path, mapping(server.url, timeout=0.3))
+    assert_error(run, "the first request failed", "timeout after 0.3 s")
+    assert len(server.requests) == 1

@@ -20,10 +20,11 @@ text = "doc.body"                        # optional
 Requests go through the standard library's HTTP client, ``concurrency`` at a
 time from a thread pool. A timeout, a status of 400 or more, a body that is
 not JSON or a hits path that finds no list is that question's failure (the
-status and a short excerpt of the body); a refused connection or a 401/403/404
-on the first request stops at once. The mapping's digest (everything but the
-header values) and the URL name the endpoint in saved runs; header values and
-what ``${VAR}`` expands to never leave this module.
+status and a short excerpt of the body); a refused connection, a timeout or a
+401/403/404/405 on the first request stops at once (the rest would wait as
+long). The mapping's digest (everything but the header values) and the URL
+name the endpoint in saved runs; header values and what ``${VAR}`` expands to
+never leave this module.
 """
 from __future__ import annotations
 
@@ -212,11 +213,11 @@ class Endpoint(OwnRetriever):
                     continue
                 return Failure(f"HTTP {error.code}", detail, fatal=error.code in FATAL)
             except TimeoutError:
-                return Failure(f"timeout after {mapping.timeout:g} s")
+                return Failure(f"timeout after {mapping.timeout:g} s", fatal=True)
             except urllib.error.URLError as error:
                 reason = error.reason
                 if isinstance(reason, TimeoutError):
-                    return Failure(f"timeout after {mapping.timeout:g} s")
+                    return Failure(f"timeout after {mapping.timeout:g} s", fatal=True)
                 return Failure("no connection", excerpt(str(reason)), fatal=True)
             except OSError as error:  # a connection reset while reading
                 return Failure("connection lost", excerpt(str(error)))
