@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ranklens.engine.backends.base import Backend
     from ranklens.engine.compare import RunSide
     from ranklens.engine.corpus import Corpus
-    from ranklens.engine.retriever import Workbench
+    from ranklens.engine.retriever import Retriever, Workbench
 
 # the commands whose ranking may come from a collection (compare-scorers and the experiments build every
 # scorer locally: they have no --backend)
@@ -148,3 +148,12 @@ def backend_side(spec: str, corpus: Corpus, workbench: Workbench) -> RunSide | N
                 return setup_side(spec, workbench.with_backend(backend), run_setup(corpus, {}), progress)
         finally:
             tell_report(backend)
+
+
+def failed_questions(retriever: Retriever) -> dict[str, Any]:
+    """``{"failed": {question id: why}}`` for eval's JSON when the retriever's backend failed on questions
+    (the user's own retriever), else nothing."""
+    failed = getattr(getattr(retriever.scorer, "backend", None), "failed", None)
+    if not failed:
+        return {}
+    return {"failed": {q.id: failed[q.text].describe() for q in retriever.corpus.answerable if q.text in failed}}

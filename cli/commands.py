@@ -10,6 +10,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from ranklens.cli.backend import failed_questions
 from ranklens.cli.metric_columns import metric_cells, metric_headers, say_metric_notes
 from ranklens.cli.options import COMMAND_LINE, add_setup_options, add_workspace_options, int_at_least
 from ranklens.cli.output import TerminalProgress, print_explanation, print_json, say, tell, terminal_text
@@ -244,7 +245,8 @@ def run_eval(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
         return _eval_approximate(args, retriever, judged)
     report = retriever.evaluate()
     if args.json:
-        return print_json({**report.to_dict(), "setup": retriever.setup.to_dict(), "judgments": judged.to_dict()})
+        return print_json({**report.to_dict(), "setup": retriever.setup.to_dict(), "judgments": judged.to_dict(),
+                           **failed_questions(retriever)})
     print_eval(retriever, report, judged)
     return 0
 

@@ -105,6 +105,10 @@ def test_failed_questions_are_reported_and_the_others_measured(
     warning = [line for line in run.err.splitlines() if "failed at endpoint:search.toml" in line]
     assert len(warning) == 1 and warning[0].startswith("ranklens: warning: 4 question(s) failed"), run.err
     assert "HTTP 500" in warning[0] and "the index is rebuilding" in warning[0]
+    assert run.json["failed"] == {"q03": 'HTTP 500: {"error": "the index is rebuilding"}',
+                                  "q05": "not JSON: <html>oops</html>",
+                                  "q07": "hits 'data.results' found nothing: {\"data\": {}}",
+                                  "q09": "timeout after 1 s"}
 
 
 def test_429_and_503_are_retried_with_backoff(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
