@@ -191,3 +191,15 @@ def test_the_function_is_never_called_from_two_threads_at_once() -> None:
     with ThreadPoolExecutor(4) as pool:  # as the TUI's workers search at the same time
         answers = list(pool.map(lambda text: function.ask([text], 5), [f"q{i}" for i in range(8)]))
     assert most[0] == 1 and all(answer[0][0].id == "d01" for answer in answers)
+
+
+def test_the_local_scorer_only_explains_and_is_bm25_or_tfidf(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    path, qrels, rankings, texts = corpus(tmp_path)
+    retriever = module(tmp_path, rankings)
+    backend = ["--backend", f"python:{retriever}:search", "--no-workspace"]
+    assert_error(run_cli(capsys, "eval", str(path), "--scorer", "lsa", *backend),
+                 "--scorer lsa: your function ranks by itself", "give --scorer bm25 or tfidf")
+    run = run_cli(capsys, "eval", str(path), "--scorer", "tfidf", "--json", *backend)
+    assert run.status == 0, run.err
+    assert run.json["metrics"] == pytest.approx(trec_metrics(qrels, as_run(rankings, texts)), abs=1e-9)

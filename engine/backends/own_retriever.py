@@ -155,8 +155,11 @@ class OwnRetriever:
         return []
 
     def ranking(self, setup: Setup, corpus: Corpus) -> Setup:
-        """The setup as given: its chunking decides the chunks hits are placed among; its scorer only explains."""
-        return setup
+        """The setup as given, its chunking deciding the chunks hits are placed among; its scorer only explains,
+        so one that needs more than the term index (a model, a factorisation) is BM25's instead."""
+        from ranklens.engine.backends.registry import EXPLAINERS
+
+        return setup if setup.scorer in EXPLAINERS else setup.replace(scorer=EXPLAINERS[0])
 
     def fingerprint(self) -> dict[str, Any]:
         return {"retriever": self.name, "source": self.source}

@@ -141,14 +141,16 @@ register(BackendSpec(
     pushes=("bm25",), pushes_what="a collection holds BM25 lucene vectors (and dense ones with --dense)",
     pushes_dense=True, credentials="the API key is read from $QDRANT_API_KEY",
     extra="qdrant", requires=("qdrant_edge", "qdrant_client")))
+# the local scorers that explain the hits of the user's own retriever (one of them is always built)
+EXPLAINERS = ("bm25", "tfidf")
 register(BackendSpec(
     "python", "Python function", ("python:",), "python:MODULE:FUNCTION",
     "python:MODULE:FUNCTION (your retriever as FUNCTION(query, k) of a module or a path/to/file.py)",
     open="ranklens.engine.backends.python_function:open_function", named=False, file=(".py", "python:{path}:search"),
-    ranks_what="your function ranks by itself (--scorer only chooses what explains)"))
+    ranks=EXPLAINERS, ranks_what="your function ranks by itself (BM25 or TF-IDF explains its hits)"))
 register(BackendSpec(
     "endpoint", "HTTP endpoint", ("endpoint:",), "endpoint:FILE.toml",
     "endpoint:FILE.toml (your retriever's HTTP service, and how to ask it and read its answers)",
     open="ranklens.engine.backends.endpoint:open_endpoint", named=False, file=(".toml", "endpoint:{path}"),
-    ranks_what="your endpoint ranks by itself (--scorer only chooses what explains)",
+    ranks=EXPLAINERS, ranks_what="your endpoint ranks by itself (BM25 or TF-IDF explains its hits)",
     credentials="header values may name ${VAR}s of the environment"))
