@@ -32,3 +32,18 @@ async def test_the_palette_lists_the_workspaces_retrievers_and_ranks_through_one
             pane = await search(pilot, QUERY)
             assert [(row.hit.chunk.id, row.hit.score) for row in pane._found.rows] == \
                 [(ident, score) for ident, score, _ in ranking]
+
+
+@pytest.mark.asyncio
+async def test_the_tui_opened_with_a_backend_ranks_through_the_endpoint(tmp_path) -> None:  # noqa: ANN001
+    from ranklens.engine.backends.registry import open_target
+
+    chunks = load_corpus("studio-alfa").chunks
+    ranking = [(chunks[i].id, 2.0 - rank / 10, None) for rank, i in enumerate((4, 9))]
+    with serving({QUERY: ranking}) as server:
+        (tmp_path / "search.toml").write_text(mapping(server.url), encoding="utf-8")
+        backend = open_target(f"endpoint:{tmp_path / 'search.toml'}")  # as `ranklens C --backend ...` opens it
+        async with running("studio-alfa", backend=backend) as pilot:
+            assert "through endpoint:search.toml" in setup_line(pilot.app)
+            pane = await search(pilot, QUERY)
+            assert [row.hit.chunk.id for row in pane._found.rows] == [ident for ident, _, _ in ranking]
