@@ -118,7 +118,8 @@ def test_another_scorer_cannot_run_through_a_collection(capsys, pushed: str) -> 
     ("push", "studio-alfa", "--to", "qdrant:"),
 ])
 def test_a_location_that_is_not_qdrant(capsys, argv: tuple[str, ...]) -> None:
-    assert_error(run_cli(capsys, *argv), "is not a Qdrant location: give qdrant:PATH")
+    assert_error(run_cli(capsys, *argv), "is not a Qdrant or Python function or HTTP endpoint location: give "
+                                         "qdrant:PATH")
 
 
 def test_a_folder_that_does_not_exist_is_not_made(capsys, tmp_path) -> None:

@@ -114,14 +114,19 @@ async def test_the_palette_opens_a_collection_and_goes_back_to_the_local_index(a
         assert_local_ranking(app, alfa)
 
 
+# every registered backend's location, Qdrant's first
+NOT_A_LOCATION = ("'db:somewhere' is not a Qdrant or Python function or HTTP endpoint location: give qdrant:PATH "
+                  "(a local folder of Qdrant Edge shards) or http(s)://HOST:PORT (a server) or python:MODULE:FUNCTION "
+                  "(your retriever as FUNCTION(query, k) of a module or a path/to/file.py) or endpoint:FILE.toml "
+                  "(your retriever's HTTP service, and how to ask it and read its answers)")
+
+
 @pytest.mark.parametrize("where, collection, said", [
     ("qdrant:{tmp}/nowhere", None, "qdrant:{tmp}/nowhere: no such folder (ranklens push CORPUS --to "
                                    "qdrant:{tmp}/nowhere makes one)"),
     ("{folder}", "other", "{folder}: no collection 'other' (it has studio-alfa); ranklens push CORPUS --to ... "
                           "makes one"),
-    ("db:somewhere", None, "'db:somewhere' is not a Qdrant location: give qdrant:PATH (a local folder of Qdrant "
-                           "Edge shards) or "
-                           "http(s)://HOST:PORT (a server)"),
+    ("db:somewhere", None, NOT_A_LOCATION),
 ])
 async def test_a_refused_collection_is_a_notification_and_the_app_ranks_locally(alfa, folder, tmp_path, where,
                                                                                  collection, said) -> None:
@@ -149,8 +154,7 @@ async def test_a_collection_of_other_settings_is_refused_at_start_and_the_corpus
 
 
 @pytest.mark.parametrize("argv, said", [
-    (["--backend", "db:somewhere"], "ranklens: 'db:somewhere' is not a Qdrant location: give qdrant:PATH (a local "
-                                    "folder of Qdrant Edge shards) or http(s)://HOST:PORT (a server)"),
+    (["--backend", "db:somewhere"], f"ranklens: {NOT_A_LOCATION}"),
     (["--backend", "{folder}", "--collection", "other"],
      "ranklens: {folder}: no collection 'other' (it has studio-alfa); ranklens push CORPUS --to ... makes one"),
     (["--collection", "studio-alfa"], "ranklens: --collection needs --backend"),
