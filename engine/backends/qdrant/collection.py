@@ -81,9 +81,6 @@ class PushedCollection:
     def notes(self) -> list[str]:
         return []
 
-    def report(self) -> list[str]:
-        return []
-
     def ranking(self, setup: Setup, corpus: Corpus) -> Setup:
         stored = self.stored if self.stored is not None else self._load(corpus.name)
         if setup.scorer == FUSION and (set(setup.fuse) != {SPARSE, DENSE} or setup.fusion_method != "rrf"):
