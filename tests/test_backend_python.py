@@ -52,6 +52,10 @@ def pairs(query, k):
     return [(doc.metadata["id"], score) for doc, score in store.similarity_search_with_score(query, k=k)]
 
 
+def negative(query, k):  # scores as a negated distance: all below 0, in the same order
+    return [{"id": hit["id"], "score": hit["score"] - 1000.0} for hit in search(query, k)]
+
+
 def not_a_list(query, k):
     return {"hits": []}
 
@@ -81,7 +85,7 @@ def module(folder: Path, rankings: dict) -> Path:
     return path
 
 
-@pytest.mark.parametrize("function", ["search", "pairs"])
+@pytest.mark.parametrize("function", ["search", "pairs", "negative"])
 def test_eval_through_a_function_equals_trec_eval_on_its_answers(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], function: str) -> None:
     path, qrels, rankings, texts = corpus(tmp_path)

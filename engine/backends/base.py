@@ -6,8 +6,8 @@ puts it behind the ``Scorer`` contract, so ``Retriever`` (search, evaluate,
 threshold, prompt), the runs and compare work over it unchanged: a search asks
 the engine for k results, an evaluation for ``depth`` (the ranks metrics such
 as MRR read), and a chunk the engine does not return scores the local scorer's
-floor (0 for BM25, -inf for dense vectors): below every returned one, and not
-retrieved (``engine/topk.py``'s ranking rule).
+floor (0 for BM25, -inf for dense vectors and for the user's own retriever): below
+every returned one, and not retrieved (``engine/topk.py``'s ranking rule).
 
 The chunks, their texts and the questions still come from the corpus loaded
 here; the fingerprint pushed with the collection (``engine/backends/fingerprint.py``)
@@ -209,9 +209,13 @@ class BackendScorer:
         return QueryScores(self.n, scores[order], ids[order], self.floor(query))
 
     def floor(self, query: QueryTerms) -> float:
-        """The local scorer's: what a chunk the query does not match scores."""
+        """The local scorer's: what a chunk the query does not match scores. A retriever whose scores are its own
+        (not ``twin``) has none: every hit it returns is retrieved, whatever its score (a negated distance or a
+        logit may be 0 or below)."""
         from ranklens.engine.topk import floor_of
 
+        if not getattr(self.backend, "twin", True):
+            return -float("inf")
         return floor_of(self.local, query)
 
     def gold_rank(self, query: QueryTerms, relevant: np.ndarray) -> int | None:
