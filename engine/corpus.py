@@ -8,11 +8,20 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 
+Heading = tuple[int, int, str]  # a heading of a document: offset in its text, level 1-6, title
+
+
 @dataclass(frozen=True, slots=True)
 class Document:
+    """A document of the corpus. Read from a file: ``file`` names it, ``pages`` holds the offset in
+    ``text`` where each page starts (page n at index n-1), ``headings`` its headings in order."""
+
     id: str
     title: str
     text: str
+    headings: tuple[Heading, ...] = ()
+    pages: tuple[int, ...] = ()
+    file: str = ""
 
 
 @dataclass(frozen=True, slots=True)
