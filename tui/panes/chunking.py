@@ -20,13 +20,14 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import DataTable, Input, Static
 
+from ranklens.engine.chunkers import CHUNKER_TABLE, CHUNKERS, default_window
 from ranklens.engine.corpus import Corpus, Document, normalise_space
 from ranklens.engine.experiments.chunking import (  # noqa: F401 - sweep_overlaps: the grid's columns, read by tests
     SWEEP_SIZES, ChunkSweep, Window, sweep_overlaps, sweep_windows,
 )
 from ranklens.engine.progress import Progress
 from ranklens.engine.settings import next_value
-from ranklens.engine.setup import CHUNKERS, setup_settings
+from ranklens.engine.setup import setup_settings
 from ranklens.tui.chunk_map import Verdict, chunk_map, find_verdict, legend
 from ranklens.tui.context import ChangeSetup, Context
 from ranklens.tui.heap import keep_built
@@ -60,12 +61,11 @@ class Preview:
 
 def make_preview(corpus: Corpus, doc: Document, window: Window, passages: int | None, sentence: str) -> Preview:
     """Cut ``doc`` (or its first ``passages`` passages) with ``window`` and draw it (in a worker)."""
-    from ranklens.engine.chunking import sentence_windows, word_windows  # numpy: loaded off the first paint
+    from ranklens.engine.chunking import cut  # numpy: loaded off the first paint
 
     own = [c for c in corpus.chunks if c.doc_id == doc.id]
     text = doc.text[:own[passages - 1].end] if passages and own else doc.text
-    cut = sentence_windows if window.chunker == "sentences" else word_windows
-    spans = cut(text, window.size, window.overlap)
+    spans = cut(text, window.size, window.overlap, window.chunker, doc.headings)
     verdict = find_verdict(text, spans, sentence)
     return Preview(window, doc.title or doc.id, passages if own else None, len(own), len(text.split()),
                    len(spans), chunk_map(text, spans, verdict.found_at if verdict else None, MAX_PREVIEW_CHARS),
@@ -95,6 +95,23 @@ def run_sweep(context: Context, chunker: str, progress: Progress) -> ChunkSweep:
     from ranklens.engine.experiments.chunking import chunk_sweep  # numpy: loaded off the first paint
 
     return chunk_sweep(context.workbench, context.setup, sweep_windows(chunker=chunker), progress, keep_built)
+
+
+def switched_window(before: Window, chunker: str) -> Window:
+    """The preview's window moved to another chunker. Sizes carry over between chunkers of one unit (words
+    and sentences); otherwise 100 words would become 100 characters: the chunker's defaults. An overlap in
+    other units restarts at the chunker's default too (20 words of overlap must not become 20 sentences)."""
+    now, was = CHUNKER_TABLE[chunker], CHUNKER_TABLE[before.chunker]
+    if now.unit != was.unit:
+        return Window(now.size, now.overlap, chunker)
+    if now.overlap_unit == was.overlap_unit:
+        return dataclasses.replace(before, chunker=chunker)
+    overlap = now.overlap if now.overlap_unit != now.unit else before.size // 5
+    return Window(before.size, max(0, min(overlap, before.size - 1)), chunker)
+
+
+def _count(n: int, unit: str) -> str:
+    return f"{n} {unit.removesuffix('s') if n == 1 else unit}"
 
 
 SIZE_KEYS = Binding.Group("size")
@@ -132,7 +149,8 @@ class ChunkingPane(WorkPane):
                 id="chunking.overlap_down"),
         Binding("O", "overlap(1)", "overlap", tooltip="Overlap: the next larger", group=OVERLAP_KEYS,
                 id="chunking.overlap_up"),
-        Binding("c", "chunker", "chunker", tooltip="Words / sentences", show=False, id="chunking.chunker"),
+        Binding("c", "chunker", "chunker", tooltip="Chunker: words, sentences, recursive, markdown, tokens",
+                show=False, id="chunking.chunker"),
         Binding("p", "passages", "passages", tooltip="First n passages / all", show=False, id="chunking.passages"),
         Binding("f", "find", "find", tooltip="Find a sentence", id="chunking.find"),
         Binding("n", "next_answer", "answer", tooltip="Fill in an answer", show=False, id="chunking.next_answer"),
@@ -185,9 +203,7 @@ class ChunkingPane(WorkPane):
         if moved and setup.size is not None:  # the app re-chunks now: preview what it uses
             self.window = Window(setup.size, setup.overlap, setup.chunker)
         elif self.window is None:
-            from ranklens.engine.retriever import DEFAULT_OVERLAP, DEFAULT_SIZE  # loaded already: a context exists
-
-            self.window = Window(DEFAULT_SIZE, DEFAULT_OVERLAP, "words")
+            self.window = Window(*default_window("words"), "words")
         self._start_preview()
 
     def _list_documents(self, corpus: Corpus) -> None:
@@ -253,18 +269,12 @@ class ChunkingPane(WorkPane):
     def action_chunker(self) -> None:
         if self.window is None:
             return
-        following = CHUNKERS[(CHUNKERS.index(self.window.chunker) + 1) % len(CHUNKERS)]
-        # The size counts words for both chunkers; the overlap counts sentences for sentences. Carried
-        # over as it is, 20 words of overlap would become 20 sentences: it restarts at each chunker's
-        # default (one sentence; a fifth of the size in words) and the notification says so.
         before = self.window
-        overlap = 1 if following == "sentences" else min(before.size - 1, max(0, before.size // 5))
-        self.window = dataclasses.replace(before, chunker=following, overlap=min(overlap, before.size - 1))
-        unit = "sentence" if following == "sentences" else "word"
-        was = "sentence" if before.chunker == "sentences" else "word"
-        self.notify(f"{following}: chunks of up to {before.size} words, overlap {self.window.overlap} "
-                    f"{unit}{'' if self.window.overlap == 1 else 's'} (was {before.overlap} "
-                    f"{was}{'' if before.overlap == 1 else 's'})")
+        self.window = switched_window(before, CHUNKERS[(CHUNKERS.index(before.chunker) + 1) % len(CHUNKERS)])
+        now, was = CHUNKER_TABLE[self.window.chunker], CHUNKER_TABLE[before.chunker]
+        size_was = f" (was {before.size} {was.unit})" if now.unit != was.unit else ""
+        self.notify(f"{now.name}: chunks of up to {self.window.size} {now.unit}{size_was}, overlap "
+                    f"{_count(self.window.overlap, now.overlap_unit)} (was {_count(before.overlap, was.overlap_unit)})")
         self._start_preview()
 
     def action_passages(self) -> None:
@@ -313,7 +323,7 @@ class ChunkingPane(WorkPane):
             return
         context, chunker = self._shown_for, self.window.chunker
         self.start_work("sweep", lambda progress: run_sweep(context, chunker, progress), self._show_sweep,
-                        label=f"sweeping {len(SWEEP_SIZES) * 2} chunkings")
+                        label=f"sweeping {len(CHUNKER_TABLE[chunker].sweep) * 2} chunkings")
 
     def _show_sweep(self, sweep: ChunkSweep | None) -> None:
         self.sweep = sweep
