@@ -249,5 +249,13 @@ def run_sweep_chunks(args: argparse.Namespace, overrides: dict[str, Any]) -> int
     say(f"★ best by {better_rule()}" + (" · whole: questions whose answer span some chunk holds whole"
                                         if sweep.spans else
                                         " · judged per document, no answer spans: no chunk can cut an answer"))
+    # a note of every window once (the model's own); one of some windows with it (chunks longer than the model's)
+    common = set.intersection(*(set(cell.notes) for cell in sweep.cells)) if sweep.cells else set()
+    for note in dict.fromkeys(note for cell in sweep.cells for note in cell.notes if note in common):
+        tell("note", note)
+    for cell in sweep.cells:
+        for note in cell.notes:
+            if note not in common:
+                tell("note", f"{cell.window.label}: {note}")
     say_metric_notes()
     return 0

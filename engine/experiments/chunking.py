@@ -76,10 +76,12 @@ class SweepCell:
     evaluation: Evaluation
     chunks: int  # how many chunks the corpus makes at this window
     whole: int  # questions with an answer span that lies whole in some chunk (have a relevant chunk)
+    notes: tuple[str, ...] = ()  # the retriever's at this window (chunks longer than a dense model's window)
 
     def to_dict(self) -> dict[str, Any]:
         return {"size": self.window.size, "overlap": self.window.overlap, "chunker": self.window.chunker,
-                "chunks": self.chunks, "whole": self.whole, "metrics": self.evaluation.metrics}
+                "chunks": self.chunks, "whole": self.whole, "metrics": self.evaluation.metrics,
+                "notes": list(self.notes)}
 
 
 @dataclass(frozen=True)
@@ -138,7 +140,7 @@ def chunk_sweep(workbench: Workbench, setup: Setup, windows: Sequence[Window] | 
             retriever = workbench.retriever(setup.replace(**window.changes()), report)
             evaluation = retriever.evaluate(report).evaluation
             whole = sum(1 for q in evaluation.per_question if q.rank is not None and q.id in spans)
-            cells.append(SweepCell(window, evaluation, len(retriever.chunks), whole))
+            cells.append(SweepCell(window, evaluation, len(retriever.chunks), whole, tuple(retriever.notes)))
             label = scorer_label(retriever.setup)
     except Cancelled:
         complete = False

@@ -25,9 +25,10 @@ from ranklens.engine.corpus import Corpus, Document, normalise_space
 from ranklens.engine.experiments.chunking import (  # noqa: F401 - sweep_overlaps: the grid's columns, read by tests
     SWEEP_SIZES, ChunkSweep, Window, sweep_overlaps, sweep_windows,
 )
+from ranklens.engine.model_window import WindowCheck
 from ranklens.engine.progress import Progress
 from ranklens.engine.settings import next_value
-from ranklens.engine.setup import setup_settings
+from ranklens.engine.setup import Setup, setup_settings
 from ranklens.tui.chunk_map import Verdict, chunk_map, find_verdict, legend
 from ranklens.tui.context import ChangeSetup, Context
 from ranklens.tui.heap import keep_built
@@ -57,11 +58,15 @@ class Preview:
     verdict: Verdict | None
     answers: tuple[str, ...]  # answer spans of the questions judged on this document
     truncated: bool
+    window_check: WindowCheck | None = None  # chunks longer than the dense model's window (e5-small)
 
 
-def make_preview(corpus: Corpus, doc: Document, window: Window, passages: int | None, sentence: str) -> Preview:
-    """Cut ``doc`` (or its first ``passages`` passages) with ``window`` and draw it (in a worker)."""
+def make_preview(corpus: Corpus, doc: Document, window: Window, passages: int | None, sentence: str,
+                 model: str | None = None) -> Preview:
+    """Cut ``doc`` (or its first ``passages`` passages) with ``window`` and draw it (in a worker); with the
+    dense scorer's ``model``, check which chunks outgrow its window."""
     from ranklens.engine.chunking import cut  # numpy: loaded off the first paint
+    from ranklens.engine.model_window import window_check
 
     own = [c for c in corpus.chunks if c.doc_id == doc.id]
     text = doc.text[:own[passages - 1].end] if passages and own else doc.text
@@ -69,7 +74,14 @@ def make_preview(corpus: Corpus, doc: Document, window: Window, passages: int | 
     verdict = find_verdict(text, spans, sentence)
     return Preview(window, doc.title or doc.id, passages if own else None, len(own), len(text.split()),
                    len(spans), chunk_map(text, spans, verdict.found_at if verdict else None, MAX_PREVIEW_CHARS),
-                   verdict, answer_spans(corpus, {doc.id, *(c.id for c in own)}, text), len(text) > MAX_PREVIEW_CHARS)
+                   verdict, answer_spans(corpus, {doc.id, *(c.id for c in own)}, text), len(text) > MAX_PREVIEW_CHARS,
+                   None if model is None else window_check(model, [text[s.start_char:s.end_char] for s in spans]))
+
+
+def dense_model(setup: Setup) -> str | None:
+    """The model whose window the chunks must fit: the dense scorer's, alone or fused."""
+    dense = setup.scorer == "dense" or (setup.scorer == "fusion" and "dense" in setup.fuse)
+    return setup.model if dense else None
 
 
 def answer_spans(corpus: Corpus, ids: set[str], text: str) -> tuple[str, ...]:
@@ -108,6 +120,14 @@ def switched_window(before: Window, chunker: str) -> Window:
         return dataclasses.replace(before, chunker=chunker)
     overlap = now.overlap if now.overlap_unit != now.unit else before.size // 5
     return Window(before.size, max(0, min(overlap, before.size - 1)), chunker)
+
+
+def _over_window(check: WindowCheck) -> str:
+    """" · chunks 3, 7 over e5-small's 512 tokens" (numbered from 1, as the map numbers them); "" when none is."""
+    if not check.over:
+        return ""
+    shown = ", ".join(str(i + 1) for i in check.over[:5]) + (", …" if len(check.over) > 5 else "")
+    return f" · chunk{'s' if len(check.over) > 1 else ''} {shown} over {check.model}'s {check.window} tokens"
 
 
 def _count(n: int, unit: str) -> str:
@@ -149,8 +169,7 @@ class ChunkingPane(WorkPane):
                 id="chunking.overlap_down"),
         Binding("O", "overlap(1)", "overlap", tooltip="Overlap: the next larger", group=OVERLAP_KEYS,
                 id="chunking.overlap_up"),
-        Binding("c", "chunker", "chunker", tooltip="Chunker: words, sentences, recursive, markdown, tokens",
-                show=False, id="chunking.chunker"),
+        Binding("c", "chunker", "chunker", tooltip="Next chunker", show=False, id="chunking.chunker"),
         Binding("p", "passages", "passages", tooltip="First n passages / all", show=False, id="chunking.passages"),
         Binding("f", "find", "find", tooltip="Find a sentence", id="chunking.find"),
         Binding("n", "next_answer", "answer", tooltip="Fill in an answer", show=False, id="chunking.next_answer"),
@@ -231,7 +250,8 @@ class ChunkingPane(WorkPane):
         doc = self._documents[self.query_one("#chunk-documents", KeyTable).cursor_row]
         window, passages = self.window, self.passages
         sentence = self.query_one("#chunk-find", FindBox).value
-        self.start_work("preview", lambda progress: make_preview(corpus, doc, window, passages, sentence),
+        model = dense_model(self._shown_for.setup)
+        self.start_work("preview", lambda progress: make_preview(corpus, doc, window, passages, sentence, model),
                         self._show_preview)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -307,6 +327,7 @@ class ChunkingPane(WorkPane):
             f" · {preview.words} words · {preview.window.label} → ",
             (f"{preview.chunks} chunk{'' if preview.chunks == 1 else 's'}", "bold"),
             f" · drawn up to {MAX_PREVIEW_CHARS:,} characters" if preview.truncated else "",
+            (_over_window(preview.window_check), "bold $warning") if preview.window_check else "",
         )
         self.query_one("#chunk-facts", FittedLine).say(facts)
         self.query_one("#chunk-text", Static).update(preview.view)
