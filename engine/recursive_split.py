@@ -22,37 +22,37 @@ LangChain's chunk is ``text[start:end]``.
 """
 from __future__ import annotations
 
-from collections import deque
+from bisect import bisect_left, bisect_right
+from itertools import accumulate
+from operator import sub
 
 SEPARATORS = ("\n\n", "\n", " ", "")
 
 Span = tuple[int, int]  # [start, end) in characters
 
 
-def recursive_spans(text: str, size: int, overlap: int, start: int = 0, end: int | None = None) -> list[Span]:
-    """The chunks of ``text[start:end]`` (the whole text by default) as offsets into ``text``."""
+def recursive_spans(text: str, size: int, overlap: int) -> list[Span]:
+    """The chunks of ``text`` as offsets into it."""
     spans: list[Span] = []
-    _split(text, start, len(text) if end is None else end, SEPARATORS, size, overlap, spans)
+    _split(text, 0, len(text), SEPARATORS, size, overlap, spans)
     return spans
 
 
 def _split(text: str, start: int, end: int, separators: tuple[str, ...], size: int, overlap: int,
            out: list[Span]) -> None:
     separator, finer = _separator(text, start, end, separators)
-    gathered: list[Span] = []
-    for piece in _pieces(text, start, end, separator):
-        if piece[1] - piece[0] < size:
-            gathered.append(piece)
-            continue
-        if gathered:
-            _merge(text, gathered, size, overlap, out)
-            gathered = []
+    bounds = _bounds(text, start, end, separator)  # piece k is [bounds[k], bounds[k + 1])
+    run = 0  # the first piece of the run of short pieces being gathered
+    for k in [k for k, length in enumerate(map(sub, bounds[1:], bounds)) if length >= size]:
+        if run < k:
+            _merge(text, bounds[run:k + 1], size, overlap, out)
         if finer:
-            _split(text, piece[0], piece[1], finer, size, overlap, out)
+            _split(text, bounds[k], bounds[k + 1], finer, size, overlap, out)
         else:
-            out.append(piece)
-    if gathered:
-        _merge(text, gathered, size, overlap, out)
+            out.append((bounds[k], bounds[k + 1]))
+        run = k + 1
+    if run < len(bounds) - 1:
+        _merge(text, bounds[run:], size, overlap, out)
 
 
 def _separator(text: str, start: int, end: int, separators: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
@@ -65,34 +65,31 @@ def _separator(text: str, start: int, end: int, separators: tuple[str, ...]) -> 
     return separators[-1], ()
 
 
-def _pieces(text: str, start: int, end: int, separator: str) -> list[Span]:
-    """The span cut before each occurrence of ``separator`` (non-overlapping, left to right); no empty piece."""
+def _bounds(text: str, start: int, end: int, separator: str) -> list[int]:
+    """Where the pieces of the span begin, then its end: cut before each occurrence of ``separator``
+    (non-overlapping, left to right), no empty piece."""
     if separator == "":
-        return [(i, i + 1) for i in range(start, end)]
-    cuts = []
-    at = text.find(separator, start, end)
-    while at != -1:
-        cuts.append(at)
-        at = text.find(separator, at + len(separator), end)
-    bounds = [start, *cuts, end]
-    return [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
+        return list(range(start, end + 1))
+    parts = text[start:end].split(separator)
+    after_first = list(accumulate([len(separator) + len(part) for part in parts[1:]], initial=start + len(parts[0])))
+    return [start, *after_first] if parts[0] else after_first  # an empty first piece is no piece
 
 
-def _merge(text: str, pieces: list[Span], size: int, overlap: int, out: list[Span]) -> None:
-    """Consecutive pieces merged into chunks of at most ``size`` characters, overlapping by up to ``overlap``."""
-    window: deque[Span] = deque()
-    total = 0
-    for piece in pieces:
-        length = piece[1] - piece[0]
-        if total + length > size and window:
-            _emit(text, window[0][0], window[-1][1], out)
-            while total > overlap or (total + length > size and total > 0):
-                first = window.popleft()
-                total -= first[1] - first[0]
-        window.append(piece)
-        total += length
-    if window:
-        _emit(text, window[0][0], window[-1][1], out)
+def _merge(text: str, bounds: list[int], size: int, overlap: int, out: list[Span]) -> None:
+    """Consecutive pieces (each shorter than ``size``; piece k is [bounds[k], bounds[k + 1])) merged into
+    chunks of at most ``size`` characters, each next one keeping the last pieces of the one before that add
+    up to at most ``overlap`` and leave room for the piece that did not fit."""
+    last = len(bounds) - 1
+    first = 0
+    while True:
+        # as many pieces as fit: bounds[stop] - bounds[first] <= size
+        stop = bisect_right(bounds, bounds[first] + size, first + 1) - 1
+        _emit(text, bounds[first], bounds[stop], out)
+        if stop == last:
+            return
+        kept = max(bisect_left(bounds, bounds[stop] - overlap, first), bisect_left(bounds, bounds[stop + 1] - size,
+                                                                                   first))
+        first = min(kept, stop)
 
 
 def _emit(text: str, start: int, end: int, out: list[Span]) -> None:
