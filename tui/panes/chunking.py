@@ -72,10 +72,13 @@ def make_preview(corpus: Corpus, doc: Document, window: Window, passages: int | 
     text = doc.text[:own[passages - 1].end] if passages and own else doc.text
     spans = cut(text, window.size, window.overlap, window.chunker, doc.headings)
     verdict = find_verdict(text, spans, sentence)
+    check = None if model is None else window_check(model, [text[s.start_char:s.end_char] for s in spans])
+    ends = [spans[i].start_char + at for i, at in zip(check.over, check.ends)] if check else []
     return Preview(window, doc.title or doc.id, passages if own else None, len(own), len(text.split()),
-                   len(spans), chunk_map(text, spans, verdict.found_at if verdict else None, MAX_PREVIEW_CHARS),
+                   len(spans), chunk_map(text, spans, verdict.found_at if verdict else None, MAX_PREVIEW_CHARS,
+                                         ends, check.window if check else 0),
                    verdict, answer_spans(corpus, {doc.id, *(c.id for c in own)}, text), len(text) > MAX_PREVIEW_CHARS,
-                   None if model is None else window_check(model, [text[s.start_char:s.end_char] for s in spans]))
+                   check)
 
 
 def dense_model(setup: Setup) -> str | None:
