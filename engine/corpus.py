@@ -8,6 +8,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 
+Heading = tuple[int, int, str]  # a heading of a document: offset in its text, level 1-6, title
+
+
 @dataclass(frozen=True, slots=True)
 class Document:
     """A document's extracted text and, when its reader knows them, where its parts are in that text."""
@@ -15,8 +18,7 @@ class Document:
     id: str
     title: str
     text: str
-    # (start offset in ``text``, level 1-6, heading text), in the order of the text
-    headings: tuple[tuple[int, int, str], ...] = ()
+    headings: tuple[Heading, ...] = ()  # in the order of the text
     pages: tuple[int, ...] = ()  # start offset in ``text`` of each page or slide: page n is pages[n - 1]
     file: str = ""  # the file it was read from, relative to the corpus folder ("" when not known)
 

@@ -35,7 +35,7 @@ from ranklens.engine.source import chunk_source, citation
 from ranklens.engine.scoring.base import BatchTopK, Scorer, TouchedScores, capable
 from ranklens.engine.scoring.explain import Explanation
 from ranklens.engine.scoring.registry import ScorerInputs, ScorerSpec, spec
-from ranklens.engine.settings import DEFAULT_OVERLAP, DEFAULT_SIZE
+from ranklens.engine.chunkers import default_window
 from ranklens.engine.setup import Setup
 from ranklens.engine.tables import ChunkTable, DocumentTable, index_texts, take
 from ranklens.engine.termindex import QueryTerms, TermIndex
@@ -51,15 +51,16 @@ TOP_AHEAD_BATCH = 64  # questions per progress report, and per round trip of an 
 def setup_for(corpus: Corpus, *overrides: dict, source: str = "settings") -> Setup:
     """The corpus' own settings, then the caller's: how every front end builds a setup.
 
-    Raw documents (no passages of their own) are chunked 100/20 unless a layer says
-    otherwise; the setup names that chunking, so what it shows and steps from is what runs.
+    Raw documents (no passages of their own) are chunked at their chunker's default (100/20 words)
+    unless a layer says otherwise; the setup names that chunking, so what it shows and steps from is what runs.
     The dense model is the lesson's e5-small for a corpus in a language the lesson covers,
     when the neural extra has it (``model_names.default_model``).
     """
     own = {key: value for key, value in corpus.settings.items() if key != GRADE_KEY}  # the corpus', not the setup's
     layers = (own, *overrides)
     sized = any(layer.get("size") is not None for layer in layers)
-    base: dict = {} if corpus.chunks or sized else {"size": DEFAULT_SIZE, "overlap": DEFAULT_OVERLAP}
+    chunker = next((layer["chunker"] for layer in reversed(layers) if layer.get("chunker") is not None), "words")
+    base: dict = {} if corpus.chunks or sized else dict(zip(("size", "overlap"), default_window(chunker)))
     language = corpus.settings.get("language")
     model = default_model(language if isinstance(language, str) else None)
     if model is not None:
@@ -195,7 +196,7 @@ class Workbench:
     def _chunk_key(self, setup: Setup) -> tuple:
         if setup.size is None and len(self.corpus.chunks) > 0:
             return ("native",)
-        return (setup.chunker, setup.size or DEFAULT_SIZE, setup.overlap if setup.size else DEFAULT_OVERLAP)
+        return (setup.chunker, *((setup.size, setup.overlap) if setup.size else default_window(setup.chunker)))
 
     def _chunking(self, key: tuple, setup: Setup, progress: Progress) -> Sequence[Chunk]:
         if key in self._chunkings:

@@ -25,7 +25,6 @@ from collections.abc import Callable, Sequence
 from ranklens.engine.errors import RanklensError
 
 LANGUAGES = ("it", "en", "es")
-CHUNKERS = ("words", "sentences")
 BM25_VARIANTS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
 DELTA_VARIANTS = ("bm25l", "bm25+")  # the BM25 variants that add delta to every term frequency component
 # rrf: reciprocal rank fusion; sum: the mean of min-max normalised scores; minmax and zscore: a convex
@@ -34,12 +33,11 @@ FUSION_METHODS = ("rrf", "sum", "minmax", "zscore")
 WEIGHTED_FUSIONS = ("minmax", "zscore")  # the fusion methods that take fusion_weight
 SKLEARN_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 MAX_DECIMALS = 12  # a float64 score has no more digits worth printing
-DEFAULT_SIZE = 100  # words per chunk for raw documents when nothing says otherwise
-DEFAULT_OVERLAP = 20
 # Chunk sizes and overlaps a key steps through: the lesson's 20/8 and 40/10 on the way, then
-# sizes a real corpus would use. The default chunking of raw documents is 100/20.
-SIZE_LADDER = (10, 20, 30, 40, 50, 60, 80, 100, 120, 150, 200, 250, 300, 400, 500, 750, 1000)
-OVERLAP_LADDER = (0, 2, 4, 5, 8, 10, 15, 20, 25, 30, 40, 50, 75, 100, 150, 200, 250)
+# sizes a real corpus would use, in words, characters (recursive, markdown: 1000/200) or tokens.
+SIZE_LADDER = (10, 20, 30, 40, 50, 60, 80, 100, 120, 150, 200, 250, 300, 400, 500, 750, 1000, 1500, 2000, 3000,
+               4000)
+OVERLAP_LADDER = (0, 2, 4, 5, 8, 10, 15, 20, 25, 30, 40, 50, 75, 100, 150, 200, 250, 300, 400, 500)
 # The lesson's LSA table runs 4/8/12/16 dimensions; past those, sizes a real corpus would use.
 DIMS_LADDER = (2, 4, 8, 12, 16, 24, 32, 50, 64, 100, 128, 200, 256, 300, 400, 512)
 

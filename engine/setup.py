@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Mapping
 
+from ranklens.engine.chunkers import CHUNKER_TABLE, CHUNKERS
 from ranklens.engine.scoring.registry import fusable_names, scorer_names, spec
 from ranklens.engine.settings import (
-    BM25_VARIANTS, CHUNKERS, DIMS_LADDER, FUSION_METHODS, LANGUAGES, MAX_DECIMALS, OVERLAP_LADDER,
+    BM25_VARIANTS, DIMS_LADDER, FUSION_METHODS, LANGUAGES, MAX_DECIMALS, OVERLAP_LADDER,
     SIZE_LADDER, SKLEARN_TOKEN_PATTERN, Setting, SettingError, Step, check_value, setting, settings_of,
 )
 
@@ -90,11 +91,14 @@ class Setup:
     cells: int | None = setting(None, "--ann ivf: k-means cells (default: the square root of the chunks)",
                                 minimum=1, title="IVF cells")
     # chunking of raw documents; None keeps the corpus' own chunks
-    size: int | None = setting(None, "re-chunk documents: words (or sentences) per chunk", minimum=1,
-                               step=Step(ladder=SIZE_LADDER), title="chunk size")
-    overlap: int = setting(0, "words (or sentences) shared by consecutive chunks", minimum=0,
-                           step=Step(ladder=OVERLAP_LADDER), title="chunk overlap")
-    chunker: str = setting("words", "cut chunks by words or by whole sentences", choices=CHUNKERS)
+    size: int | None = setting(None, "re-chunk documents: chunk size in the chunker's unit (words for words and "
+                               "sentences, characters for recursive and markdown, model tokens for tokens)",
+                               minimum=1, step=Step(ladder=SIZE_LADDER), title="chunk size")
+    overlap: int = setting(0, "what consecutive chunks share, in the chunker's unit (sentences for sentences)",
+                           minimum=0, step=Step(ladder=OVERLAP_LADDER), title="chunk overlap")
+    chunker: str = setting("words", "how documents are cut: words, sentences (whole ones), recursive "
+                           "(LangChain's recursive character splitter), markdown (sections by heading, then "
+                           "recursive) or tokens (e5-small's tokens, neural extra)", choices=CHUNKERS)
     index_title: bool = setting(False, "index each document's title with its chunks "
                                 "(on for BEIR records with titles, unless ranklens.toml says otherwise)")
     language: str | None = setting(None, "the corpus' language", choices=LANGUAGES)
@@ -148,7 +152,7 @@ class Setup:
         if self.fold_accents:
             parts.append("fold accents")
         if self.size is not None:
-            parts.append(f"chunks {self.chunker} {self.size}/{self.overlap}")
+            parts.append(f"chunks {CHUNKER_TABLE[self.chunker].window_label(self.size, self.overlap)}")
         if self.rerank:
             parts.append(f"rerank {Path(self.rerank).name} top {self.rerank_top}")
         ann = self.ann if spec(self.scorer).vectors else None  # a lexical scorer ranks exactly

@@ -124,7 +124,7 @@ def test_the_default_grid_and_its_winner(studio_alfa: Workbench) -> None:
     assert sweep.columns == 2 and sweep.complete and sweep.scorer == "TF-IDF"
     mrr = [round(c.evaluation.metrics["mrr"], 9) for c in sweep.cells]
     assert mrr[sweep.winner] == max(mrr)
-    assert json.loads(json.dumps(sweep.to_dict()))["best"] == {"size": 100, "overlap": 0}
+    assert json.loads(json.dumps(sweep.to_dict()))["best"] == {"size": 100, "overlap": 0, "chunker": "words"}
 
 
 def test_cancelling_the_sweep_keeps_the_windows_measured(studio_alfa: Workbench) -> None:
@@ -247,7 +247,7 @@ def test_compare_scorers_on_the_command_line(capsys) -> None:
 def test_sweep_chunks_on_the_command_line(capsys) -> None:
     data = run_cli(capsys, "sweep", "chunks", "studio-alfa", "--sizes", "20,40", "--overlaps", "0,10", "--json").json
     assert [(c["size"], c["overlap"]) for c in data["cells"]] == [(20, 0), (20, 10), (40, 0), (40, 10)]
-    assert data["best"] == {"size": 40, "overlap": 10} and data["complete"]
+    assert data["best"] == {"size": 40, "overlap": 10, "chunker": "words"} and data["complete"]
     human = run_cli(capsys, "sweep", "chunks", "studio-alfa", "--sizes", "40", "--overlaps", "10")
     assert human.status == 0 and "★    40      10      18   15/15" in human.out
 

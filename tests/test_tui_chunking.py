@@ -184,9 +184,9 @@ async def test_typing_in_the_find_box_previews_once_when_typing_pauses(monkeypat
     made: list[str] = []
     real = chunking_module.make_preview
 
-    def counted(corpus, doc, window, passages, sentence):  # noqa: ANN001, ANN202
+    def counted(corpus, doc, window, passages, sentence, *model):  # noqa: ANN001, ANN002, ANN202
         made.append(sentence)
-        return real(corpus, doc, window, passages, sentence)
+        return real(corpus, doc, window, passages, sentence, *model)
 
     app = PaneHarness(ChunkingPane, overrides={"size": 20, "overlap": 8})
     async with app.run_test(size=(100, 30)) as pilot:

@@ -88,7 +88,11 @@ async def test_switching_to_sentences_says_what_the_numbers_now_count() -> None:
         assert (pane.window.size, pane.window.overlap) == (100, 1)
         said = notifications(app)[-1]
         assert "overlap 1 sentence" in said and "was 20 words" in said
-        await pilot.press("c")
+        await pilot.press("c")  # recursive: 100 words are not 100 characters, its own defaults
+        await settle(pilot)
+        assert (pane.window.chunker, pane.window.size, pane.window.overlap) == ("recursive", 1000, 200)
+        assert "1000 characters (was 100 words)" in notifications(app)[-1]
+        await pilot.press("c", "c", "c")  # markdown, tokens, and words again
         await settle(pilot)
         assert (pane.window.chunker, pane.window.overlap) == ("words", 20)
         assert "overlap 20 words" in notifications(app)[-1]

@@ -24,6 +24,7 @@ CHUNK_STYLES = ("on $primary 40%", "on $success 30%")  # even and odd chunks: tw
 OVERLAP_STYLE = "bold on $warning 55%"  # text that sits in two chunks or more
 START_STYLE = "bold reverse"  # light on dark whatever the chunk colours around it
 FOUND_STYLE = "underline bold"
+WINDOW_STYLE = "bold reverse $error"  # where a dense model's window ends inside a chunk
 
 
 @dataclass(frozen=True)
@@ -68,11 +69,14 @@ def find_verdict(text: str, spans: Sequence[Span], sentence: str) -> Verdict | N
     return Verdict("not in this text", False)
 
 
-def chunk_map(text: str, spans: Sequence[Span], found: tuple[int, int] | None, limit: int) -> Content:
-    """The first ``limit`` characters of ``text`` with the chunk styles and start numbers."""
+def chunk_map(text: str, spans: Sequence[Span], found: tuple[int, int] | None, limit: int,
+              window_ends: Sequence[int] = (), window: int = 0) -> Content:
+    """The first ``limit`` characters of ``text`` with the chunk styles and start numbers, and a mark
+    ``⟪window⟫`` at each of ``window_ends``: where a model's window ends inside a chunk longer than it."""
     end = min(len(text), limit)
     starts = {s.start_char: i for i, s in enumerate(spans)}
-    cuts = {0, end} | {s.start_char for s in spans} | {s.end_char for s in spans}
+    marks = set(window_ends)
+    cuts = {0, end} | {s.start_char for s in spans} | {s.end_char for s in spans} | {m for m in marks if m < end}
     if found:
         cuts |= set(found)
     bounds = sorted(c for c in cuts if 0 <= c <= end)
@@ -85,6 +89,8 @@ def chunk_map(text: str, spans: Sequence[Span], found: tuple[int, int] | None, l
             active.append(following)
             following += 1
         active = [i for i in active if spans[i].end_char >= b]
+        if a in marks:
+            parts.append((f"⟪{window}⟫", WINDOW_STYLE))
         if a in starts:
             parts.append((f"‹{starts[a] + 1}›", START_STYLE))
         piece = Content.styled(clean(text[a:b]), _style(active))

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 from collections.abc import Callable, Mapping
 
-from ranklens.engine.settings import DEFAULT_OVERLAP, DEFAULT_SIZE, LANGUAGES, Setting, next_value
+from ranklens.engine.chunkers import default_window
+from ranklens.engine.settings import LANGUAGES, Setting, next_value
 from ranklens.engine.setup import Setup, setup_settings
 
 Changes = dict[str, Any]
@@ -51,7 +52,7 @@ _OPTIONS: dict[str, Callable[[Setup, Mapping[str, Any]], list[str]]] = {
 
 def _effective_chunking(setup: Setup) -> tuple[int, int]:
     """(size, overlap) that a re-chunking starts from: the setup's, or the default for own passages."""
-    return (setup.size, setup.overlap) if setup.size is not None else (DEFAULT_SIZE, DEFAULT_OVERLAP)
+    return (setup.size, setup.overlap) if setup.size is not None else default_window(setup.chunker)
 
 
 def _move(spec: Setting, up: bool) -> Change:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ranklens.engine.chunkers import CHUNKER_TABLE
 from ranklens.engine.errors import Cancelled, RanklensError
 from ranklens.engine.experiments.common import Checkpoint, no_checkpoint, ranking, scorer_label, stage
 from ranklens.engine.progress import Progress, no_progress
@@ -24,21 +25,20 @@ if TYPE_CHECKING:  # numpy comes with these; importing this module must stay che
     from ranklens.engine.retriever import Workbench
     from ranklens.engine.setup import Setup
 
-SWEEP_SIZES = (20, 40, 60, 100)
+SWEEP_SIZES = CHUNKER_TABLE["words"].sweep
 
 
 @dataclass(frozen=True)
 class Window:
-    """A chunking: how many words (or sentences' words) per chunk, how many shared, by which chunker."""
+    """A chunking: chunk size and overlap in the chunker's units (engine/chunkers.py), and the chunker."""
 
     size: int
     overlap: int
-    chunker: str  # "words" or "sentences" (then size and overlap count sentences' words / sentences)
+    chunker: str
 
     @property
     def label(self) -> str:
-        unit = " (overlap in sentences)" if self.chunker == "sentences" else ""
-        return f"{self.chunker} {self.size}/{self.overlap}{unit}"
+        return CHUNKER_TABLE[self.chunker].window_label(self.size, self.overlap)
 
     def changes(self) -> dict[str, Any]:
         """The setup fields this window sets."""
@@ -50,9 +50,11 @@ def sweep_overlaps(size: int, chunker: str) -> tuple[int, int]:
     return (0, 1) if chunker == "sentences" else (0, size // 4)
 
 
-def sweep_windows(sizes: Sequence[int] = SWEEP_SIZES, overlaps: Sequence[int] | None = None,
+def sweep_windows(sizes: Sequence[int] | None = None, overlaps: Sequence[int] | None = None,
                   chunker: str = "words") -> tuple[Window, ...]:
-    """Size-major windows: each size with each overlap (default: ``sweep_overlaps`` of the size)."""
+    """Size-major windows: each size (default: the chunker's sweep sizes) with each overlap (default:
+    ``sweep_overlaps`` of the size)."""
+    sizes = CHUNKER_TABLE[chunker].sweep if sizes is None else sizes
     if not sizes:
         raise SettingError("size", "the sweep needs at least one size")
     windows = []
@@ -74,10 +76,12 @@ class SweepCell:
     evaluation: Evaluation
     chunks: int  # how many chunks the corpus makes at this window
     whole: int  # questions with an answer span that lies whole in some chunk (have a relevant chunk)
+    notes: tuple[str, ...] = ()  # the retriever's at this window (chunks longer than a dense model's window)
 
     def to_dict(self) -> dict[str, Any]:
         return {"size": self.window.size, "overlap": self.window.overlap, "chunker": self.window.chunker,
-                "chunks": self.chunks, "whole": self.whole, "metrics": self.evaluation.metrics}
+                "chunks": self.chunks, "whole": self.whole, "metrics": self.evaluation.metrics,
+                "notes": list(self.notes)}
 
 
 @dataclass(frozen=True)
@@ -94,14 +98,15 @@ class ChunkSweep:
     @property
     def columns(self) -> int:
         """Overlaps per size: the width of the size x overlap grid."""
-        first = self.windows[0].size
-        return sum(1 for w in self.windows if w.size == first)
+        first = self.windows[0]
+        return sum(1 for w in self.windows if (w.size, w.chunker) == (first.size, first.chunker))
 
     def to_dict(self) -> dict[str, Any]:
         best = None if self.winner is None else self.cells[self.winner].window
         return {"corpus": self.corpus, "scorer": self.scorer, "questions": self.questions,
                 "answer_spans": self.spans, "complete": self.complete, "cells": [c.to_dict() for c in self.cells],
-                "best": None if best is None else {"size": best.size, "overlap": best.overlap}}
+                "best": None if best is None else {"size": best.size, "overlap": best.overlap,
+                                                   "chunker": best.chunker}}
 
 
 def judged_questions(workbench: Workbench) -> list:
@@ -135,7 +140,7 @@ def chunk_sweep(workbench: Workbench, setup: Setup, windows: Sequence[Window] | 
             retriever = workbench.retriever(setup.replace(**window.changes()), report)
             evaluation = retriever.evaluate(report).evaluation
             whole = sum(1 for q in corpus.answerable if q.id in spans and retriever.relevant(q))
-            cells.append(SweepCell(window, evaluation, len(retriever.chunks), whole))
+            cells.append(SweepCell(window, evaluation, len(retriever.chunks), whole, tuple(retriever.notes)))
             label = scorer_label(retriever.setup)
     except Cancelled:
         complete = False

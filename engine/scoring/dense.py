@@ -117,6 +117,7 @@ class DenseScorer:
 
 def build(inputs: ScorerInputs) -> DenseScorer:
     from ranklens.engine.model_names import bundled_label
+    from ranklens.engine.model_window import window_check
     from ranklens.engine.models import load_encoder
 
     model_name = inputs.setup.model
@@ -125,4 +126,8 @@ def build(inputs: ScorerInputs) -> DenseScorer:
     # loading takes seconds (wordllama: 2 s) and reports nothing itself: say what the wait is for
     inputs.progress(0, 1, f"loading model {bundled_label(model_name) or model_name}")
     model = load_encoder(model_name)
-    return DenseScorer.fit(model, inputs.texts(), inputs.cache_dir, inputs.progress)
+    scorer = DenseScorer.fit(model, inputs.texts(), inputs.cache_dir, inputs.progress)
+    check = window_check(model_name, inputs.texts())
+    if check is not None and check.over:  # the vectors measured are not those a truncating pipeline makes
+        scorer.notes.append(check.note())
+    return scorer

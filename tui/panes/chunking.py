@@ -20,13 +20,15 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import DataTable, Input, Static
 
+from ranklens.engine.chunkers import CHUNKER_TABLE, CHUNKERS, default_window
 from ranklens.engine.corpus import Corpus, Document, normalise_space
 from ranklens.engine.experiments.chunking import (  # noqa: F401 - sweep_overlaps: the grid's columns, read by tests
     SWEEP_SIZES, ChunkSweep, Window, sweep_overlaps, sweep_windows,
 )
+from ranklens.engine.model_window import WindowCheck
 from ranklens.engine.progress import Progress
 from ranklens.engine.settings import next_value
-from ranklens.engine.setup import CHUNKERS, setup_settings
+from ranklens.engine.setup import Setup, setup_settings
 from ranklens.tui.chunk_map import Verdict, chunk_map, find_verdict, legend
 from ranklens.tui.context import ChangeSetup, Context
 from ranklens.tui.heap import keep_built
@@ -56,20 +58,33 @@ class Preview:
     verdict: Verdict | None
     answers: tuple[str, ...]  # answer spans of the questions judged on this document
     truncated: bool
+    window_check: WindowCheck | None = None  # chunks longer than the dense model's window (e5-small)
 
 
-def make_preview(corpus: Corpus, doc: Document, window: Window, passages: int | None, sentence: str) -> Preview:
-    """Cut ``doc`` (or its first ``passages`` passages) with ``window`` and draw it (in a worker)."""
-    from ranklens.engine.chunking import sentence_windows, word_windows  # numpy: loaded off the first paint
+def make_preview(corpus: Corpus, doc: Document, window: Window, passages: int | None, sentence: str,
+                 model: str | None = None) -> Preview:
+    """Cut ``doc`` (or its first ``passages`` passages) with ``window`` and draw it (in a worker); with the
+    dense scorer's ``model``, check which chunks outgrow its window."""
+    from ranklens.engine.chunking import cut  # numpy: loaded off the first paint
+    from ranklens.engine.model_window import window_check
 
     own = [c for c in corpus.chunks if c.doc_id == doc.id]
     text = doc.text[:own[passages - 1].end] if passages and own else doc.text
-    cut = sentence_windows if window.chunker == "sentences" else word_windows
-    spans = cut(text, window.size, window.overlap)
+    spans = cut(text, window.size, window.overlap, window.chunker, doc.headings)
     verdict = find_verdict(text, spans, sentence)
+    check = None if model is None else window_check(model, [text[s.start_char:s.end_char] for s in spans])
+    ends = [spans[i].start_char + at for i, at in zip(check.over, check.ends)] if check else []
     return Preview(window, doc.title or doc.id, passages if own else None, len(own), len(text.split()),
-                   len(spans), chunk_map(text, spans, verdict.found_at if verdict else None, MAX_PREVIEW_CHARS),
-                   verdict, answer_spans(corpus, {doc.id, *(c.id for c in own)}, text), len(text) > MAX_PREVIEW_CHARS)
+                   len(spans), chunk_map(text, spans, verdict.found_at if verdict else None, MAX_PREVIEW_CHARS,
+                                         ends, check.window if check else 0),
+                   verdict, answer_spans(corpus, {doc.id, *(c.id for c in own)}, text), len(text) > MAX_PREVIEW_CHARS,
+                   check)
+
+
+def dense_model(setup: Setup) -> str | None:
+    """The model whose window the chunks must fit: the dense scorer's, alone or fused."""
+    dense = setup.scorer == "dense" or (setup.scorer == "fusion" and "dense" in setup.fuse)
+    return setup.model if dense else None
 
 
 def answer_spans(corpus: Corpus, ids: set[str], text: str) -> tuple[str, ...]:
@@ -95,6 +110,31 @@ def run_sweep(context: Context, chunker: str, progress: Progress) -> ChunkSweep:
     from ranklens.engine.experiments.chunking import chunk_sweep  # numpy: loaded off the first paint
 
     return chunk_sweep(context.workbench, context.setup, sweep_windows(chunker=chunker), progress, keep_built)
+
+
+def switched_window(before: Window, chunker: str) -> Window:
+    """The preview's window moved to another chunker. Sizes carry over between chunkers of one unit (words
+    and sentences); otherwise 100 words would become 100 characters: the chunker's defaults. An overlap in
+    other units restarts at the chunker's default too (20 words of overlap must not become 20 sentences)."""
+    now, was = CHUNKER_TABLE[chunker], CHUNKER_TABLE[before.chunker]
+    if now.unit != was.unit:
+        return Window(now.size, now.overlap, chunker)
+    if now.overlap_unit == was.overlap_unit:
+        return dataclasses.replace(before, chunker=chunker)
+    overlap = now.overlap if now.overlap_unit != now.unit else before.size // 5
+    return Window(before.size, max(0, min(overlap, before.size - 1)), chunker)
+
+
+def _over_window(check: WindowCheck) -> str:
+    """" · chunks 3, 7 over e5-small's 512 tokens" (numbered from 1, as the map numbers them); "" when none is."""
+    if not check.over:
+        return ""
+    shown = ", ".join(str(i + 1) for i in check.over[:5]) + (", …" if len(check.over) > 5 else "")
+    return f" · chunk{'s' if len(check.over) > 1 else ''} {shown} over {check.model}'s {check.window} tokens"
+
+
+def _count(n: int, unit: str) -> str:
+    return f"{n} {unit.removesuffix('s') if n == 1 else unit}"
 
 
 SIZE_KEYS = Binding.Group("size")
@@ -132,7 +172,7 @@ class ChunkingPane(WorkPane):
                 id="chunking.overlap_down"),
         Binding("O", "overlap(1)", "overlap", tooltip="Overlap: the next larger", group=OVERLAP_KEYS,
                 id="chunking.overlap_up"),
-        Binding("c", "chunker", "chunker", tooltip="Words / sentences", show=False, id="chunking.chunker"),
+        Binding("c", "chunker", "chunker", tooltip="Next chunker", show=False, id="chunking.chunker"),
         Binding("p", "passages", "passages", tooltip="First n passages / all", show=False, id="chunking.passages"),
         Binding("f", "find", "find", tooltip="Find a sentence", id="chunking.find"),
         Binding("n", "next_answer", "answer", tooltip="Fill in an answer", show=False, id="chunking.next_answer"),
@@ -185,9 +225,7 @@ class ChunkingPane(WorkPane):
         if moved and setup.size is not None:  # the app re-chunks now: preview what it uses
             self.window = Window(setup.size, setup.overlap, setup.chunker)
         elif self.window is None:
-            from ranklens.engine.retriever import DEFAULT_OVERLAP, DEFAULT_SIZE  # loaded already: a context exists
-
-            self.window = Window(DEFAULT_SIZE, DEFAULT_OVERLAP, "words")
+            self.window = Window(*default_window("words"), "words")
         self._start_preview()
 
     def _list_documents(self, corpus: Corpus) -> None:
@@ -215,7 +253,8 @@ class ChunkingPane(WorkPane):
         doc = self._documents[self.query_one("#chunk-documents", KeyTable).cursor_row]
         window, passages = self.window, self.passages
         sentence = self.query_one("#chunk-find", FindBox).value
-        self.start_work("preview", lambda progress: make_preview(corpus, doc, window, passages, sentence),
+        model = dense_model(self._shown_for.setup)
+        self.start_work("preview", lambda progress: make_preview(corpus, doc, window, passages, sentence, model),
                         self._show_preview)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -253,18 +292,12 @@ class ChunkingPane(WorkPane):
     def action_chunker(self) -> None:
         if self.window is None:
             return
-        following = CHUNKERS[(CHUNKERS.index(self.window.chunker) + 1) % len(CHUNKERS)]
-        # The size counts words for both chunkers; the overlap counts sentences for sentences. Carried
-        # over as it is, 20 words of overlap would become 20 sentences: it restarts at each chunker's
-        # default (one sentence; a fifth of the size in words) and the notification says so.
         before = self.window
-        overlap = 1 if following == "sentences" else min(before.size - 1, max(0, before.size // 5))
-        self.window = dataclasses.replace(before, chunker=following, overlap=min(overlap, before.size - 1))
-        unit = "sentence" if following == "sentences" else "word"
-        was = "sentence" if before.chunker == "sentences" else "word"
-        self.notify(f"{following}: chunks of up to {before.size} words, overlap {self.window.overlap} "
-                    f"{unit}{'' if self.window.overlap == 1 else 's'} (was {before.overlap} "
-                    f"{was}{'' if before.overlap == 1 else 's'})")
+        self.window = switched_window(before, CHUNKERS[(CHUNKERS.index(before.chunker) + 1) % len(CHUNKERS)])
+        now, was = CHUNKER_TABLE[self.window.chunker], CHUNKER_TABLE[before.chunker]
+        size_was = f" (was {before.size} {was.unit})" if now.unit != was.unit else ""
+        self.notify(f"{now.name}: chunks of up to {self.window.size} {now.unit}{size_was}, overlap "
+                    f"{_count(self.window.overlap, now.overlap_unit)} (was {_count(before.overlap, was.overlap_unit)})")
         self._start_preview()
 
     def action_passages(self) -> None:
@@ -297,6 +330,7 @@ class ChunkingPane(WorkPane):
             f" · {preview.words} words · {preview.window.label} → ",
             (f"{preview.chunks} chunk{'' if preview.chunks == 1 else 's'}", "bold"),
             f" · drawn up to {MAX_PREVIEW_CHARS:,} characters" if preview.truncated else "",
+            (_over_window(preview.window_check), "bold $warning") if preview.window_check else "",
         )
         self.query_one("#chunk-facts", FittedLine).say(facts)
         self.query_one("#chunk-text", Static).update(preview.view)
@@ -313,7 +347,7 @@ class ChunkingPane(WorkPane):
             return
         context, chunker = self._shown_for, self.window.chunker
         self.start_work("sweep", lambda progress: run_sweep(context, chunker, progress), self._show_sweep,
-                        label=f"sweeping {len(SWEEP_SIZES) * 2} chunkings")
+                        label=f"sweeping {len(CHUNKER_TABLE[chunker].sweep) * 2} chunkings")
 
     def _show_sweep(self, sweep: ChunkSweep | None) -> None:
         self.sweep = sweep
