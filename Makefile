@@ -1,5 +1,7 @@
-# Quick start: `make run` opens the TUI on the bundled corpus, `make test` runs the suite
-# (4 workers: the TUI tests mostly wait on the event loop, so they overlap well on 2 cores).
+# Quick start: `make run` opens the TUI on the bundled corpus, `make test` runs the suite, `make test-fast` the
+# engine's and the command line's tests alone (the edit-run loop). 4 workers: the TUI tests mostly wait on the
+# event loop, so they overlap well on 2 cores. loadgroup: tests/conftest.py puts the tests of ranx (which compiles
+# its numba kernels in each process) in one worker, and hands out the longest work first.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -13,8 +15,9 @@ TORCH_VERSION ?= 2.13.0
 # Installs say nothing unless they fail: --quiet for pip, and no warnings from the build backend (setuptools
 # warns about every editable install, which would push `make run`'s and `make test`'s output off screen).
 PIP_INSTALL := PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet
+PYTEST := $(BIN)/python -m pytest -q -rs --dist loadgroup
 
-.PHONY: run test test-neural test-qdrant bench mutants clean
+.PHONY: run test test-fast test-neural test-qdrant bench mutants clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,7 +43,12 @@ run: $(STAMP_RUN)
 test: $(STAMP_TEST)
 	$(BIN)/ruff check --quiet .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q -rs -n 4 $(PYTEST_ARGS)
+	$(PYTEST) -n 4 $(PYTEST_ARGS)
+
+# The lanes tests/conftest.py marks engine and cli: not the TUI, not the benchmark script; ruff, not mypy.
+test-fast: $(STAMP_TEST)
+	$(BIN)/ruff check --quiet .
+	$(PYTEST) -n 2 -m "engine or cli" $(PYTEST_ARGS)
 
 $(STAMP_NEURAL): pyproject.toml | $(BIN)/python
 	$(PIP_INSTALL) "torch==$(TORCH_VERSION)"

@@ -1,5 +1,9 @@
-"""Suite-wide isolation: caches go to a temporary folder, never the user's; apps run without animations."""
+"""Suite-wide settings: caches go to a temporary folder, never the user's; apps run without animations; every
+test is marked with the lane it exercises (engine, cli, tui, benchmarks); the tests of an oracle that compiles in each
+process share one worker; the slowest work is handed out first."""
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 import textual.constants
@@ -7,6 +11,52 @@ import textual.constants
 # The tab underline slides to the active tab: on a loaded machine a snapshot caught it mid-slide.
 # App reads this when it is made, so every app of the suite (and a subprocess, by the variable) keeps still.
 textual.constants.TEXTUAL_ANIMATIONS = "none"  # type: ignore[misc]
+
+LANES = ("engine", "cli", "tui", "benchmarks")
+# A test file's name (test_tui_*, test_cli_*, test_benchmarks_*), else what it imports, says what it exercises: the
+# app (or a pane harness), else the command line (in-process or a subprocess), else the engine. A module's
+# pytestmark overrides.
+_TUI = ("ranklens.tui", "tests.support.app", "tests.support.panes", "textual")
+_CLI = ("ranklens.cli", "tests.support.cli", "subprocess")
+# ranx compiles its numba kernels in each process that evaluates (about 10 s of CPU with numba's cache warm,
+# over a minute cold): its tests run in one worker (--dist loadgroup), which pays that once.
+_RANX = "from ranx import"
+_FIRST = ("ranx", "benchmarks", "tui", "cli", "engine")  # the order work is handed out in: the longest first
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for lane, what in zip(LANES, ("the engine alone", "the command line", "the TUI", "the benchmark script")):
+        config.addinivalue_line("markers", f"{lane}: exercises {what} (make test-fast runs engine and cli)")
+
+
+def _lane(path: Path, source: str) -> str:
+    named = next((lane for lane in LANES if path.name.startswith(f"test_{lane}_")), None)
+    if named is not None:
+        return named
+    if any(name in source for name in _TUI):
+        return "tui"
+    return "cli" if any(name in source for name in _CLI) else "engine"
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups off the items
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    sources: dict[Path, str] = {}
+    rank: dict[str, int] = {}
+    for item in items:
+        path = item.path
+        if path not in sources:
+            sources[path] = path.read_text(encoding="utf-8")
+        source = sources[path]
+        lane = next((name for name in LANES if item.get_closest_marker(name)), None)
+        if lane is None:
+            lane = _lane(path, source)
+            item.add_marker(lane)
+        group = lane
+        if _RANX in source:
+            item.add_marker(pytest.mark.xdist_group("ranx"))
+            group = "ranx"
+        rank[item.nodeid] = _FIRST.index(group)
+    items.sort(key=lambda item: rank[item.nodeid])  # stable: a file's tests keep their order
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -11,7 +11,7 @@ from textual.command import CommandPalette
 from textual.widgets import TabbedContent
 
 from ranklens.corpora import bundled_path
-from tests.support.app import notifications, open_path, opened, running, screen_text, search, settle, setup_line
+from tests.support.app import notifications, open_path, opened, running, search, settle, setup_line
 from ranklens.tui.app import TABS, make_app
 from ranklens.tui.context import ChangeSetup, UseQuery
 from ranklens.tui.help import HelpScreen
@@ -237,12 +237,3 @@ async def test_tabs_are_built_when_first_shown_and_get_every_context_from_then_o
         for late in ("metrics-pane", "prompt-pane"):
             assert seen[late][0] == built_at
             assert seen[late] == everything[everything.index(built_at):]
-
-
-async def test_search_screen_at_80x24() -> None:
-    async with running(size=(80, 24)) as pilot:
-        app = pilot.app
-        await search(pilot, "come cambio la password")
-        text = screen_text(app)
-        assert "accessi" in text and "0.324" in text
-        assert "studio-alfa 18 chunks it · TF-IDF" in text

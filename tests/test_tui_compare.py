@@ -116,16 +116,6 @@ async def test_the_current_setup_against_a_saved_run() -> None:
         assert line.startswith("15 questions · 0 judgments of yours · randomization: 10,000 sign flips, seed 42")
 
 
-async def test_the_hint_without_runs_fits_80_columns() -> None:
-    # A first visit with no saved run: the hint says how to reach A and B, whole at 80 columns (it was cut
-    # before it said that the pickers are a shift+tab away).
-    async with running(size=SIZE) as pilot:
-        app = pilot.app
-        await pilot.press("escape", "6")
-        await settle(pilot)
-        assert "A and B are the same: pick them with shift+tab (S saves a run of this setup)." in screen_text(app)
-
-
 @contextlib.asynccontextmanager
 async def comparing(questions: list[Question]) -> AsyncIterator[Pilot]:
     """The Compare tab at 200x50, BM25 against TF-IDF, their runs saved with ``questions`` added and judged."""

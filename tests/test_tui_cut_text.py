@@ -6,8 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.widgets import TabbedContent
 
 from ranklens.tui.key_map import all_rows
+from ranklens.tui.panes.compare import SAME
 from ranklens.tui.widgets.footer import FittedFooter
 from ranklens.tui.widgets.work_status import WorkStatus
 from tests.support.app import running, screen_text, search, settle
@@ -53,6 +55,9 @@ async def test_every_tab_at_80x24_shows_whole_keys_and_lines_cut_at_words() -> N
                     region = status.region
                     shown = rows[region.y][region.x:region.right]
                     assert cut_at_a_word(shown), shown
+            if app.query_one(TabbedContent).active == "compare":
+                # no run saved yet: the hint says how to reach A and B, whole (it was cut before the pickers' key)
+                assert SAME in screen_text(app)
         # k stays in view: it came last and 80 columns cut it
         assert " · top 5 · " in screen_text(app).splitlines()[-2]
 

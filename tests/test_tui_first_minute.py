@@ -8,10 +8,14 @@ import time
 import pytest
 
 from ranklens.engine.errors import Cancelled
+from ranklens.engine.judged import judged_corpus
+from ranklens.engine.loaders import load_corpus
+from ranklens.engine.workspace import Workspace
 from ranklens.tui import corpus_opening
 from ranklens.tui.app import make_app
 from ranklens.tui.panes import metrics as metrics_module
 from ranklens.tui.widgets.result_detail import ResultDetail
+from ranklens.tui.widgets.setup_line import SetupLine
 from tests.support.app import notifications, opened, running, screen_text, search, settle, setup_line
 
 SIZE = (80, 24)
@@ -117,20 +121,23 @@ async def test_one_toast_for_a_key_pressed_twice_at_a_limit() -> None:
         assert len(at_limit) == 1 and len(said) == len(set(said)), said
 
 
-async def test_one_chunk_and_one_question_are_singular(tmp_path) -> None:  # noqa: ANN001
+@pytest.mark.parametrize(("count", "chunks", "questions"), [(1, "1 chunk ·", "1 question ·"),
+                                                         (2, "2 chunks ·", "2 questions ·")])
+def test_one_chunk_and_one_question_are_singular(tmp_path, count: int, chunks: str, questions: str) -> None:  # noqa: ANN001
+    # The words the setup line and the Metrics tab's status make (SetupLine.show, Judged.describe), without an app.
     corpus = tmp_path / "tiny"
     corpus.mkdir()
-    (corpus / "corpus.jsonl").write_text('{"_id": "a", "text": "the only chunk about cats"}\n')
-    (corpus / "queries.jsonl").write_text('{"_id": "q", "text": "cats"}\n')
+    (corpus / "corpus.jsonl").write_text("".join(f'{{"_id": "a{i}", "text": "a chunk about cats"}}\n'
+                                                 for i in range(count)))
+    (corpus / "queries.jsonl").write_text("".join(f'{{"_id": "q{i}", "text": "cats"}}\n' for i in range(count)))
     (corpus / "qrels").mkdir()
-    (corpus / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq\ta\t1\n")
-    app = make_app(str(corpus), cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
-        assert "1 chunk " in setup_line(app) + " " and "1 chunks" not in setup_line(app)
-        await pilot.press("escape", "2")
-        await settle(pilot)
-        assert "1 question ·" in screen_text(app) and "1 questions" not in screen_text(app)
+    (corpus / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n" +
+                                               "".join(f"q{i}\ta{i}\t1\n" for i in range(count)))
+    loaded = load_corpus(corpus)
+    line = SetupLine()
+    line.show(loaded.name, len(loaded.chunks), "BM25")
+    assert chunks in line.text
+    assert judged_corpus(loaded, Workspace.for_corpus(loaded)).describe().startswith(questions)
 
 
 async def test_metrics_never_shows_the_previous_corpus_table(monkeypatch) -> None:  # noqa: ANN001
