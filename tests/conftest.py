@@ -6,11 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import textual.app
 import textual.constants
 
 # The tab underline slides to the active tab: on a loaded machine a snapshot caught it mid-slide.
 # App reads this when it is made, so every app of the suite (and a subprocess, by the variable) keeps still.
 textual.constants.TEXTUAL_ANIMATIONS = "none"  # type: ignore[misc]
+# A toast leaves the screen after the app's timeout (5 s): on a loaded machine a test read the notifications after
+# that and found none (test_tui_raters, test_tui_judging). Under test a toast stays for the test's whole life; the
+# app's own rule (the same message twice is one toast while it shows) is unchanged.
+textual.app.App.NOTIFICATION_TIMEOUT = 3600
 
 LANES = ("engine", "cli", "tui", "benchmarks")
 # A test file's name (test_tui_*, test_cli_*, test_benchmarks_*), else what it imports, says what it exercises: the
