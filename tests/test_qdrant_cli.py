@@ -490,7 +490,7 @@ def test_deeply_nested_json_in_the_folder_is_one_line_naming_it(capsys, pushed: 
     file = tmp_path / "q" / name
     file.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
     for argv in (("eval", "studio-alfa", "--backend", pushed), ("push", "studio-alfa", "--to", pushed, "--replace")):
-        assert_error(run_cli(capsys, *argv), f"{pushed}: {file} is not usable JSON (nested too deeply)")
+        assert_error(run_cli(capsys, *argv), f"{pushed}: {file}: not usable JSON (nested too deeply)")
     assert file.read_text(encoding="utf-8") == "[" * 100_000 + "]" * 100_000
 
 

@@ -244,15 +244,13 @@ class EdgeStore:
 
 
 def _read_json(path: Path, text: str) -> dict[str, Any]:
+    from ranklens.engine.json_object import parse_object
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
+        raw = path.read_bytes()
+    except OSError as error:
         raise RanklensError(f"{text}: cannot read {path} ({error})") from None
-    except RecursionError:
-        raise RanklensError(f"{text}: {path} is not usable JSON (nested too deeply)") from None
-    if not isinstance(data, dict):
-        raise RanklensError(f"{text}: {path} is not a JSON object")
-    return data
+    return parse_object(raw, f"{text}: {path}")
 
 
 def _write_json(path: Path, data: dict[str, Any], text: str) -> None:
