@@ -3,6 +3,8 @@ files skipped and why, on real files (the shared PDFs of pypdf's maintainers, Wo
 written by python-docx and python-pptx) with the expected text written out by hand."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import shutil
 import sys
 from pathlib import Path
@@ -188,15 +190,17 @@ def _damaged(good: bytes, part: str) -> bytes:
     return out.getvalue()
 
 
-@pytest.mark.parametrize(("name", "data", "why"), [
-    ("a.docx", b"not a zip", "not a readable Word document"),
-    ("b.docx", _damaged(docx_bytes(), "document.xml"), "not a readable Word document (XMLSyntaxError"),
-    ("c.pptx", _damaged(pptx_bytes(), "slide1.xml"), "not a readable PowerPoint file (XMLSyntaxError"),
-    ("d.pptx", b"", "not a readable PowerPoint file"),
-])
-def test_damaged_word_and_powerpoint_files_are_unreadable(name: str, data: bytes, why: str) -> None:
+# The files are made when the test runs, not at collection: a zip holds the time it was written, and xdist's
+# workers must collect the same test ids (ids name the case, never the bytes).
+@pytest.mark.parametrize(("name", "make", "why"), [
+    ("a.docx", lambda: b"not a zip", "not a readable Word document"),
+    ("b.docx", lambda: _damaged(docx_bytes(), "document.xml"), "not a readable Word document (XMLSyntaxError"),
+    ("c.pptx", lambda: _damaged(pptx_bytes(), "slide1.xml"), "not a readable PowerPoint file (XMLSyntaxError"),
+    ("d.pptx", lambda: b"", "not a readable PowerPoint file"),
+], ids=["not-a-zip", "docx-xml-cut", "pptx-xml-cut", "empty-pptx"])
+def test_damaged_word_and_powerpoint_files_are_unreadable(name: str, make: Callable[[], bytes], why: str) -> None:
     with pytest.raises(Unreadable) as raised:
-        read(name, data)
+        read(name, make())
     assert str(raised.value).startswith(why)
 
 
