@@ -178,6 +178,7 @@ def run_compare_scorers(args: argparse.Namespace, overrides: dict[str, Any]) -> 
     bench, setup, judged = workbench(args, overrides)
     with TerminalProgress() as progress:
         table = compare_scorers(bench, setup, progress=progress)
+    judged = judged.under(table.carried)
     if not table.scorers:
         raise RanklensError(f"{table.corpus}: no questions with an answer to evaluate")
     for note in dict.fromkeys(note for r in table.scorers for note in r.notes):

@@ -3,17 +3,40 @@
 Judgments name chunks (passage ids) or whole documents; the retriever, the
 benchmarks and anything else that scores a ranking read them through here, so
 they agree on which chunks count.
+
+A chunk judged with its text (``Question.spans``: document d, characters ``[s, e)``) counts by its id
+when this chunking has that chunk, covering that text: the same chunking gives the same numbers.
+Under another chunking it is carried by its text, one rule: a chunk C of d takes the grade g of a
+judged span S when ``overlap(C, S) >= 0.5 * min(len(C), len(S))``, the highest grade when several
+spans reach it; a span judged 0 makes C judged not relevant when it covers at least half of C and
+nothing makes C relevant. Each span is compared with its document's chunks at once (numpy).
 """
 from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate
 
+import numpy as np
+
 from ranklens.engine.chunking import contains_answer
-from ranklens.engine.corpus import Chunk, Question, normalise_space
+from ranklens.engine.corpus import Chunk, Question, TextSpan, normalise_space
+from ranklens.engine.judged import Carried
 from ranklens.engine.tables import ChunkTable
+
+CARRY_SHARE = 0.5  # the share of the shorter of a chunk and a judged span their overlap must reach
+
+
+@dataclass
+class _ByText:
+    """What a question's judgments of chunks of another chunking decide here."""
+
+    relevant: dict[int, int] = field(default_factory=dict)  # chunk position -> the highest grade carried
+    nonrelevant: set[int] = field(default_factory=set)  # positions a span judged 0 covers half of
+    moved: set[str] = field(default_factory=set)  # the ids judged with a text this chunking does not cut so
+    carried: int = 0  # of ``moved``, those reaching a chunk
 
 
 def wholly_judged(question: Question) -> bool:
@@ -64,6 +87,12 @@ class ChunkRows:
         return self._by_doc.get(ident, ())
 
 
+def span_of(chunks: Sequence[Chunk], ident: str) -> TextSpan | None:
+    """The text chunk ``ident`` of ``chunks`` covers in its document; None when no chunk has the id (a document's)."""
+    at = ChunkRows(chunks).chunk(ident)
+    return None if at is None else chunks[at].text_span
+
+
 class ChunkJudge:
     """Which of ``chunks`` a question's judgments name, and with what grade. The ids ``questions`` name
     are looked up at once (``ChunkRows.resolve``); any other question's when it is judged."""
@@ -77,16 +106,21 @@ class ChunkJudge:
         """Chunk position -> grade.
 
         A document judgment with an answer span keeps only the chunks that
-        contain the span. When the judged ids are not chunks of this chunking
-        (re-chunked documents), the answer span decides. A chunk judged not
-        relevant by its own id (``question.nonrelevant``) is never relevant, and
-        the answer span never makes a chunk of a document judged not relevant
+        contain the span. A chunk judged with its text under another chunking
+        counts by that text (the module docstring's rule). When the judged ids
+        are not chunks of this chunking (re-chunked documents) and no text
+        carries, the answer span decides. A chunk judged not relevant by its own
+        id (``question.nonrelevant``) is never relevant, and the answer span
+        never makes a chunk judged not relevant (by id, document or text)
         relevant: the judgment is the user's word against an inference.
         """
         rows = self._rows
-        rows.resolve((*question.relevant, *question.nonrelevant))
+        rows.resolve((*question.relevant, *question.nonrelevant, *(s.doc for s in question.spans.values())))
+        by_text = self._by_text(question)
         found: dict[int, int] = {}
         for ident, grade in question.relevant.items():
+            if ident in by_text.moved:
+                continue
             at = rows.chunk(ident)
             if at is not None:
                 found[at] = max(found.get(at, 0), grade)
@@ -94,23 +128,70 @@ class ChunkJudge:
             for i in rows.document(ident):
                 if question.answer is None or contains_answer(self.chunks[i].text, question.answer):
                     found[i] = max(found.get(i, 0), grade)
+        for i, grade in by_text.relevant.items():
+            found[i] = max(found.get(i, 0), grade)
         if not found and question.answer:
-            judged_out = self._positions(question.nonrelevant)
+            judged_out = self._positions(question.nonrelevant, by_text.moved) | by_text.nonrelevant
             found = {i: 1 for i in self._holding(question.answer) if i not in judged_out}
         for ident in question.nonrelevant:
-            at = rows.chunk(ident)
+            at = rows.chunk(ident) if ident not in by_text.moved else None
             if at is not None:
                 found.pop(at, None)
         return found
 
     def judged(self, question: Question) -> dict[int, int]:
         """Chunk position -> grade for every chunk the question's judgments decide: the relevant ones
-        (``relevant``) and, with grade 0, the chunks judged not relevant (named, or of a document
-        judged not relevant) that no judgment calls relevant."""
+        (``relevant``) and, with grade 0, the chunks judged not relevant (named, of a document judged not
+        relevant, or covered by a text judged not relevant) that no judgment calls relevant."""
         judged = self.relevant(question)
-        for i in self._positions(question.nonrelevant):
+        by_text = self._by_text(question)
+        for i in (*self._positions(question.nonrelevant, by_text.moved), *by_text.nonrelevant):
             judged.setdefault(i, 0)
         return judged
+
+    def carried(self, question: Question) -> Carried:
+        """How many of the question's judgments of chunks count here by their text, and how many reach a chunk."""
+        by_text = self._by_text(question)
+        return Carried(len(by_text.moved), by_text.carried)
+
+    def _by_text(self, question: Question) -> _ByText:
+        """The rule of the module docstring over the question's judgments of chunks this chunking does not have."""
+        found = _ByText()
+        for ident, span in question.spans.items():
+            grade = question.relevant.get(ident, 0 if ident in question.nonrelevant else None)
+            if grade is None or self._cut_so(ident, span):
+                continue
+            found.moved.add(ident)
+            rows = np.asarray(self._rows.document(span.doc), dtype=np.int64)
+            starts, ends = self._bounds[0][rows], self._bounds[1][rows]
+            overlap = np.minimum(ends, span.end) - np.maximum(starts, span.start)
+            lengths = ends - starts
+            # a span judged 0 speaks for the chunks it covers half of; a grade, for those sharing half the shorter
+            needed = lengths if grade <= 0 else np.minimum(lengths, span.end - span.start)
+            reached = rows[(overlap > 0) & (overlap >= CARRY_SHARE * needed)].tolist()
+            found.carried += bool(reached)
+            if grade <= 0:
+                found.nonrelevant.update(reached)
+            for i in reached if grade > 0 else ():
+                found.relevant[i] = max(found.relevant.get(i, 0), grade)
+        found.nonrelevant -= found.relevant.keys()
+        return found
+
+    def _cut_so(self, ident: str, span: TextSpan) -> bool:
+        """Whether this chunking's chunk ``ident`` covers ``span``: the judgment then counts by its id."""
+        at = self._rows.chunk(ident)
+        if at is None:
+            return False
+        starts, ends = self._bounds
+        return (int(starts[at]), int(ends[at])) == (span.start, span.end) and self.chunks[at].doc_id == span.doc
+
+    @cached_property
+    def _bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every chunk's start and end in its document's text (the cached corpus' span columns as they are)."""
+        if isinstance(self.chunks, ChunkTable):
+            return self.chunks.spans[:, 0], self.chunks.spans[:, 1]
+        bounds = np.array([(c.start, c.end) for c in self.chunks], dtype=np.int64).reshape(-1, 2)
+        return bounds[:, 0], bounds[:, 1]
 
     @cached_property
     def _spaced(self) -> tuple[str, list[int]]:
@@ -134,10 +215,13 @@ class ChunkJudge:
             at = text.find(wanted, starts[chunk + 1])
         return found
 
-    def _positions(self, ids: Iterable[str]) -> set[int]:
-        """The chunks ``ids`` name: a chunk id its chunk, a document id all its chunks."""
+    def _positions(self, ids: Iterable[str], moved: set[str]) -> set[int]:
+        """The chunks ``ids`` name (but ``moved``, counted by their text): a chunk id its chunk, a document id
+        all its chunks."""
         found: set[int] = set()
         for ident in ids:
+            if ident in moved:
+                continue
             at = self._rows.chunk(ident)
             found.update([at] if at is not None else self._rows.document(ident))
         return found

@@ -26,6 +26,7 @@ from ranklens.engine.corpus import Chunk, Corpus, Question
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.index.ranking import check_approximate
 from ranklens.engine.grades import GRADE_KEY
+from ranklens.engine.judged import Carried
 from ranklens.engine.judgments import ChunkJudge
 from ranklens.engine.metric_table import depth
 from ranklens.engine.metrics import Evaluation, QuestionScores, ThresholdReport, evaluate, threshold_analysis
@@ -357,6 +358,11 @@ class Retriever:
     def relevant(self, question: Question) -> dict[int, int]:
         """Chunk index -> grade for a question, under this retriever's chunking (``ChunkJudge``)."""
         return self._judge.relevant(question)
+
+    def carried(self) -> Carried:
+        """How many of the questions' judgments of chunks count under this chunking by their text (``ChunkJudge``)."""
+        counts = [self._judge.carried(q) for q in self.corpus.questions]
+        return Carried(sum(c.moved for c in counts), sum(c.carried for c in counts))
 
     def judged(self, question: Question) -> dict[int, int]:
         """Chunk index -> grade (0: judged not relevant) for every chunk a question's judgments decide."""

@@ -38,7 +38,7 @@ from ranklens.tui.widgets.lists import KeyScroll
 from ranklens.tui.widgets.work_status import WorkStatus
 
 if TYPE_CHECKING:
-    from ranklens.engine.corpus import Corpus
+    from ranklens.engine.corpus import Chunk, Corpus
     from ranklens.engine.pool import Pool, PoolPair, QueueState
     from ranklens.engine.judgment_log import Judgment
     from ranklens.engine.workspace import Workspace
@@ -64,12 +64,13 @@ class Choices:
 
 @dataclass(frozen=True)
 class Opened:
-    """A pool ready to judge: its name, the pool, the judged state now and the text of its chunks."""
+    """A pool ready to judge: its name, the pool, the judged state now and its chunks (their text shown, the text
+    they cover recorded with a judgment)."""
 
     name: str
     pool: Pool
     state: QueueState
-    chunks: dict[str, str]  # chunk id -> text, for the pool's pairs
+    chunks: dict[str, Chunk]  # chunk id -> chunk, for the pool's pairs
 
 
 def choices(context: Context, progress: Progress) -> Choices:
@@ -97,7 +98,7 @@ def _opened(context: Context, name: str, pool: Pool, progress: Progress) -> Open
     state = queue_state(pool, context.workspace.judgments())
     wanted = {pair.id for pair in pool.pairs}
     chunks = context.workbench.chunks(context.setup.replace(**pool.chunking), progress)
-    return Opened(name, pool, state, {c.id: c.text for c in chunks if c.id in wanted})
+    return Opened(name, pool, state, {c.id: c for c in chunks if c.id in wanted})
 
 
 def open_pool(context: Context, name: str, progress: Progress) -> Opened:
@@ -125,9 +126,10 @@ def make_and_keep(context: Context, picked: list[str], depth: int, progress: Pro
     return _opened(context, name, pool, progress)
 
 
-def judge_pair(pair: PoolPair, grade: int, workspace: Workspace, corpus: Corpus) -> str:
-    """Grade the pair (a ChangeWorkspace); nothing to tell: the queue shows the next pair."""
-    workspace.judge(pair.question, pair.id, grade)
+def judge_pair(pair: PoolPair, chunk: Chunk | None, grade: int, workspace: Workspace, corpus: Corpus) -> str:
+    """Grade the pair (a ChangeWorkspace) with the text its chunk covers; nothing to tell: the queue shows the
+    next pair."""
+    workspace.judge(pair.question, pair.id, grade, span=None if chunk is None else chunk.text_span)
     return ""
 
 
@@ -314,7 +316,8 @@ class PoolQueuePane(WorkPane):
         ranks.update(Content(one_line("retrieved by " + " · ".join(f"{run} at {rank}" for run, rank in
                                                                   pair.runs.items()), 300)))
         chunk.border_title = Content(f"chunk {one_line(pair.id, 60)}")
-        body.update(safe_text(opened.chunks.get(pair.id, "(not a chunk of the corpus as it is now)")))
+        shown = opened.chunks.get(pair.id)
+        body.update(safe_text(shown.text if shown is not None else "(not a chunk of the corpus as it is now)"))
         chunk.scroll_home(animate=False)
 
     def action_grade(self, grade: int) -> None:
@@ -323,7 +326,9 @@ class PoolQueuePane(WorkPane):
             return
         pair = self.left.pop(0)
         self.judged += 1
-        self.post_message(ChangeWorkspace(partial(judge_pair, pair, grade), judges=True))
+        assert self.opened is not None  # pairs are left only in an opened pool
+        self.post_message(ChangeWorkspace(partial(judge_pair, pair, self.opened.chunks.get(pair.id), grade),
+                                          judges=True))
         self._show_pair()
 
     def action_skip(self) -> None:
