@@ -13,6 +13,7 @@ nothing makes C relevant. Each span is compared with its document's chunks at on
 """
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -22,8 +23,9 @@ from itertools import accumulate
 import numpy as np
 
 from ranklens.engine.chunking import contains_answer
-from ranklens.engine.corpus import Chunk, Question, TextSpan, normalise_space
+from ranklens.engine.corpus import Chunk, Document, Question, TextSpan, normalise_space
 from ranklens.engine.judged import Carried
+from ranklens.engine.measures.covered_text import RelevantText, Span, union
 from ranklens.engine.tables import ChunkTable
 
 CARRY_SHARE = 0.5  # the share of the shorter of a chunk and a judged span their overlap must reach
@@ -97,8 +99,10 @@ class ChunkJudge:
     """Which of ``chunks`` a question's judgments name, and with what grade. The ids ``questions`` name
     are looked up at once (``ChunkRows.resolve``); any other question's when it is judged."""
 
-    def __init__(self, chunks: Sequence[Chunk], questions: Iterable[Question] = ()) -> None:
+    def __init__(self, chunks: Sequence[Chunk], questions: Iterable[Question] = (),
+                 documents: Sequence[Document] = ()) -> None:
         self.chunks = chunks
+        self.documents = documents  # where answer spans are found for the span measures (``relevant_text``)
         self._rows = ChunkRows(chunks)
         self._rows.resolve(ident for q in questions for ident in (*q.relevant, *q.nonrelevant))
 
@@ -175,6 +179,53 @@ class ChunkJudge:
             for i in reached if grade > 0 else ():
                 found.relevant[i] = max(found.relevant.get(i, 0), grade)
         found.nonrelevant -= found.relevant.keys()
+        return found
+
+    def relevant_text(self, question: Question) -> RelevantText:
+        """The question's relevant text, what the span measures read (engine/measures/covered_text.py): the text
+        of its chunks judged relevant (recorded with the judgment, else this chunking's chunk of the id), its
+        answer span wherever a document holds it, and the text of a document judged relevant without one."""
+        rows = self._rows
+        rows.resolve(question.relevant)
+        starts, ends = self._bounds
+        spans: list[Span] = []
+        for ident, grade in question.relevant.items():
+            span, at = question.spans.get(ident), rows.chunk(ident)
+            if grade <= 0:
+                continue
+            if span is not None:
+                spans.append((span.doc, span.start, span.end))
+            elif at is not None:
+                spans.append((self.chunks[at].doc_id, int(starts[at]), int(ends[at])))
+            elif question.answer is None and len(chunked := np.asarray(rows.document(ident), dtype=np.int64)):
+                spans.append((ident, int(starts[chunked].min()), int(ends[chunked].max())))
+        if question.answer:
+            spans += self._answer_text(question.answer)
+        return RelevantText(tuple(union(spans)), self._chunk_spans)
+
+    def _chunk_spans(self, positions: Sequence[int]) -> list[Span]:
+        starts, ends = self._bounds
+        return [(self.chunks[i].doc_id, int(starts[i]), int(ends[i])) for i in positions]
+
+    @cached_property
+    def _documents_spaced(self) -> tuple[str, list[int]]:
+        """The documents' texts as ``_spaced`` holds the chunks': an answer is looked for in all at once."""
+        texts = [normalise_space(d.text) for d in self.documents]
+        return "\n".join(texts), list(accumulate((len(t) + 1 for t in texts), initial=0))
+
+    def _answer_text(self, answer: str) -> list[Span]:
+        """Every place a document holds the whole answer span, white space aside, as characters of its text."""
+        wanted = normalise_space(answer)
+        if not wanted or not self.documents:
+            return []
+        text, starts = self._documents_spaced
+        pattern = re.compile(r"\s+".join(map(re.escape, wanted.split(" "))))
+        found: list[Span] = []
+        at = text.find(wanted)
+        while at >= 0:
+            document = self.documents[bisect_right(starts, at) - 1]
+            found += [(document.id, m.start(), m.end()) for m in pattern.finditer(document.text)]
+            at = text.find(wanted, starts[bisect_right(starts, at)])
         return found
 
     def _cut_so(self, ident: str, span: TextSpan) -> bool:

@@ -42,7 +42,8 @@ def dense_oracle(retriever) -> dict:
         rel = retriever.relevant(q)
         scores = retriever.scorer.scores(retriever.query(q.text))
         rows.append(QuestionScores(q.id, q.text, np.asarray(scores, dtype=float),
-                                   np.array(list(rel), dtype=np.int64), np.array(list(rel.values()), dtype=float)))
+                                   np.array(list(rel), dtype=np.int64), np.array(list(rel.values()), dtype=float),
+                                   retriever.relevant_text(q)))
     return evaluate(rows, retriever.setup.k).to_dict()
 
 
