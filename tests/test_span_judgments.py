@@ -53,6 +53,9 @@ def test_a_span_judged_zero_makes_the_chunks_it_covers_half_of_judged_not_releva
     last_ten = TextSpan("d", 40, 79)  # d#1 under 10/0
     # under 4/0: [32,47) shares 7 < 7.5 (half of the chunk); [48,63) and [64,79) are covered whole
     assert _judge(4, 0, d_1=(0, last_ten)) == ({}, {3: 0, 4: 0})
+    # a span judged 0 shorter than half a chunk leaves it unjudged (a grade would reach it: half the shorter)
+    assert _judge(10, 0, d_5=(0, TextSpan("d", 0, 11))) == ({}, {})
+    assert _judge(10, 0, d_5=(1, TextSpan("d", 0, 11))) == ({0: 1}, {0: 1})
     # a grade beats a zero on the same chunk: the highest grade
     assert _judge(4, 0, d_1=(0, last_ten), d_8=(2, TextSpan("d", 48, 79))) == ({3: 2, 4: 2}, {3: 2, 4: 2})
 
