@@ -132,8 +132,7 @@ class ChunkJudge:
             for i in rows.document(ident):
                 if question.answer is None or contains_answer(self.chunks[i].text, question.answer):
                     found[i] = max(found.get(i, 0), grade)
-        for i, grade in by_text.relevant.items():
-            found[i] = max(found.get(i, 0), grade)
+        found |= {i: max(grade, found.get(i, 0)) for i, grade in by_text.relevant.items()}
         if not found and question.answer:
             judged_out = self._positions(question.nonrelevant, by_text.moved) | by_text.nonrelevant
             found = {i: 1 for i in self._holding(question.answer) if i not in judged_out}
@@ -210,8 +209,7 @@ class ChunkJudge:
     @cached_property
     def _documents_spaced(self) -> tuple[str, list[int]]:
         """The documents' texts as ``_spaced`` holds the chunks': an answer is looked for in all at once."""
-        texts = [normalise_space(d.text) for d in self.documents]
-        return "\n".join(texts), list(accumulate((len(t) + 1 for t in texts), initial=0))
+        return _spaced(d.text for d in self.documents)
 
     def _answer_text(self, answer: str) -> list[Span]:
         """Every place a document holds the whole answer span, white space aside, as characters of its text."""
@@ -246,11 +244,10 @@ class ChunkJudge:
 
     @cached_property
     def _spaced(self) -> tuple[str, list[int]]:
-        """Every chunk's text with its white space collapsed, joined by newlines (which none holds now), and
-        where each starts: an answer span is looked for in all of them at once, once per question, not with
-        a regular expression per chunk and question (7,600 answer-only questions over 50 chunks took 11 s)."""
-        texts = [normalise_space(c.text) for c in self.chunks]
-        return "\n".join(texts), list(accumulate((len(t) + 1 for t in texts), initial=0))
+        """Every chunk's text as ``_spaced`` joins texts: an answer span is looked for in all of them at once,
+        once per question, not with a regular expression per chunk and question (7,600 answer-only questions
+        over 50 chunks took 11 s)."""
+        return _spaced(c.text for c in self.chunks)
 
     def _holding(self, answer: str) -> list[int]:
         """The chunks holding the whole answer span, ignoring differences in white space (``contains_answer``)."""
@@ -276,3 +273,10 @@ class ChunkJudge:
             at = self._rows.chunk(ident)
             found.update([at] if at is not None else self._rows.document(ident))
         return found
+
+
+def _spaced(texts: Iterable[str]) -> tuple[str, list[int]]:
+    """``texts`` with their white space collapsed, joined by newlines (which none holds now), and where each
+    starts: a collapsed answer holds no newline, so a match never runs from one text into the next."""
+    texts = [normalise_space(text) for text in texts]
+    return "\n".join(texts), list(accumulate((len(t) + 1 for t in texts), initial=0))
