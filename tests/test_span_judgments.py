@@ -149,3 +149,24 @@ def test_reports_count_the_judgments_carried_to_their_chunking(capsys, folder: P
     compared = run_cli(capsys, "compare", str(folder), "bm25 --size 30 --overlap 0", "tfidf --size 30 --overlap 0",
                        *ws)
     assert "3 carried to this chunking by their text" in compared.out, compared.err
+
+
+async def test_the_metrics_tab_says_how_many_judgments_its_chunking_carried(folder: Path, tmp_path: Path) -> None:
+    from ranklens.tui.context import Context
+    from ranklens.tui.panes.metrics import MetricsPane
+    from ranklens.tui.widgets.work_status import WorkStatus
+    from tests.support.panes import PaneHarness, settle
+
+    ws = Workspace(tmp_path / "ws")
+    ws.add_questions([Question("q1", "t3x3 t4x4")])
+    corpus = load_corpus(str(folder))
+    for chunk in Workbench(corpus).chunks(setup_for(corpus))[:2]:
+        ws.judge("q1", chunk.id, 2, span=chunk.text_span)
+    judged = judged_corpus(corpus, ws)
+    app = PaneHarness(MetricsPane, corpus=str(folder))
+    app.context = Context(Workbench(judged.corpus), setup_for(judged.corpus, {"size": 30, "overlap": 0}),
+                          workspace=ws, judged=judged)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        line = str(app.query_one(WorkStatus).query_one("#work-message").render())
+        assert "2 judgments of yours, 2 carried to this chunking by their text" in line
