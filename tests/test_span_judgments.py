@@ -170,3 +170,48 @@ async def test_the_metrics_tab_says_how_many_judgments_its_chunking_carried(fold
         await settle(pilot)
         line = str(app.query_one(WorkStatus).query_one("#work-message").render())
         assert "2 judgments of yours, 2 carried to this chunking by their text" in line
+
+
+def _reached(span: TextSpan, grade: int, chunks: list) -> set[str]:  # noqa: ANN001
+    """The chunk ids the rule carries a judgment of ``span`` to, by plain loops (the oracle)."""
+    found = set()
+    for chunk in chunks:
+        overlap = min(chunk.end, span.end) - max(chunk.start, span.start)
+        need = chunk.end - chunk.start if grade == 0 else min(chunk.end - chunk.start, span.end - span.start)
+        if chunk.doc_id == span.doc and overlap > 0 and overlap >= need / 2:
+            found.add(chunk.id)
+    return found
+
+
+def test_a_pool_of_another_chunking_leaves_out_what_judgments_carry_and_its_queue_adds_spans(
+        folder: Path, tmp_path: Path) -> None:
+    from ranklens.engine.compare import setup_side
+    from ranklens.engine.pool import judged_now, make_pool, queue_state
+
+    ws = Workspace(tmp_path / "ws")
+    ws.add_questions([Question("q1", " ".join(f"t{i % 37}x{i % 11}" for i in range(0, 360, 25)))])  # every chunk
+    corpus = load_corpus(str(folder))
+    default = list(Workbench(corpus).chunks(setup_for(corpus)))
+    judged_first = [default[0], default[20]]
+    for chunk, grade in zip(judged_first, (2, 0)):
+        ws.judge("q1", chunk.id, grade, span=chunk.text_span)
+    bench = Workbench(judged_corpus(corpus, ws).corpus)
+    setup = setup_for(bench.corpus, {"size": 30, "overlap": 0, "k": 8})
+    sides = [setup_side(name, bench, setup.replace(scorer=name)) for name in ("bm25", "tfidf")]
+    pool = make_pool(sides, bench.corpus, 8)
+    rechunked = list(bench.chunks(setup))
+    carried = set().union(*(_reached(c.text_span, g, rechunked) for c, g in zip(judged_first, (2, 0))))
+    ranked = {chunk for side in sides for chunk, _ in side.run.rankings["q1"][:8]}
+    assert carried & ranked, "the test needs a carried chunk among the runs' top 8"
+    assert {p.id for p in pool.pairs} == ranked - carried  # judged by their text: not asked
+    assert queue_state(pool, judged_now(bench, ws, setup, pool)).left == pool.pairs
+
+    first = next(c for c in rechunked if c.id == pool.pairs[0].id)
+    ws.judge("q1", first.id, 1, span=first.text_span)  # as the queue judges: with the re-chunked chunk's text
+    assert ws.spans()["q1"][first.id] == first.text_span
+    assert queue_state(pool, judged_now(bench, ws, setup, pool)).left == pool.pairs[1:]
+    later = next(p for p in pool.pairs[1:])
+    chunk = next(c for c in rechunked if c.id == later.id)
+    covering = next(c for c in default if later.id in _reached(c.text_span, 3, rechunked) and c.id != chunk.id)
+    ws.judge("q1", covering.id, 3, span=covering.text_span)  # judged under the default chunking, covering it
+    assert later not in queue_state(pool, judged_now(bench, ws, setup, pool)).left

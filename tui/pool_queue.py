@@ -75,27 +75,30 @@ class Opened:
 
 def choices(context: Context, progress: Progress) -> Choices:
     """The workspace's pools, each with how far it is judged, and its saved runs (in a thread worker)."""
-    from ranklens.engine.pool import load_pool, pool_names, queue_state
+    from ranklens.engine.pool import judged_now, load_pool, pool_names, queue_state
 
     workspace = context.workspace
     if workspace is None:
         return Choices([], [])
-    judgments = workspace.judgments()
     names = pool_names(workspace)
     pools: list[SavedPool] = []
+    judged: dict[str, dict[str, dict[str, int]]] = {}  # by chunking: pools of one chunking share it
     for name in names:
         progress(len(pools), len(names), "reading the pools")
         pool = load_pool(workspace, name)
-        pools.append(SavedPool(name, f"{name} · {queue_state(pool, judgments).progress()} · depth {pool.depth} · "
-                                     f"{', '.join(pool.runs)}"))
+        chunking = repr(sorted(pool.chunking.items()))
+        if chunking not in judged:
+            judged[chunking] = judged_now(context.workbench, workspace, context.setup, pool)
+        state = queue_state(pool, judged[chunking])
+        pools.append(SavedPool(name, f"{name} · {state.progress()} · depth {pool.depth} · {', '.join(pool.runs)}"))
     return Choices(pools, workspace.run_names())
 
 
 def _opened(context: Context, name: str, pool: Pool, progress: Progress) -> Opened:
-    from ranklens.engine.pool import queue_state
+    from ranklens.engine.pool import judged_now, queue_state
 
     assert context.workspace is not None
-    state = queue_state(pool, context.workspace.judgments())
+    state = queue_state(pool, judged_now(context.workbench, context.workspace, context.setup, pool))
     wanted = {pair.id for pair in pool.pairs}
     chunks = context.workbench.chunks(context.setup.replace(**pool.chunking), progress)
     return Opened(name, pool, state, {c.id: c for c in chunks if c.id in wanted})
