@@ -166,17 +166,17 @@ class ChunkJudge:
                 continue
             found.moved.add(ident)
             rows = np.asarray(self._rows.document(span.doc), dtype=np.int64)
-            starts, ends = self._bounds[0][rows], self._bounds[1][rows]
+            starts, ends = self._bounds(rows)
             overlap = np.minimum(ends, span.end) - np.maximum(starts, span.start)
             lengths = ends - starts
             # a span judged 0 speaks for the chunks it covers half of; a grade, for those sharing half the shorter
             needed = lengths if grade <= 0 else np.minimum(lengths, span.end - span.start)
             reached = rows[(overlap > 0) & (overlap >= CARRY_SHARE * needed)].tolist()
             found.carried += bool(reached)
-            if grade <= 0:
+            if grade > 0:
+                found.relevant |= {i: max(grade, found.relevant.get(i, 0)) for i in reached}
+            else:
                 found.nonrelevant.update(reached)
-            for i in reached if grade > 0 else ():
-                found.relevant[i] = max(found.relevant.get(i, 0), grade)
         found.nonrelevant -= found.relevant.keys()
         return found
 
@@ -186,7 +186,6 @@ class ChunkJudge:
         answer span wherever a document holds it, and the text of a document judged relevant without one."""
         rows = self._rows
         rows.resolve(question.relevant)
-        starts, ends = self._bounds
         spans: list[Span] = []
         for ident, grade in question.relevant.items():
             span, at = question.spans.get(ident), rows.chunk(ident)
@@ -195,16 +194,24 @@ class ChunkJudge:
             if span is not None:
                 spans.append((span.doc, span.start, span.end))
             elif at is not None:
-                spans.append((self.chunks[at].doc_id, int(starts[at]), int(ends[at])))
+                spans.append(self._span_at(at))
             elif question.answer is None and len(chunked := np.asarray(rows.document(ident), dtype=np.int64)):
-                spans.append((ident, int(starts[chunked].min()), int(ends[chunked].max())))
+                starts, ends = self._bounds(chunked)
+                spans.append((ident, int(starts.min()), int(ends.max())))
         if question.answer:
             spans += self._answer_text(question.answer)
         return RelevantText(tuple(union(spans)), self._chunk_spans)
 
     def _chunk_spans(self, positions: Sequence[int]) -> list[Span]:
-        starts, ends = self._bounds
-        return [(self.chunks[i].doc_id, int(starts[i]), int(ends[i])) for i in positions]
+        return [self._span_at(i) for i in positions]
+
+    def _span_at(self, at: int) -> Span:
+        """Chunk ``at``'s document and bounds (over the cached corpus' columns, no chunk made)."""
+        if not isinstance(self.chunks, ChunkTable):
+            chunk = self.chunks[at]
+            return chunk.doc_id, chunk.start, chunk.end
+        start, end = self.chunks.spans[at, :2].tolist()
+        return self.chunks.doc_ids[int(np.searchsorted(self.chunks.doc_first, at, side="right")) - 1], start, end
 
     @cached_property
     def _documents_spaced(self) -> tuple[str, list[int]]:
@@ -229,18 +236,14 @@ class ChunkJudge:
     def _cut_so(self, ident: str, span: TextSpan) -> bool:
         """Whether this chunking's chunk ``ident`` covers ``span``: the judgment then counts by its id."""
         at = self._rows.chunk(ident)
-        if at is None:
-            return False
-        starts, ends = self._bounds
-        return (int(starts[at]), int(ends[at])) == (span.start, span.end) and self.chunks[at].doc_id == span.doc
+        return at is not None and self._span_at(at) == (span.doc, span.start, span.end)
 
-    @cached_property
-    def _bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every chunk's start and end in its document's text (the cached corpus' span columns as they are)."""
+    def _bounds(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The starts and ends of the chunks at ``rows`` (one document's) in their document's text."""
         if isinstance(self.chunks, ChunkTable):
-            return self.chunks.spans[:, 0], self.chunks.spans[:, 1]
-        bounds = np.array([(c.start, c.end) for c in self.chunks], dtype=np.int64).reshape(-1, 2)
-        return bounds[:, 0], bounds[:, 1]
+            return self.chunks.spans[rows, 0].astype(np.int64), self.chunks.spans[rows, 1].astype(np.int64)
+        bounds = np.array([(self.chunks[i].start, self.chunks[i].end) for i in rows.tolist()], dtype=np.int64)
+        return bounds.reshape(-1, 2)[:, 0], bounds.reshape(-1, 2)[:, 1]
 
     @cached_property
     def _spaced(self) -> tuple[str, list[int]]:

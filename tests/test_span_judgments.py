@@ -215,3 +215,29 @@ def test_a_pool_of_another_chunking_leaves_out_what_judgments_carry_and_its_queu
     covering = next(c for c in default if later.id in _reached(c.text_span, 3, rechunked) and c.id != chunk.id)
     ws.judge("q1", covering.id, 3, span=covering.text_span)  # judged under the default chunking, covering it
     assert later not in queue_state(pool, judged_now(bench, ws, setup, pool)).left
+
+
+@pytest.mark.parametrize("name", ["studio-alfa", "generated"])
+def test_a_cached_corpus_carries_span_judgments_as_its_parse(name: str, tmp_path: Path) -> None:
+    from ranklens.engine.tables import ChunkTable
+    from tests.test_corpus_cache import cached, generated
+
+    source = generated(tmp_path / "generated") if name == "generated" else Path(load_corpus(name).source)
+    parsed, stored = load_corpus(source, use_cache=False), cached(source, tmp_path / "cache")
+    assert isinstance(stored.chunks, ChunkTable)
+    chunks = list(parsed.chunks)
+    questions = []
+    for i, chunk in enumerate(chunks):
+        cut = TextSpan(chunk.doc_id, chunk.start + 3, max(chunk.start + 3, chunk.end - 5))  # another chunking's
+        spans = {chunk.id: chunk.text_span, f"{chunk.doc_id}#9{i}": cut}
+        questions.append(Question(f"s{i}", "t", {chunk.id: 2, f"{chunk.doc_id}#9{i}": 1 + i % 3},
+                                  nonrelevant=frozenset({chunks[(i + 1) % len(chunks)].id}), spans=spans))
+    eager = ChunkJudge(chunks, (), parsed.documents)
+    for judge in (ChunkJudge(stored.chunks, stored.questions, stored.documents), ChunkJudge(stored.chunks)):
+        for question in questions:
+            assert judge.judged(question) == eager.judged(question), question.id
+            assert judge.carried(question) == eager.carried(question), question.id
+            if judge.documents:
+                text = judge.relevant_text(question)
+                assert text.spans == eager.relevant_text(question).spans, question.id
+                assert text.chunk_spans(range(len(chunks))) == [(c.doc_id, c.start, c.end) for c in chunks]
