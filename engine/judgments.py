@@ -188,9 +188,9 @@ class ChunkJudge:
         rows.resolve(question.relevant)
         spans: list[Span] = []
         for ident, grade in question.relevant.items():
-            span, at = question.spans.get(ident), rows.chunk(ident)
             if grade <= 0:
                 continue
+            span, at = question.spans.get(ident), rows.chunk(ident)
             if span is not None:
                 spans.append((span.doc, span.start, span.end))
             elif at is not None:

@@ -241,3 +241,16 @@ def test_a_cached_corpus_carries_span_judgments_as_its_parse(name: str, tmp_path
                 text = judge.relevant_text(question)
                 assert text.spans == eager.relevant_text(question).spans, question.id
                 assert text.chunk_spans(range(len(chunks))) == [(c.doc_id, c.start, c.end) for c in chunks]
+
+
+def test_the_chunk_sweep_measures_questions_judged_by_their_chunks_text(capsys, folder: Path,
+                                                                          tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    Workspace(ws).add_questions([Question("q1", "t3x3 t4x4")])
+    corpus = load_corpus(str(folder))
+    chunk = Workbench(corpus).chunks(setup_for(corpus))[0]  # words 0-9 of doc0, which hold t3x3 and t4x4
+    Workspace(ws).judge("q1", chunk.id, 2, span=chunk.text_span)
+    swept = run_cli(capsys, "sweep", "chunks", str(folder), "--workspace", str(ws), "--sizes", "5,20", "--json")
+    assert swept.status == 0, swept.err
+    # at 5/0 and 5/1, 20/0 and 20/5 the chunk holding words 3 and 4 is reached by the judged text, and ranks first
+    assert [cell["metrics"]["hit@1"] for cell in swept.json["cells"]] == [1.0, 1.0, 1.0, 1.0]

@@ -1,8 +1,9 @@
 """Chunk size x overlap: re-chunk the corpus at each setting, evaluate, and name the winner.
 
 Judgments of a corpus' own passages do not survive re-chunking, so the
-sweep measures the questions that carry an "answer" span (or are judged per
-document): a chunk counts as relevant when it holds the whole span. A
+sweep needs questions that carry an "answer" span, chunks judged in ranklens
+(carried by their text) or judgments per document: a chunk counts as relevant
+when it holds the whole span. A
 window that cuts a question's span in every chunk leaves it without a
 relevant chunk; ``SweepCell.whole`` counts the questions that keep theirs. A question judged
 per document without a span keeps its document's chunks whatever the window: ``whole`` does
@@ -105,9 +106,11 @@ class ChunkSweep:
 
 
 def judged_questions(workbench: Workbench) -> list:
-    """The questions a re-chunked corpus can still be judged on: an answer span, or judged per document."""
+    """The questions a re-chunked corpus can still be judged on: an answer span, a chunk judged relevant with its
+    text (engine/judgments.py carries it), or judged per document."""
     corpus = workbench.corpus
-    return [q for q in corpus.answerable if q.answer or any(i in corpus.documents_by_id for i in q.relevant)]
+    return [q for q in corpus.answerable
+            if q.answer or any(i in corpus.documents_by_id or i in q.spans for i in q.relevant)]
 
 
 def chunk_sweep(workbench: Workbench, setup: Setup, windows: Sequence[Window] | None = None,
@@ -120,8 +123,9 @@ def chunk_sweep(workbench: Workbench, setup: Setup, windows: Sequence[Window] | 
     """
     corpus = workbench.corpus
     if not judged_questions(workbench):
-        raise RanklensError(f"{corpus.name}: the sweep needs questions with an \"answer\" span (or judged per "
-                            "document): judgments of the corpus' own passages do not survive re-chunking")
+        raise RanklensError(f"{corpus.name}: the sweep needs questions with an \"answer\" span, chunks judged in "
+                            "ranklens (their text carries) or judgments per document: judgments of the corpus' own "
+                            "passages do not survive re-chunking")
     windows = tuple(windows) if windows is not None else sweep_windows(chunker=setup.chunker)
     spans = {q.id for q in judged_questions(workbench) if q.answer}
     cells: list[SweepCell] = []
