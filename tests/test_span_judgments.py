@@ -254,3 +254,18 @@ def test_the_chunk_sweep_measures_questions_judged_by_their_chunks_text(capsys, 
     assert swept.status == 0, swept.err
     # at 5/0 and 5/1, 20/0 and 20/5 the chunk holding words 3 and 4 is reached by the judged text, and ranks first
     assert [cell["metrics"]["hit@1"] for cell in swept.json["cells"]] == [1.0, 1.0, 1.0, 1.0]
+
+
+def test_the_search_tab_grades_a_re_chunked_result_by_the_judged_text(folder: Path, tmp_path: Path) -> None:
+    from ranklens.tui.search_work import _workspace_grades
+
+    ws = Workspace(tmp_path / "ws")
+    corpus = load_corpus(str(folder))
+    default = Workbench(corpus).chunks(setup_for(corpus))
+    ws.judge("q1", default[0].id, 3, span=default[0].text_span)  # doc0 words 0-9
+    ws.judge("q1", default[15].id, 0, span=default[15].text_span)  # doc1 words 4-13
+    retriever = Workbench(corpus).retriever(setup_for(corpus, {"size": 12, "overlap": 0}))
+    ids = {retriever.chunks[i].id: grade for i, grade in _workspace_grades(ws, retriever, "q1").items()}
+    # 12/0: doc0 words 0-11 shares 10 words with the first; doc1 words 0-11 has 8 of its 12 under the second;
+    # doc1.txt#1 (judged 0 by that id at 10/6) is words 12-23 here, another text: not graded by the id
+    assert ids == {"doc0.txt#0": 3, "doc1.txt#0": 0}

@@ -145,11 +145,12 @@ def _workspace_grades(workspace: Workspace, retriever: Retriever, question: str)
     from ranklens.engine.errors import RanklensError
 
     try:
-        judged = workspace.judgments().get(question, {})
+        judged, spans = workspace.judgments().get(question, {}), workspace.spans().get(question, {})
     except RanklensError:
         return {}  # the app said, when it opened the corpus, that the workspace could not be read
-    # Resolved as any judgment is (chunk ids, or documents' chunks), grades 0 kept.
-    return retriever.relevant(Question(question, "", judged))
+    # Resolved as any judgment is (chunk ids, documents' chunks, or a chunk's text under another chunking),
+    # grades 0 kept.
+    return retriever.judged(Question(question, "", judged, spans=spans))
 
 
 def why_not(context: Context, chunk: str, progress: Progress) -> Why:
