@@ -138,7 +138,7 @@ def score_question(q: QuestionScores) -> QuestionResult:
     else:
         rank = gold_rank(s, rel)  # first: a pending vector is then scored once, for the rank and the top alike
         top = top_k(s, depth())
-    covered = (lambda k: text.covered(top.tolist(), k)) if text is not None else no_text
+    covered = text.covered(top.tolist()) if text is not None else no_text
     if rank is None:  # nothing relevant to rank: only the metrics of the text covered have a value
         ranked = Ranked(0, np.zeros(top.size), grades, covered)
         return QuestionResult(q.id, q.text, None, {m.key: m.value(ranked) if m.reads_text else 0.0

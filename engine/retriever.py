@@ -433,6 +433,7 @@ class Retriever:
             raise RanklensError(f"{self.corpus.name}: no questions with an answer to evaluate")
         texts = [q.text for q in questions]
         judged = [self.relevant(q) for q in questions]  # judgments are not answering: before the clock
+        texts_judged = [self.relevant_text(q) for q in questions]
 
         def rows() -> Iterator[QuestionScores]:
             # Streamed: evaluate() reduces each question to its rank and metrics as it
@@ -444,7 +445,7 @@ class Retriever:
                 yield QuestionScores(questions[i].id, questions[i].text, scores,
                                      np.fromiter(relevant.keys(), dtype=np.int64, count=len(relevant)),
                                      np.fromiter(relevant.values(), dtype=np.float64, count=len(relevant)),
-                                     self.relevant_text(questions[i]))
+                                     texts_judged[i])
 
         started = time.perf_counter()
         evaluation = evaluate(rows(), self.setup.k)  # scoring, ranking and metrics of every question

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 Span = tuple[str, int, int]  # document, start, end (excluded)
 
@@ -35,9 +36,10 @@ class RelevantText:
     spans: tuple[Span, ...]
     chunk_spans: Callable[[Sequence[int]], list[Span]]
 
-    def covered(self, top: Sequence[int], k: int) -> CoveredText:
-        """What the first ``k`` of ``top`` (chunk positions in rank order) cover of R."""
-        return covered_text(self.spans, self.chunk_spans(top[:k]))
+    def covered(self, top: Sequence[int]) -> Callable[[int], CoveredText]:
+        """What the first ``k`` of ``top`` (chunk positions in rank order) cover of R, as a function of ``k``
+        working each ``k`` out once (the three span measures read the same one)."""
+        return cache(lambda k: covered_text(self.spans, self.chunk_spans(top[:k])))
 
 
 def union(spans: Iterable[Span]) -> list[Span]:
