@@ -222,14 +222,20 @@ def run_sweep_chunks(args: argparse.Namespace, overrides: dict[str, Any]) -> int
     say(f"# {sweep.corpus} · {judged.describe()} · {sweep.scorer} · chunks by {windows[0].chunker}")
     # whole: out of the questions with an answer span; judged per document alone, there is nothing to count
     whole_header = f"{'whole':>7} " if sweep.spans else ""
-    say(f"  {'size':>5} {'overlap':>7} {'chunks':>7} {whole_header}{metric_headers()}")
+    # carried: your judgments of chunks counted at that window by their text, of those naming another chunking's
+    by_text = any(cell.carried.moved for cell in sweep.cells)
+    carried_header = f"{'carried':>7} " if by_text else ""
+    say(f"  {'size':>5} {'overlap':>7} {'chunks':>7} {whole_header}{carried_header}{metric_headers()}")
     for i, cell in enumerate(sweep.cells):
         mark = "★ " if i == sweep.winner else "  "
         whole = f"{f'{cell.whole}/{sweep.spans}':>7} " if sweep.spans else ""
-        say(f"{mark}{cell.window.size:>5} {cell.window.overlap:>7} {cell.chunks:>7} {whole}"
+        carried = f"{f'{cell.carried.carried}/{cell.carried.moved}':>7} " if by_text else ""
+        say(f"{mark}{cell.window.size:>5} {cell.window.overlap:>7} {cell.chunks:>7} {whole}{carried}"
             f"{metric_cells(cell.evaluation.metrics, n)}")
-    say(f"★ best by {better_rule()}" + (" · whole: questions whose answer span some chunk holds whole"
-                                        if sweep.spans else
-                                        " · judged per document, no answer spans: no chunk can cut an answer"))
+    whole_note = (" · whole: questions whose answer span some chunk holds whole" if sweep.spans else
+                  "" if by_text else " · judged per document, no answer spans: no chunk can cut an answer")
+    say(f"★ best by {better_rule()}{whole_note}")
+    if by_text:
+        say("carried: your judgments reaching the window's chunks by their text, of those judged in another chunking")
     say_metric_notes()
     return 0

@@ -254,6 +254,11 @@ def test_the_chunk_sweep_measures_questions_judged_by_their_chunks_text(capsys, 
     assert swept.status == 0, swept.err
     # at 5/0 and 5/1, 20/0 and 20/5 the chunk holding words 3 and 4 is reached by the judged text, and ranks first
     assert [cell["metrics"]["hit@1"] for cell in swept.json["cells"]] == [1.0, 1.0, 1.0, 1.0]
+    table = run_cli(capsys, "sweep", "chunks", str(folder), "--workspace", str(ws), "--sizes", "5,20").out.splitlines()
+    header = next(i for i, line in enumerate(table) if line.split()[:4] == ["size", "overlap", "chunks", "carried"])
+    rows = [line.lstrip("★ ").split() for line in table[header + 1:header + 5]]  # ★ marks the winner
+    assert [row[3] for row in rows] == ["1/1"] * 4  # the one judgment, carried at each window
+    assert [cell["by_text"] for cell in swept.json["cells"]] == [{"judgments": 1, "carried": 1}] * 4
 
 
 def test_the_search_tab_grades_a_re_chunked_result_by_the_judged_text(folder: Path, tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ranklens.engine.errors import Cancelled, RanklensError
 from ranklens.engine.experiments.common import Checkpoint, no_checkpoint, ranking, scorer_label, stage
+from ranklens.engine.judged import Carried
 from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.settings import SettingError
 
@@ -75,10 +76,12 @@ class SweepCell:
     evaluation: Evaluation
     chunks: int  # how many chunks the corpus makes at this window
     whole: int  # questions with an answer span that lies whole in some chunk (have a relevant chunk)
+    carried: Carried = Carried()  # judgments counted here by their chunk's text (engine/judged.py)
 
     def to_dict(self) -> dict[str, Any]:
         return {"size": self.window.size, "overlap": self.window.overlap, "chunker": self.window.chunker,
-                "chunks": self.chunks, "whole": self.whole, "metrics": self.evaluation.metrics}
+                "chunks": self.chunks, "whole": self.whole, "metrics": self.evaluation.metrics,
+                "by_text": {"judgments": self.carried.moved, "carried": self.carried.carried}}
 
 
 @dataclass(frozen=True)
@@ -139,7 +142,7 @@ def chunk_sweep(workbench: Workbench, setup: Setup, windows: Sequence[Window] | 
             retriever = workbench.retriever(setup.replace(**window.changes()), report)
             evaluation = retriever.evaluate(report).evaluation
             whole = sum(1 for q in evaluation.per_question if q.rank is not None and q.id in spans)
-            cells.append(SweepCell(window, evaluation, len(retriever.chunks), whole))
+            cells.append(SweepCell(window, evaluation, len(retriever.chunks), whole, retriever.carried()))
             label = scorer_label(retriever.setup)
     except Cancelled:
         complete = False
