@@ -192,6 +192,7 @@ def run_compare_scorers(args: argparse.Namespace, overrides: dict[str, Any]) -> 
     bench, setup, judged = workbench(args, overrides)
     with TerminalProgress() as progress:
         table = compare_scorers(bench, setup, progress=progress)
+    judged = judged.under(table.carried)
     if not table.scorers:
         raise RanklensError(f"{table.corpus}: no questions with an answer to evaluate")
     for note in dict.fromkeys(note for r in table.scorers for note in r.notes):
@@ -238,17 +239,23 @@ def run_sweep_chunks(args: argparse.Namespace, overrides: dict[str, Any]) -> int
     say(f"# {sweep.corpus} · {judged.describe()} · {sweep.scorer} · chunks by {units}")
     # whole: out of the questions with an answer span; judged per document alone, there is nothing to count
     whole_header = f"{'whole':>7} " if sweep.spans else ""
+    # carried: your judgments of chunks counted at that window by their text, of those naming another chunking's
+    by_text = any(cell.carried.moved for cell in sweep.cells)
+    carried_header = f"{'carried':>7} " if by_text else ""
     by = f"{'chunker':<10}" if len(chunkers) > 1 else ""
-    say(f"  {by}{'size':>5} {'overlap':>7} {'chunks':>7} {whole_header}{metric_headers()}")
+    say(f"  {by}{'size':>5} {'overlap':>7} {'chunks':>7} {whole_header}{carried_header}{metric_headers()}")
     for i, cell in enumerate(sweep.cells):
         mark = "★ " if i == sweep.winner else "  "
         whole = f"{f'{cell.whole}/{sweep.spans}':>7} " if sweep.spans else ""
+        carried = f"{f'{cell.carried.carried}/{cell.carried.moved}':>7} " if by_text else ""
         chunker = f"{cell.window.chunker:<10}" if by else ""
-        say(f"{mark}{chunker}{cell.window.size:>5} {cell.window.overlap:>7} {cell.chunks:>7} {whole}"
+        say(f"{mark}{chunker}{cell.window.size:>5} {cell.window.overlap:>7} {cell.chunks:>7} {whole}{carried}"
             f"{metric_cells(cell.evaluation.metrics, n)}")
-    say(f"★ best by {better_rule()}" + (" · whole: questions whose answer span some chunk holds whole"
-                                        if sweep.spans else
-                                        " · judged per document, no answer spans: no chunk can cut an answer"))
+    whole_note = (" · whole: questions whose answer span some chunk holds whole" if sweep.spans else
+                  "" if by_text else " · judged per document, no answer spans: no chunk can cut an answer")
+    say(f"★ best by {better_rule()}{whole_note}")
+    if by_text:
+        say("carried: your judgments reaching the window's chunks by their text, of those judged in another chunking")
     # a note of every window once (the model's own); one of some windows with it (chunks longer than the model's)
     common = set.intersection(*(set(cell.notes) for cell in sweep.cells)) if sweep.cells else set()
     for note in dict.fromkeys(note for cell in sweep.cells for note in cell.notes if note in common):

@@ -18,6 +18,7 @@ from ranklens.cli.sides import load_with_workspace
 if TYPE_CHECKING:
     from ranklens.engine.agreement import Agreement
     from ranklens.engine.corpus import Corpus
+    from ranklens.engine.retriever import Workbench
     from ranklens.engine.workspace import Workspace
 
 
@@ -73,9 +74,16 @@ def _check_streams(args: argparse.Namespace) -> None:
         raise UsageError("ranklens judgments: --raters: only with --agreement (it chooses whose agreement)")
 
 
-def _judge(args: argparse.Namespace, corpus: Corpus, workspace: Workspace, question_ids: set[str]) -> dict[str, Any]:
+def _judge(args: argparse.Namespace, workbench: Workbench, workspace: Workspace,
+           question_ids: set[str]) -> dict[str, Any]:
+    """``--judge``: a chunk of the corpus' own chunking (``ranklens.toml``'s, or its passages) judged with the
+    text it covers, a document by its id."""
     from ranklens.engine.errors import RanklensError
     from ranklens.engine.grades import GradeError, check_grade
+    from ranklens.engine.judgments import span_of
+    from ranklens.engine.retriever import setup_for
+
+    corpus = workbench.corpus
 
     qid, ident, grade_text = args.judge
     try:
@@ -87,8 +95,10 @@ def _judge(args: argparse.Namespace, corpus: Corpus, workspace: Workspace, quest
     known = {d.id for d in corpus.documents} | {c.id for c in corpus.chunks}
     if ident not in known and ident.rpartition("#")[0] not in known:
         raise RanklensError(f"no chunk or document {ident!r} in {corpus.name}")
-    judgment = workspace.judge(qid, ident, grade)
-    return {"question": qid, "id": ident, "grade": grade, "previous": judgment.previous, "rater": judgment.rater}
+    span = span_of(workbench.chunks(setup_for(corpus)), ident)
+    judgment = workspace.judge(qid, ident, grade, span=span)
+    return {"question": qid, "id": ident, "grade": grade, "previous": judgment.previous, "rater": judgment.rater,
+            "span": None if span is None else {"doc": span.doc, "start": span.start, "end": span.end}}
 
 
 def run_judgments(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
@@ -97,7 +107,7 @@ def run_judgments(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     from ranklens.engine.workspace_files import export_qrels, export_questions, import_qrels, import_questions
 
     _check_streams(args)
-    judged, workspace, _ = load_with_workspace(args)
+    judged, workspace, workbench = load_with_workspace(args)
     if args.rater is not None:
         workspace = workspace.as_rater(args.rater)
     corpus = judged.corpus
@@ -113,7 +123,7 @@ def run_judgments(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
         for warning in warnings:
             tell("warning", warning)
     if args.judge:
-        done["judged"] = _judge(args, corpus, workspace, question_ids)
+        done["judged"] = _judge(args, workbench, workspace, question_ids)
     if args.undo:
         reversal = workspace.undo()
         done["undone"] = None if reversal is None else {"question": reversal.question, "id": reversal.id,

@@ -22,10 +22,11 @@ from ranklens.engine.measures import DEFAULT_MEASURES
 from ranklens.cli.strata import Strata, add_by_option
 
 if TYPE_CHECKING:
-    from ranklens.engine.compare import Comparison
+    from ranklens.engine.compare import Comparison, RunSide
     from ranklens.engine.compare_many import ManyComparison
-    from ranklens.engine.judged import Judged
+    from ranklens.engine.judged import Carried, Judged
     from ranklens.engine.measures import Measure
+    from ranklens.engine.retriever import Workbench
     from ranklens.engine.trec import Run
     from ranklens.engine.workspace import Workspace
 
@@ -137,8 +138,9 @@ def run_run(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     name = args.save or ("run" if to_stdout else Path(args.output).stem)
     with TerminalProgress() as progress:
         run, meta, _ = setup_run(workbench, setup, name, progress)
-    meta["judgments"] = judged.to_dict()
     retriever = workbench.retriever(setup)
+    judged = judged.under(retriever.carried())
+    meta["judgments"] = judged.to_dict()
     for note in retriever.notes:
         tell("note", note)
     headline = meta["metrics"]
@@ -244,6 +246,7 @@ def run_compare(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     strata = Strata(args.by, corpus.questions)  # a field no question has: said before any run is made
     a = side(args.a, corpus, workspace, workbench)
     b = side(args.b, corpus, workspace, workbench)
+    judged = judged.under(carried_to(a, workbench))
     comparison = compare_runs(a, b, corpus.questions, measures, args.permutations, args.seed)
     strata.split(comparison)
     tell_findings(comparison)
@@ -252,6 +255,16 @@ def run_compare(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     print_comparison(judged, comparison)
     strata.say(comparison)
     return 0
+
+
+def carried_to(run: RunSide, workbench: Workbench) -> Carried:
+    """How many judgments count by their text under ``run``'s chunking (its sidecar's setup, else the corpus')."""
+    from ranklens.engine.compare import judged_setup
+    from ranklens.engine.retriever import setup_for
+    from ranklens.engine.setup import Setup
+
+    setup = Setup.from_mapping(run.setup, source=run.label) if run.setup else setup_for(workbench.corpus)
+    return workbench.retriever(judged_setup(setup)).carried()
 
 
 def compare_many_runs(args: argparse.Namespace, measures: list[Measure]) -> int:

@@ -62,9 +62,11 @@ def workbench(args: argparse.Namespace, overrides: dict[str, Any], cache_min_chu
 
 def judged_retriever(args: argparse.Namespace, overrides: dict[str, Any], cache_min_chunks: int | None = None
                      ) -> tuple[Retriever, Judged]:
-    """The setup's retriever on the corpus, indexed (``indexed``), and the judgments it measures with."""
+    """The setup's retriever on the corpus, indexed (``indexed``), and the judgments it measures with (those
+    carried to its chunking by their text counted)."""
     bench, setup, result = workbench(args, overrides, cache_min_chunks)
-    return indexed(bench, setup), result
+    built = indexed(bench, setup)
+    return built, result.under(built.carried())
 
 
 def indexed(bench: Workbench, setup: Setup) -> Retriever:

@@ -35,6 +35,20 @@ class Chunk:
     text: str
     start_word: int = 0
 
+    @property
+    def text_span(self) -> TextSpan:
+        """The text the chunk covers in its document, as a judgment of it records it."""
+        return TextSpan(self.doc_id, self.start, self.end)
+
+
+@dataclass(frozen=True, slots=True)
+class TextSpan:
+    """Characters ``[start, end)`` of document ``doc``'s text: what a judged chunk covered."""
+
+    doc: str
+    start: int
+    end: int
+
 
 @dataclass(frozen=True, slots=True)
 class Question:
@@ -46,7 +60,9 @@ class Question:
     lets re-chunked documents be evaluated. A question with neither is
     unanswerable. ``nonrelevant`` holds the ids (chunks or documents) judged not
     relevant (grade 0 or below): judged, so measures of coverage (judged@k, bpref)
-    tell them from ids never judged. ``fields`` keeps the question's other fields
+    tell them from ids never judged. ``spans`` gives, for ids of either judged as a chunk, the text that
+    chunk covered: under another chunking the judgment is carried by that text (engine/judgments.py),
+    not by the id. ``fields`` keeps the question's other fields
     as queries.jsonl gives them (``tags``, ``metadata``…), for results by a field.
     ``unjudged``: a question the user saved (the workspace's) and has not judged yet:
     neither answerable nor unanswerable, until a judgment says which.
@@ -59,6 +75,7 @@ class Question:
     nonrelevant: frozenset[str] = frozenset()
     fields: Mapping[str, Any] = field(default_factory=dict)
     unjudged: bool = False
+    spans: Mapping[str, TextSpan] = field(default_factory=dict)
 
     @property
     def answerable(self) -> bool:

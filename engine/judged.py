@@ -8,20 +8,32 @@ graded a pair, the workspace's rater rule (engine/raters.py: latest, mean, major
 their grades one, and reports say so (``· 2 raters, majority``). Without a
 workspace (``--no-workspace``, the TUI's toggle) the corpus' own judgments count alone.
 
+A chunk judged under one chunking counts under another by the text it covered (engine/judgments.py);
+``Judged.under`` takes how many did so under the chunking a report measures, and the report says it
+(``12 judgments of yours, 9 carried to this chunking by their text``).
+
 ``judged_corpus`` applies the rule and says what it used (``Judged.describe`` for people,
 ``Judged.to_dict`` for JSON): eval, compare-scorers, threshold, the chunk sweep, runs,
 compare, why and the TUI's tabs all measure the corpus it returns.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ranklens.engine.raters import DEFAULT_RULE
 
 if TYPE_CHECKING:
     from ranklens.engine.corpus import Corpus
     from ranklens.engine.workspace import Workspace
+
+
+class Carried(NamedTuple):
+    """Judgments of chunks counted by their text under a chunking: ``moved`` of them name a chunk this chunking
+    does not have (covering the same text), ``carried`` of those reach a chunk of it by the rule."""
+
+    moved: int = 0
+    carried: int = 0
 
 
 @dataclass(frozen=True)
@@ -31,7 +43,8 @@ class Judged:
     ``workspace`` is None when the corpus' own judgments count alone. ``own_questions``
     and ``own_judgments`` count the workspace's questions and judged (question, id) pairs
     of questions the corpus or the workspace has (0 without a workspace); ``raters`` names who graded
-    them, and ``rater_rule`` is the workspace's rule for a pair several raters graded.
+    them, and ``rater_rule`` is the workspace's rule for a pair several raters graded. ``carried`` counts the
+    judgments of chunks that the measured chunking does not have, counted by their text (``under``).
     """
 
     corpus: Corpus
@@ -41,6 +54,11 @@ class Judged:
     warnings: tuple[str, ...] = ()
     raters: tuple[str, ...] = ()
     rater_rule: str = DEFAULT_RULE
+    carried: Carried = Carried()
+
+    def under(self, carried: Carried) -> Judged:
+        """These judgments, measured under a chunking where ``carried`` (``Retriever.carried``) count by their text."""
+        return replace(self, carried=carried)
 
     @property
     def source(self) -> str:
@@ -58,6 +76,8 @@ class Judged:
         if self.workspace is None:
             return f"{head} · the corpus' judgments only"
         parts = [f"{self.own_judgments} judgment{'' if self.own_judgments == 1 else 's'} of yours"]
+        if self.carried.moved:
+            parts[0] += f", {self.carried.carried} carried to this chunking by their text"
         if self.own_questions:
             parts.append(f"{self.own_questions} question{'' if self.own_questions == 1 else 's'} of yours")
         if len(self.raters) > 1:
@@ -67,7 +87,8 @@ class Judged:
     def to_dict(self) -> dict[str, Any]:
         return {"source": self.source, "workspace": None if self.workspace is None else str(self.workspace.root),
                 "questions": self.questions, "own_questions": self.own_questions,
-                "own_judgments": self.own_judgments, "raters": list(self.raters), "rater_rule": self.rater_rule}
+                "own_judgments": self.own_judgments, "raters": list(self.raters), "rater_rule": self.rater_rule,
+                "by_text": {"judgments": self.carried.moved, "carried": self.carried.carried}}
 
 
 def judged_corpus(corpus: Corpus, workspace: Workspace | None) -> Judged:

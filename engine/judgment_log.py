@@ -2,10 +2,13 @@
 each, read, written and replayed rater by rater.
 
 A line is a JSON object: ``{"op": "judge"|"undo", "question", "id", "grade", "previous",
-"undoes" (an undo's target line), "rater", "at"}``; ``grade`` and ``previous`` are whole numbers
-or null (unjudged). A line without ``"rater"`` was written before raters were recorded and is
-the unnamed rater's. Replaying keeps each rater's grades of a pair as a stack, so an undo takes
-back exactly the judgment it names.
+"undoes" (an undo's target line), "doc", "start", "end", "rater", "at"}``; ``grade`` and ``previous``
+are whole numbers or null (unjudged). A line without ``"rater"`` was written before raters were recorded
+and is the unnamed rater's. ``doc``, ``start`` and ``end`` (all three or none) say which text a judged
+chunk covered: characters ``[start, end)`` of document ``doc``'s text, so that the judgment carries to
+another chunking by its text (engine/judgments.py); a line without them (a document's judgment, or one
+written before spans were recorded) counts by its id alone. Replaying keeps each rater's grades of a pair
+as a stack, so an undo takes back exactly the judgment it names.
 """
 from __future__ import annotations
 
@@ -16,10 +19,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ranklens.engine.corpus import TextSpan
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.raters import UNNAMED, combine
 
 Ratings = dict[str, dict[str, dict[str, int]]]  # question -> id -> rater -> grade, raters in the order they graded
+Spans = dict[str, dict[str, TextSpan]]  # question -> id -> the text the id's chunk covered when last judged
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,7 @@ class Judgment:
     previous: int | None  # the same rater's grade of the pair before this line (None: unjudged)
     undoes: int | None = None  # for an undo: the line it takes back
     rater: str = UNNAMED  # who gave it (engine/raters.py); "" on lines written before raters were recorded
+    span: TextSpan | None = None  # the text the judged chunk covered; None: judged by its id alone
 
 
 def read_entry(record: Mapping[str, Any], lineno: int, path: Path) -> Judgment:
@@ -43,9 +49,22 @@ def read_entry(record: Mapping[str, Any], lineno: int, path: Path) -> Judgment:
         if not isinstance(rater, str):
             raise TypeError(rater)
         return Judgment(lineno, str(record["op"]), str(record["question"]), str(record["id"]),
-                        _grade(record.get("grade")), _grade(record.get("previous")), record.get("undoes"), rater)
+                        _grade(record.get("grade")), _grade(record.get("previous")), record.get("undoes"), rater,
+                        _span(record))
     except (KeyError, TypeError, ValueError):
-        raise RanklensError(f"{path}:{lineno}: not a judgment (op, question, id, grade, rater)") from None
+        raise RanklensError(f"{path}:{lineno}: not a judgment (op, question, id, grade, doc, start, end, "
+                            "rater)") from None
+
+
+def _span(record: Mapping[str, Any]) -> TextSpan | None:
+    """The line's ``doc``/``start``/``end`` as a span; None when it has none of them."""
+    given = [key for key in ("doc", "start", "end") if key in record]
+    if not given:
+        return None
+    doc, start, end = record["doc"], _grade(record["start"]), _grade(record["end"])
+    if not isinstance(doc, str) or start is None or end is None or not 0 <= start <= end:
+        raise ValueError(record)
+    return TextSpan(doc, start, end)
 
 
 def _grade(value: Any) -> int | None:
@@ -62,6 +81,8 @@ def log_line(entry: Judgment) -> str:
                               "previous": entry.previous}
     if entry.undoes is not None:
         record["undoes"] = entry.undoes
+    if entry.span is not None:
+        record.update(doc=entry.span.doc, start=entry.span.start, end=entry.span.end)
     record["rater"] = entry.rater
     record["at"] = datetime.now(UTC).isoformat(timespec="seconds")
     return json.dumps(record, ensure_ascii=False) + "\n"
@@ -98,6 +119,20 @@ def replay(entries: Sequence[Judgment]) -> Ratings:
             if (question, ident) in by_pair:
                 ratings.setdefault(question, {})[ident] = by_pair[question, ident]
     return ratings
+
+
+def spans(entries: Sequence[Judgment]) -> Spans:
+    """The text each judged id covered, by question: the span of the pair's latest line (none when that line
+    has none: an id judged again by its id alone, an import, counts by its id). An id judged again under
+    another chunking names another text, and the latest judgment's counts."""
+    latest: dict[tuple[str, str], TextSpan | None] = {}
+    for entry in entries:
+        latest[entry.question, entry.id] = entry.span
+    found: Spans = {}
+    for (question, ident), span in latest.items():
+        if span is not None:
+            found.setdefault(question, {})[ident] = span
+    return found
 
 
 def combined(ratings: Ratings, rule: str) -> dict[str, dict[str, int]]:

@@ -24,7 +24,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ranklens.engine.measures.covered_text import CoveredText
 from ranklens.engine.measures.ndcg import ndcg_rows
+from ranklens.engine.measures.span_iou import span_iou
+from ranklens.engine.measures.span_precision import span_precision
+from ranklens.engine.measures.span_recall import span_recall
 from ranklens.engine.registry import Registry
 
 if TYPE_CHECKING:
@@ -34,15 +38,24 @@ NDCG_K = 10
 RECALL_K = 10
 NDCG = f"ndcg@{NDCG_K}"
 RECALL = f"recall@{RECALL_K}"
+SPAN_K = 10
+
+
+def no_text(k: int) -> CoveredText:
+    """What a question without relevant text has covered at any k: nothing."""
+    return CoveredText()
 
 
 @dataclass(frozen=True, slots=True)
 class Ranked:
     """What a metric reads of one question that has something relevant."""
 
-    rank: int | None  # the full rank of the best-ranked relevant chunk, never cut; None: none retrieved
+    # the full rank of the best-ranked relevant chunk, never cut; None: none retrieved, or nothing relevant to
+    # rank (an answer span every chunk cuts: only ``reads_text`` metrics have a value)
+    rank: int | None
     gains: np.ndarray  # the gain (grade) at each rank of the top ``depth()``, 0 where nothing relevant is
     grades: np.ndarray  # the grade (> 0) of each of the question's relevant chunks
+    covered: Callable[[int], CoveredText] = no_text  # what its top k chunks cover of its relevant text
 
 
 @dataclass(frozen=True)
@@ -58,6 +71,7 @@ class EvalMetric:
     better: int | None = None  # its place in the rule for "better" (0 first); None: not in it
     per_question: int | None = None  # its place in the JSON's per-question rows; None: not there (the rank is)
     note: str = ""  # said under the command line's tables
+    reads_text: bool = False  # reads only ``Ranked.covered``: measured also when no chunk is relevant (a cut answer)
 
     def text(self, value: float, questions: int) -> str:
         """How the tables show the metric over ``questions``: ``10/15`` when counted, else ``0.786``."""
@@ -118,3 +132,18 @@ register_metric(EvalMetric(NDCG, f"nDCG@{NDCG_K}", "graded: linear gain, log2(ra
                            f"ideal top {NDCG_K}'s (engine/measures/ndcg.py)", _ndcg, k=NDCG_K, per_question=1))
 register_metric(EvalMetric(RECALL, f"recall@{RECALL_K}", f"the share of the relevant chunks in the top {RECALL_K}",
                            _recall, k=RECALL_K, better=2, per_question=0))
+
+
+def _span(measure: Callable[[CoveredText], float]) -> Callable[[Ranked], float]:
+    return lambda q: measure(q.covered(SPAN_K))
+
+
+# Chroma's chunking evaluation, over the text: engine/measures/covered_text.py
+register_metric(EvalMetric(f"span_recall@{SPAN_K}", f"sRec@{SPAN_K}", f"the share of the relevant text the top "
+                           f"{SPAN_K} chunks cover", _span(span_recall), k=SPAN_K, reads_text=True))
+register_metric(EvalMetric(f"span_precision@{SPAN_K}", f"sPrec@{SPAN_K}", f"the share of the top {SPAN_K} chunks' "
+                           "text that is relevant", _span(span_precision), k=SPAN_K, reads_text=True))
+register_metric(EvalMetric(f"span_iou@{SPAN_K}", f"IoU@{SPAN_K}", f"the relevant text covered over the top {SPAN_K} "
+                           "chunks' text plus the relevant text missed", _span(span_iou), k=SPAN_K, reads_text=True,
+                           note=f"sRec, sPrec, IoU@{SPAN_K}: span recall, precision and IoU, the relevant text (judged "
+                           f"and answer spans) the top {SPAN_K} chunks cover (Chroma's chunking evaluation)"))

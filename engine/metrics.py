@@ -21,7 +21,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.metric_table import Ranked, depth, eval_metrics, per_question_metrics
+from ranklens.engine.measures.covered_text import RelevantText
+from ranklens.engine.metric_table import Ranked, depth, eval_metrics, no_text, per_question_metrics
 from ranklens.engine.topk import PendingScores, QueryScores
 
 # Bounds the (rows x N) temporaries of gold_ranks to ~4M cells.
@@ -90,6 +91,7 @@ class QuestionScores:
     scores: np.ndarray | QueryScores | PendingScores
     relevant: np.ndarray
     grades: np.ndarray | None = None
+    relevant_text: RelevantText | None = None  # for the span measures (none: they are 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,11 +127,18 @@ def gains_at(ranked: np.ndarray, rel: np.ndarray, grades: np.ndarray) -> np.ndar
 
 
 def score_question(q: QuestionScores) -> QuestionResult:
-    """The question's full rank and its value of every metric of the table (0 with nothing relevant)."""
+    """The question's full rank and its value of every metric of the table (0 with nothing relevant; with
+    relevant text but no relevant chunk, an answer span every chunk cuts, the metrics of text alone)."""
     rel, grades = relevant_grades(q)
-    if rel.size == 0:
+    text = q.relevant_text if q.relevant_text is not None and q.relevant_text.spans else None
+    if rel.size == 0 and text is None:
         return QuestionResult(q.id, q.text, None, {m.key: 0.0 for m in eval_metrics()})
     s = q.scores if isinstance(q.scores, (QueryScores, PendingScores)) else QueryScores.of(np.asarray(q.scores))
+    if rel.size == 0 and text is not None:  # relevant text, no relevant chunk: only the text's metrics have a value
+        top = s.retrieved_top(depth())[0]
+        ranked = Ranked(None, np.zeros(top.size), grades, text.covered(top.tolist()))
+        return QuestionResult(q.id, q.text, None, {m.key: m.value(ranked) if m.reads_text else 0.0
+                                                   for m in eval_metrics()})
     if isinstance(s, PendingScores) and s.top_first:
         # an engine's top 10 first: most ranks are read off it, without the deep query scoring in full takes
         top = s.retrieved_top(depth())[0]
@@ -137,7 +146,8 @@ def score_question(q: QuestionScores) -> QuestionResult:
     else:
         rank = s.retrieved_rank(rel)  # first: a pending vector is then scored once, for the rank and the top alike
         top = s.retrieved_top(depth())[0]
-    ranked = Ranked(rank, gains_at(top, rel, grades), grades)
+    covered = text.covered(top.tolist()) if text is not None else no_text
+    ranked = Ranked(rank, gains_at(top, rel, grades), grades, covered)
     return QuestionResult(q.id, q.text, rank, {m.key: m.value(ranked) for m in eval_metrics()})
 
 

@@ -17,7 +17,9 @@ then by chunk id. The first pairs of each question are those a judge's time buys
 A pool kept for the TUI's judging queue is ``pools/NAME.json`` in the workspace (written by
 an atomic rename under the workspace's lock): its depth, runs and pairs as ``Pool.to_dict``
 writes them. Which of its pairs are judged is read from the workspace's log when it is
-opened again (``QueueState``), so the queue resumes where any session left it.
+opened again (``QueueState``), so the queue resumes where any session left it; a pair of a
+re-chunked pool counts as judged when a chunk judged under another chunking reaches it by
+its text (``judged_now``).
 """
 from __future__ import annotations
 
@@ -34,6 +36,8 @@ from ranklens.engine.errors import RanklensError
 if TYPE_CHECKING:
     from ranklens.engine.compare import RunSide
     from ranklens.engine.corpus import Corpus
+    from ranklens.engine.retriever import Workbench
+    from ranklens.engine.setup import Setup
     from ranklens.engine.workspace import Workspace
 
 POOLS = "pools"  # the workspace's folder of saved pools
@@ -172,9 +176,20 @@ class QueueState:
 
 
 def queue_state(pool: Pool, judgments: Mapping[str, Mapping[str, int]]) -> QueueState:
-    """Which of ``pool``'s pairs ``judgments`` (question id -> {id: grade}, a workspace's log replayed) judge."""
+    """Which of ``pool``'s pairs ``judgments`` (question id -> {chunk id: grade}: ``judged_now``, or a workspace's
+    log replayed) judge."""
     left = [p for p in pool.pairs if p.id not in judgments.get(p.question, {})]
     return QueueState(len(pool.pairs), len(pool.pairs) - len(left), left)
+
+
+def judged_now(workbench: Workbench, workspace: Workspace, setup: Setup, pool: Pool) -> dict[str, dict[str, int]]:
+    """The judgments that count now (the corpus' and ``workspace``'s, read again) as chunk ids of ``pool``'s
+    chunking: a chunk judged under another chunking decides the pool's chunks its text reaches
+    (engine/judgments.py), so the queue does not ask them again."""
+    from ranklens.engine.compare import resolved_judgments
+
+    applied, _ = workspace.apply(workbench.corpus)  # applying again is harmless: the same questions, ids, grades
+    return resolved_judgments(workbench.with_questions(applied), setup.replace(**pool.chunking))
 
 
 def pool_path(workspace: Workspace, name: str) -> Path:

@@ -190,7 +190,8 @@ def evaluate_reranking(retriever: Retriever, reranker: Reranker | None = None, t
             relevant = retriever.relevant(questions[i])
             yield QuestionScores(questions[i].id, questions[i].text, QueryScores.of(dense, scores.floor),
                                  np.fromiter(relevant.keys(), dtype=np.int64, count=len(relevant)),
-                                 np.fromiter(relevant.values(), dtype=np.float64, count=len(relevant)))
+                                 np.fromiter(relevant.values(), dtype=np.float64, count=len(relevant)),
+                                 retriever.relevant_text(questions[i]))
 
     progress(0, len(texts), "reranking")
     reranked = evaluate(rows(), retriever.setup.k)

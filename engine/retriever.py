@@ -25,7 +25,9 @@ from ranklens.engine.corpus import Chunk, Corpus, Question
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.index.ranking import check_approximate
 from ranklens.engine.grades import GRADE_KEY
+from ranklens.engine.judged import Carried
 from ranklens.engine.judgments import ChunkJudge
+from ranklens.engine.measures.covered_text import RelevantText
 from ranklens.engine.metric_table import depth
 from ranklens.engine.metrics import Evaluation, QuestionScores, ThresholdReport, evaluate, threshold_analysis
 from ranklens.engine.model_names import default_model
@@ -350,6 +352,15 @@ class Retriever:
         """Chunk index -> grade for a question, under this retriever's chunking (``ChunkJudge``)."""
         return self._judge.relevant(question)
 
+    def relevant_text(self, question: Question) -> RelevantText:
+        """The question's relevant text, for the span measures (``ChunkJudge.relevant_text``)."""
+        return self._judge.relevant_text(question)
+
+    def carried(self) -> Carried:
+        """How many of the questions' judgments of chunks count under this chunking by their text (``ChunkJudge``)."""
+        counts = [self._judge.carried(q) for q in self.corpus.questions]
+        return Carried(sum(c.moved for c in counts), sum(c.carried for c in counts))
+
     def judged(self, question: Question) -> dict[int, int]:
         """Chunk index -> grade (0: judged not relevant) for every chunk a question's judgments decide."""
         return self._judge.judged(question)
@@ -370,7 +381,7 @@ class Retriever:
 
     @cached_property
     def _judge(self) -> ChunkJudge:
-        return ChunkJudge(self.chunks, self.corpus.questions)
+        return ChunkJudge(self.chunks, self.corpus.questions, self.corpus.documents)
 
     def score_batches(self, texts: Sequence[str], progress: Progress = no_progress,
                       label: str = "scoring") -> Iterator[tuple[int, QueryScores | PendingScores]]:
@@ -415,6 +426,7 @@ class Retriever:
             raise RanklensError(f"{self.corpus.name}: no questions with an answer to evaluate")
         texts = [q.text for q in questions]
         judged = [self.relevant(q) for q in questions]  # judgments are not answering: before the clock
+        texts_judged = [self.relevant_text(q) for q in questions]
 
         def rows() -> Iterator[QuestionScores]:
             # Streamed: evaluate() reduces each question to its rank and metrics as it
@@ -425,7 +437,8 @@ class Retriever:
                 relevant = judged[i]
                 yield QuestionScores(questions[i].id, questions[i].text, scores,
                                      np.fromiter(relevant.keys(), dtype=np.int64, count=len(relevant)),
-                                     np.fromiter(relevant.values(), dtype=np.float64, count=len(relevant)))
+                                     np.fromiter(relevant.values(), dtype=np.float64, count=len(relevant)),
+                                     texts_judged[i])
 
         started = time.perf_counter()
         evaluation = evaluate(rows(), self.setup.k)  # scoring, ranking and metrics of every question

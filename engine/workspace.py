@@ -30,7 +30,8 @@ is rewritten by the next reader that can. The writer holding the lock deletes th
 (``atomic_write``'s) of killed writers. Undo appends a reversal to the log (the judgment's
 previous grade, or its absence); nothing is ever rewritten in place. Ids in the judgments
 are chunk ids (or document ids) as ``Retriever.relevant`` reads them; a grade <= 0 judges
-a chunk not relevant, which also overrides the corpus' own qrels for that pair.
+a chunk not relevant, which also overrides the corpus' own qrels for that pair. A chunk's judgment
+records the text it covered (engine/judgment_log.py), and counts under another chunking by that text.
 
 Raters: each line carries ``"rater"`` (a line without one is the unnamed rater's, ``""``). Each
 rater has their own grade of a pair; a line's ``previous`` is that rater's grade before it, and
@@ -55,11 +56,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ranklens.engine.corpus import Corpus, Question, normalise_space
+from ranklens.engine.corpus import Corpus, Question, TextSpan, normalise_space
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.grades import DEFAULT_MAX_GRADE, check_grade, max_grade
 from ranklens.engine.json_object import parse_object
-from ranklens.engine.judgment_log import Judgment, Ratings, combined, log_line, read_entry, replay
+from ranklens.engine.judgment_log import Judgment, Ratings, Spans, combined, log_line, read_entry, replay, spans
 from ranklens.engine.raters import DEFAULT_RULE, UNNAMED, check_rater, check_rule, default_rater
 from ranklens.engine.runs import RunFiles, read_sidecar, run_files, save_pair, sidecar_path
 from ranklens.engine.trec import Run, atomic_write, qrels_text, read_run, read_text, remove_stale_temporaries
@@ -359,6 +360,10 @@ class Workspace:
         grades were given (the last is the latest), questions and ids in the order first judged."""
         return replay(self.log())
 
+    def spans(self) -> Spans:
+        """The text each judged chunk covered (question id -> id -> span), for the ids judged as chunks."""
+        return spans(self.log())
+
     def judgments(self) -> dict[str, dict[str, int]]:
         """The log replayed: question id -> {id: grade}, several raters' grades of a pair made one by the
         workspace's rater rule; questions in the order first judged."""
@@ -387,20 +392,26 @@ class Workspace:
             return {}
         return parse_object(read_text(self.settings_path), str(self.settings_path))
 
-    def judge(self, question: str, ident: str, grade: int | None, *, rater: str | None = None) -> Judgment:
+    def judge(self, question: str, ident: str, grade: int | None, *, span: TextSpan | None = None,
+              rater: str | None = None) -> Judgment:
         """Grade ``ident`` for ``question`` (None: take the judgment back) as ``rater`` (default: the
-        workspace's); appended to the log."""
-        return self.judge_many([(question, ident, grade)], rater=rater)[-1]
+        workspace's); appended to the log. The one judging call of the front ends: a chunk is judged with
+        ``span``, the text it covers in its document, so that the judgment carries to other chunkings."""
+        return self._write([(question, ident, grade, span)], rater)[-1]
 
     def judge_many(self, rows: Sequence[tuple[str, str, int | None]], *, rater: str | None = None) -> list[Judgment]:
-        """Several judgments by ``rater`` (default: the workspace's) under one lock, in order (an import); the
-        qrels file is rewritten once.
+        """Several judgments by ``rater`` (default: the workspace's) under one lock, in order (an import), each
+        by its id alone; the qrels file is rewritten once.
 
         A grade off the workspace's scale (0..``max_grade``), or a bad rater's name, is refused (``GradeError``,
         ``RanklensError``) before any is written.
         """
+        return self._write([(question, ident, grade, None) for question, ident, grade in rows], rater)
+
+    def _write(self, rows: Sequence[tuple[str, str, int | None, TextSpan | None]], rater: str | None
+               ) -> list[Judgment]:
         rater = self.rater if rater is None else check_rater(rater)
-        for _, _, grade in rows:
+        for _, _, grade, _ in rows:
             if grade is not None:
                 check_grade(grade, self.max_grade)
         with self.locked():
@@ -410,10 +421,10 @@ class Workspace:
             mine = {(q, ident): by[rater] for q, ids in ratings.items() for ident, by in ids.items() if rater in by}
             line = self._next_line(self.log_path) - 1
             lines, made = [], []
-            for question, ident, grade in rows:
+            for question, ident, grade, span in rows:
                 line += 1
                 made.append(Judgment(line, "judge", question, ident, grade, mine.get((question, ident)),
-                                     rater=rater))
+                                     rater=rater, span=span))
                 lines.append(log_line(made[-1]))
                 if grade is None:
                     mine.pop((question, ident), None)
@@ -438,7 +449,7 @@ class Workspace:
                 return None
             current = replay(entries).get(target.question, {}).get(target.id, {}).get(target.rater)
             reversal = Judgment(self._next_line(self.log_path), "undo", target.question, target.id,
-                                target.previous, current, target.line, target.rater)
+                                target.previous, current, target.line, target.rater, target.span)
             self._record([log_line(reversal)], qrels_text(combined(replay([*entries, reversal]), rule)), "the undo")
         return reversal
 
@@ -448,11 +459,13 @@ class Workspace:
         """The corpus with the workspace's questions added and its judgments over the corpus' own.
 
         A workspace question with a corpus question's id replaces its text. A judgment with
-        grade <= 0 moves that id from the question's relevant ones to its ``nonrelevant``. Returns warnings
+        grade <= 0 moves that id from the question's relevant ones to its ``nonrelevant``; a chunk's judgment
+        keeps the text the chunk covered in the question's ``spans``. Returns warnings
         (judgments naming questions or ids the corpus does not have, counted).
         """
         own = self.questions()
         judgments = self.judgments()
+        covered = self.spans()
         if self.log_path.is_file():
             self._sync_qrels(judgments)
         if not own and not judgments:
@@ -475,7 +488,13 @@ class Workspace:
                 unknown_questions += len(grades)
                 continue
             relevant, nonrelevant = dict(judged.relevant), set(judged.nonrelevant)
+            texts, judged_texts = dict(judged.spans), covered.get(qid, {})
             for ident, grade in grades.items():
+                if ident in judged_texts:
+                    texts[ident] = judged_texts[ident]
+                else:
+                    texts.pop(ident, None)  # judged by its id alone
+
                 if ident not in known and ident.rpartition("#")[0] not in known:
                     unknown_ids += 1
                 if grade > 0:
@@ -485,7 +504,7 @@ class Workspace:
                     relevant.pop(ident, None)
                     nonrelevant.add(ident)
             by_id[qid] = dataclasses.replace(judged, relevant=relevant, nonrelevant=frozenset(nonrelevant),
-                                             unjudged=judged.unjudged and not grades)
+                                             unjudged=judged.unjudged and not grades, spans=texts)
         warnings = []
         if unknown_questions:
             warnings.append(f"{self.log_path}: {unknown_questions} judgment(s) of questions that are neither the "

@@ -183,7 +183,8 @@ def test_judging_importing_and_undoing_change_the_measures(capsys, tmp_path: Pat
     assert mrr_of_q4() is None  # q4 has nothing judged: not compared
     judged = run_cli(capsys, "judgments", str(corpus), "--judge", "q4", "c3", "3", *ws, "--json", "--rater", "ann")
     assert judged.status == 0, judged.err
-    assert judged.json["judged"] == {"question": "q4", "id": "c3", "grade": 3, "previous": None, "rater": "ann"}
+    assert judged.json["judged"] == {"question": "q4", "id": "c3", "grade": 3, "previous": None, "rater": "ann",
+                                     "span": {"doc": "c3", "start": 0, "end": 44}}  # the chunk's text: its record
     assert mrr_of_q4() == 0.0  # "an unanswerable question" shares no term with c3
     (tmp_path / "more.qrels").write_text("q4 0 c0 1\nq1 0 c0 0\n")
     imported = run_cli(capsys, "judgments", str(corpus), "--import-qrels", str(tmp_path / "more.qrels"), *ws,

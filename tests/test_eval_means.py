@@ -23,7 +23,8 @@ def test_never_retrieved_questions_count_as_zero_in_every_mean() -> None:
     ])
     assert [r.rank for r in evaluation.per_question] == [1, 12, None]
     assert evaluation.metrics == pytest.approx({
-        "hit@1": 1 / 3, "hit@3": 1 / 3, "mrr": (1 + 1 / 12) / 3, "ndcg@10": 1 / 3, "recall@10": 1 / 3})
+        "hit@1": 1 / 3, "hit@3": 1 / 3, "mrr": (1 + 1 / 12) / 3, "ndcg@10": 1 / 3, "recall@10": 1 / 3,
+        "span_recall@10": 0, "span_precision@10": 0, "span_iou@10": 0})  # no relevant text was handed in
 
 
 def test_a_question_with_nothing_relevant_still_weighs() -> None:

@@ -29,14 +29,18 @@ def p3():
         yield metric
 
 
-def test_the_table_lists_eval_s_five_in_their_json_order() -> None:
+EIGHT = ["hit@1", "hit@3", "mrr", "ndcg@10", "recall@10", "span_recall@10", "span_precision@10", "span_iou@10"]
+
+
+def test_the_table_lists_eval_s_eight_in_their_json_order() -> None:
     assert [(m.key, m.header) for m in eval_metrics()] == [
-        ("hit@1", "hit@1"), ("hit@3", "hit@3"), ("mrr", "MRR"), ("ndcg@10", "nDCG@10"), ("recall@10", "recall@10")]
+        ("hit@1", "hit@1"), ("hit@3", "hit@3"), ("mrr", "MRR"), ("ndcg@10", "nDCG@10"), ("recall@10", "recall@10"),
+        ("span_recall@10", "sRec@10"), ("span_precision@10", "sPrec@10"), ("span_iou@10", "IoU@10")]
 
 
 def test_a_registered_metric_is_in_eval_s_json(capsys, p3) -> None:
     data = run_cli(capsys, "eval", "studio-alfa", "--json").json
-    assert list(data["metrics"]) == ["hit@1", "hit@3", "mrr", "ndcg@10", "recall@10", "p@3"]
+    assert list(data["metrics"]) == [*EIGHT, "p@3"]
     assert data["metrics"]["p@3"] == pytest.approx(SEED_P3)
     assert f"{data['metrics']['mrr']:.3f}" == "0.786"  # the others unchanged
     assert list(data["per_question"][0]) == ["id", "text", "rank", "full_rank", "recall@10", "ndcg@10"]
@@ -45,8 +49,10 @@ def test_a_registered_metric_is_in_eval_s_json(capsys, p3) -> None:
 def test_a_registered_metric_is_a_column_of_the_eval_table(capsys, p3) -> None:
     lines = run_cli(capsys, "eval", "studio-alfa").out.splitlines()
     header = next(i for i, line in enumerate(lines) if line.split()[:1] == ["hit@1"])
-    assert lines[header].split() == ["hit@1", "hit@3", "MRR", "nDCG@10", "recall@10", "P@3"]
-    assert lines[header + 1].split() == ["10/15", "13/15", "0.786", "0.839", "1.000", f"{SEED_P3:.3f}"]
+    assert lines[header].split() == ["hit@1", "hit@3", "MRR", "nDCG@10", "recall@10", "sRec@10", "sPrec@10",
+                                     "IoU@10", "P@3"]
+    assert lines[header + 1].split() == ["10/15", "13/15", "0.786", "0.839", "1.000", "1.000", "0.098", "0.098",
+                                         f"{SEED_P3:.3f}"]
     assert lines[header].endswith("P@3") and lines[header + 1].endswith(f"{SEED_P3:.3f}")  # aligned under it
 
 

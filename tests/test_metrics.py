@@ -72,7 +72,8 @@ def test_seed_tfidf_ranks_give_seed_metrics() -> None:
     assert ev.metrics["hit@1"] == pytest.approx(10 / 15)
     assert ev.metrics["hit@3"] == pytest.approx(13 / 15)
     assert round(ev.metrics["mrr"], 3) == 0.786
-    assert set(ev.metrics) == {"hit@1", "hit@3", "mrr", "ndcg@10", "recall@10"}
+    assert set(ev.metrics) == {"hit@1", "hit@3", "mrr", "ndcg@10", "recall@10", "span_recall@10",
+                               "span_precision@10", "span_iou@10"}
     # One relevant chunk each: recall@10 is hit@10, nDCG is 1/log2(rank+1).
     assert ev.metrics["recall@10"] == 1.0
     assert ev.metrics["ndcg@10"] == pytest.approx(np.mean([1 / math.log2(r + 1) for r in SEED_RANKS]))

@@ -46,7 +46,8 @@ def dense_oracle(retriever) -> dict:
         scores = QueryScores.of(np.asarray(retriever.scorer.scores(query), dtype=float),
                                 floor_of(retriever.scorer, query))  # the ranking rule: what the query retrieves
         rows.append(QuestionScores(q.id, q.text, scores,
-                                   np.array(list(rel), dtype=np.int64), np.array(list(rel.values()), dtype=float)))
+                                   np.array(list(rel), dtype=np.int64), np.array(list(rel.values()), dtype=float),
+                                   retriever.relevant_text(q)))
     return evaluate(rows, retriever.setup.k).to_dict()
 
 

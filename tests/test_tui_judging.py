@@ -71,6 +71,8 @@ async def test_grading_writes_qrels_undo_restores_them_and_metrics_follow() -> N
         await pilot.press("0")  # the cursor moved on: the third result is not relevant
         await settle(pilot)
         assert workspace.judgments() == {"u1": {"accessi-1": 3, "trasferte-1": 0}}
+        chunks = {c.id: c for c in app.context.corpus.chunks}  # each judgment records the text its chunk covers
+        assert workspace.spans() == {"u1": {i: chunks[i].text_span for i in ("accessi-1", "trasferte-1")}}
         assert grade_cells(pane) == ["·", "3", "0", "·", "·"]
 
         await pilot.press("o")  # judged only

@@ -22,6 +22,7 @@ from tests.support.panes import PaneHarness, screen_text, settle, until
 from tests.support.workers import endless
 
 SEED_TFIDF_RANKS = [1, 4, 1, 3, 2, 1, 1, 1, 1, 1, 5, 1, 2, 1, 1]
+WIDE = (120, 30)  # every metric column, hit rates as counts and fractions ("10/15 0.667")
 
 
 def best_threshold_by_scikit_learn() -> str:
@@ -55,7 +56,7 @@ def column(table: RowList, index: int) -> list[str]:
 
 async def test_tfidf_row_shows_the_seed_numbers() -> None:
     app = PaneHarness(MetricsPane)
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with app.run_test(size=WIDE) as pilot:
         await settle(pilot)
         tfidf = row(app, "tfidf")
         assert tfidf[0].strip() == "▸ TF-IDF"  # the app's scorer is marked
@@ -76,7 +77,7 @@ async def test_tfidf_row_shows_the_seed_numbers() -> None:
 async def test_lsa_row_follows_the_setup_dims(dims: int, hit1: str, hit3: str, mrr: str) -> None:
     """Seed 004's LSA table: the Metrics tab reproduces it as the app's `d`/`D` keys change dims."""
     app = PaneHarness(MetricsPane, overrides={"dims": dims})
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with app.run_test(size=WIDE) as pilot:
         await settle(pilot)
         lsa = row(app, "lsa")
         assert lsa[0].strip() == f"LSA {dims} dims"
@@ -153,7 +154,7 @@ def endless_measure(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
 async def test_escape_cancels_the_evaluation_and_r_runs_it_again(endless_measure: threading.Event,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     app = PaneHarness(MetricsPane)
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with app.run_test(size=WIDE) as pilot:
         await pilot.pause(0.1)
         pane = app.query_one(MetricsPane)
         assert pane.is_working()
@@ -196,7 +197,7 @@ async def test_hostile_questions_and_ids_are_shown_literally(tmp_path) -> None:
 async def test_in_the_app_tab_2_shows_the_seed_numbers_and_enter_searches_the_question() -> None:
     async with asyncio.timeout(90):  # an app that never starts fails here instead of hanging
         app = make_app("studio-alfa", cursor_blink=False)
-        async with app.run_test(size=(100, 30)) as pilot:
+        async with app.run_test(size=WIDE) as pilot:
             await until(pilot, lambda: app.context is not None)
             await pilot.press("escape", "2")  # leave the query box, open Metrics
             pane = app.query_one(MetricsPane)

@@ -76,6 +76,8 @@ async def test_grade_skip_undo_and_progress(capsys) -> None:  # noqa: ANN001
         await settle(pilot)
         assert f"1 of {total} judged" in shown(app, "progress")
         assert workspace(app).judgments()[first.question][first.id] == 2
+        chunk = next(c for c in app.context.corpus.chunks if c.id == first.id)
+        assert workspace(app).spans()[first.question] == {first.id: chunk.text_span}  # the text judged, recorded
         assert app.context.judged.own_judgments == 1  # the app judged the corpus again: the tabs follow
         assert second.id in str(app.screen.query_one("#pool-chunk").border_title)
 

@@ -42,7 +42,7 @@ from ranklens.tui.widgets.work_status import WorkStatus
 
 if TYPE_CHECKING:
     from ranklens.engine.compare import RunSide
-    from ranklens.engine.corpus import Corpus
+    from ranklens.engine.corpus import Chunk, Corpus
     from ranklens.engine.pool import Pool, PoolPair, QueueState
     from ranklens.engine.judgment_log import Judgment
     from ranklens.engine.workspace import Workspace
@@ -68,41 +68,45 @@ class Choices:
 
 @dataclass(frozen=True)
 class Opened:
-    """A pool ready to judge: its name, the pool, the judged state now and the text of its chunks."""
+    """A pool ready to judge: its name, the pool, the judged state now and its chunks (their text shown, the text
+    they cover recorded with a judgment)."""
 
     name: str
     pool: Pool
     state: QueueState
-    chunks: dict[str, str]  # chunk id -> text, for the pool's pairs
+    chunks: dict[str, Chunk]  # chunk id -> chunk, for the pool's pairs
     said: str = ""  # runs picked that were left out, ranking under the setup of another
 
 
 def choices(context: Context, progress: Progress) -> Choices:
     """The workspace's pools, each with how far it is judged, and its saved runs (in a thread worker)."""
-    from ranklens.engine.pool import load_pool, pool_names, queue_state
+    from ranklens.engine.pool import judged_now, load_pool, pool_names, queue_state
 
     workspace = context.workspace
     if workspace is None:
         return Choices([], [])
-    judgments = workspace.judgments()
     names = pool_names(workspace)
     pools: list[SavedPool] = []
+    judged: dict[str, dict[str, dict[str, int]]] = {}  # by chunking: pools of one chunking share it
     for name in names:
         progress(len(pools), len(names), "reading the pools")
         pool = load_pool(workspace, name)
-        pools.append(SavedPool(name, f"{name} · {queue_state(pool, judgments).progress()} · depth {pool.depth} · "
-                                     f"{', '.join(pool.runs)}"))
+        chunking = repr(sorted(pool.chunking.items()))
+        if chunking not in judged:
+            judged[chunking] = judged_now(context.workbench, workspace, context.setup, pool)
+        state = queue_state(pool, judged[chunking])
+        pools.append(SavedPool(name, f"{name} · {state.progress()} · depth {pool.depth} · {', '.join(pool.runs)}"))
     return Choices(pools, workspace.run_names())
 
 
 def _opened(context: Context, name: str, pool: Pool, progress: Progress) -> Opened:
-    from ranklens.engine.pool import queue_state
+    from ranklens.engine.pool import judged_now, queue_state
 
     assert context.workspace is not None
-    state = queue_state(pool, context.workspace.judgments())
+    state = queue_state(pool, judged_now(context.workbench, context.workspace, context.setup, pool))
     wanted = {pair.id for pair in pool.pairs}
     chunks = context.workbench.chunks(context.setup.replace(**pool.chunking), progress)
-    return Opened(name, pool, state, {c.id: c.text for c in chunks if c.id in wanted})
+    return Opened(name, pool, state, {c.id: c for c in chunks if c.id in wanted})
 
 
 def open_pool(context: Context, name: str, progress: Progress) -> Opened:
@@ -159,9 +163,10 @@ def one_per_setup(picked: list[tuple[str, RunSide]]) -> tuple[list[tuple[str, Ru
     return [pair for pair in picked if id(pair[1]) in kept_runs], same
 
 
-def judge_pair(pair: PoolPair, grade: int, workspace: Workspace, corpus: Corpus) -> str:
-    """Grade the pair (a ChangeWorkspace); nothing to tell: the queue shows the next pair."""
-    workspace.judge(pair.question, pair.id, grade)
+def judge_pair(pair: PoolPair, chunk: Chunk | None, grade: int, workspace: Workspace, corpus: Corpus) -> str:
+    """Grade the pair (a ChangeWorkspace) with the text its chunk covers; nothing to tell: the queue shows the
+    next pair."""
+    workspace.judge(pair.question, pair.id, grade, span=None if chunk is None else chunk.text_span)
     return ""
 
 
@@ -352,7 +357,8 @@ class PoolQueuePane(WorkPane):
         ranks.update(Content(one_line("retrieved by " + " · ".join(f"{run} at {rank}" for run, rank in
                                                                   pair.runs.items()), 300)))
         chunk.border_title = Content(f"chunk {one_line(pair.id, 60)}")
-        body.update(safe_text(opened.chunks.get(pair.id, "(not a chunk of the corpus as it is now)")))
+        shown = opened.chunks.get(pair.id)
+        body.update(safe_text(shown.text if shown is not None else "(not a chunk of the corpus as it is now)"))
         chunk.scroll_home(animate=False)
 
     def action_grade(self, grade: int) -> None:
@@ -361,7 +367,9 @@ class PoolQueuePane(WorkPane):
             return
         pair = self.left.pop(0)
         self.judged += 1
-        self.post_message(ChangeWorkspace(partial(judge_pair, pair, grade), judges=True))
+        assert self.opened is not None  # pairs are left only in an opened pool
+        self.post_message(ChangeWorkspace(partial(judge_pair, pair, self.opened.chunks.get(pair.id), grade),
+                                          judges=True))
         self._show_pair()
 
     def action_skip(self) -> None:

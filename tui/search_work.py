@@ -158,10 +158,11 @@ def why_not(context: Context, chunk: str, progress: Progress) -> Why:
     return explained_why(context.workbench.retriever(context.setup, progress), context.query, chunk)
 
 
-def grade_result(text: str, chunk: str, grade: int | None, workspace: Workspace, corpus: Corpus) -> str:
-    """Grade ``chunk`` for the question asking ``text`` (saved as one first if it is not): a ChangeWorkspace."""
+def grade_result(text: str, chunk: Chunk, grade: int | None, workspace: Workspace, corpus: Corpus) -> str:
+    """Grade ``chunk`` (with the text it covers) for the question asking ``text`` (saved as one first if it is
+    not): a ChangeWorkspace."""
     question, added = workspace.question_for(text, corpus)
-    workspace.judge(question.id, chunk, grade)
+    workspace.judge(question.id, chunk.id, grade, span=chunk.text_span)
     return f"saved the query as question {question.id}" if added else ""
 
 

@@ -1,8 +1,9 @@
 """Chunk size x overlap: re-chunk the corpus at each setting, evaluate, and name the winner.
 
 Judgments of a corpus' own passages do not survive re-chunking, so the
-sweep measures the questions that carry an "answer" span (or are judged per
-document): a chunk counts as relevant when it holds the whole span. A
+sweep needs questions that carry an "answer" span, chunks judged in ranklens
+(carried by their text) or judgments per document: a chunk counts as relevant
+when it holds the whole span. A
 window that cuts a question's span in every chunk leaves it without a
 relevant chunk; ``SweepCell.whole`` counts the questions that keep theirs. A question judged
 per document without a span keeps its document's chunks whatever the window: ``whole`` does
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ranklens.engine.chunkers import CHUNKER_TABLE
 from ranklens.engine.errors import Cancelled, RanklensError
 from ranklens.engine.experiments.common import Checkpoint, no_checkpoint, ranking, scorer_label, stage
+from ranklens.engine.judged import Carried
 from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.settings import SettingError
 
@@ -77,11 +79,13 @@ class SweepCell:
     chunks: int  # how many chunks the corpus makes at this window
     whole: int  # questions with an answer span that lies whole in some chunk (have a relevant chunk)
     notes: tuple[str, ...] = ()  # the retriever's at this window (chunks longer than a dense model's window)
+    carried: Carried = Carried()  # judgments counted here by their chunk's text (engine/judged.py)
 
     def to_dict(self) -> dict[str, Any]:
         return {"size": self.window.size, "overlap": self.window.overlap, "chunker": self.window.chunker,
                 "chunks": self.chunks, "whole": self.whole, "metrics": self.evaluation.metrics,
-                "notes": list(self.notes)}
+                "notes": list(self.notes),
+                "by_text": {"judgments": self.carried.moved, "carried": self.carried.carried}}
 
 
 @dataclass(frozen=True)
@@ -110,9 +114,11 @@ class ChunkSweep:
 
 
 def judged_questions(workbench: Workbench) -> list:
-    """The questions a re-chunked corpus can still be judged on: an answer span, or judged per document."""
+    """The questions a re-chunked corpus can still be judged on: an answer span, a chunk judged relevant with its
+    text (engine/judgments.py carries it), or judged per document."""
     corpus = workbench.corpus
-    return [q for q in corpus.answerable if q.answer or any(i in corpus.documents_by_id for i in q.relevant)]
+    return [q for q in corpus.answerable
+            if q.answer or any(i in corpus.documents_by_id or i in q.spans for i in q.relevant)]
 
 
 def chunk_sweep(workbench: Workbench, setup: Setup, windows: Sequence[Window] | None = None,
@@ -125,8 +131,9 @@ def chunk_sweep(workbench: Workbench, setup: Setup, windows: Sequence[Window] | 
     """
     corpus = workbench.corpus
     if not judged_questions(workbench):
-        raise RanklensError(f"{corpus.name}: the sweep needs questions with an \"answer\" span (or judged per "
-                            "document): judgments of the corpus' own passages do not survive re-chunking")
+        raise RanklensError(f"{corpus.name}: the sweep needs questions with an \"answer\" span, chunks judged in "
+                            "ranklens (their text carries) or judgments per document: judgments of the corpus' own "
+                            "passages do not survive re-chunking")
     windows = tuple(windows) if windows is not None else sweep_windows(chunker=setup.chunker)
     spans = {q.id for q in judged_questions(workbench) if q.answer}
     cells: list[SweepCell] = []
@@ -140,7 +147,8 @@ def chunk_sweep(workbench: Workbench, setup: Setup, windows: Sequence[Window] | 
             retriever = workbench.retriever(setup.replace(**window.changes()), report)
             evaluation = retriever.evaluate(report).evaluation
             whole = sum(1 for q in corpus.answerable if q.id in spans and retriever.relevant(q))
-            cells.append(SweepCell(window, evaluation, len(retriever.chunks), whole, tuple(retriever.notes)))
+            cells.append(SweepCell(window, evaluation, len(retriever.chunks), whole, tuple(retriever.notes),
+                                   retriever.carried()))
             label = scorer_label(retriever.setup)
     except Cancelled:
         complete = False

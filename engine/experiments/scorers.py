@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ranklens.engine.errors import Cancelled, RanklensError
 from ranklens.engine.experiments.common import Checkpoint, no_checkpoint, scorer_label, stage
+from ranklens.engine.judged import Carried
 from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.scoring.registry import scorer_names, spec
 
@@ -56,6 +57,7 @@ class ScorerComparison:
     threshold_note: str  # why there is no threshold analysis
     complete: bool = True  # False when cancelled: the finished scorers only
     notes: tuple[str, ...] = ()  # what the table leaves out and why (scorers a backend cannot rank)
+    carried: Carried = Carried()  # the judgments counted by their text under the setup's chunking (engine/judged.py)
 
     def to_dict(self) -> dict[str, Any]:
         names = [r.scorer for r in self.scorers]
@@ -105,8 +107,9 @@ def compare_scorers(workbench: Workbench, setup: Setup, scorers: Sequence[str] |
     except Cancelled:
         threshold, note, complete = None, "cancelled", False
     questions = _question_rows(answerable[:question_rows], results, retrievers)
+    carried = next(iter(retrievers.values())).carried() if retrievers else Carried()  # one chunking for all
     return ScorerComparison(corpus.name, setup.scorer, tuple(results), questions, len(answerable),
-                            threshold, note, complete, notes)
+                            threshold, note, complete, notes, carried)
 
 
 def _rankable(workbench: Workbench, setup: Setup, names: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -230,7 +230,8 @@ class MetricsPane(WorkPane):
                             f"({r.timing['pairs_per_s']:,.0f} pairs/s)")
         # Which judgments the numbers count (engine/judged.py), as the command line's reports say it.
         judged = self.context.judged if self.context is not None else None
-        counted = judged.describe() if judged is not None else plural(result.question_count, 'question')
+        counted = (judged.under(result.carried).describe() if judged is not None
+                   else plural(result.question_count, 'question'))
         return " · ".join([f"{counted}, {plural(len(result.scorers), 'scorer')}{done}; r re-runs", *reranked,
                            *result.notes, *notes])
 

@@ -278,7 +278,7 @@ class SearchPane(WorkPane):
         if row is None or context is None or not context.query.strip():
             self.notify("no result to grade: search first", severity="warning")
             return
-        self.post_message(ChangeWorkspace(partial(grade_result, context.query, row.hit.chunk.id, grade), judges=True))
+        self.post_message(ChangeWorkspace(partial(grade_result, context.query, row.hit.chunk, grade), judges=True))
         # On to the next result, as one judges down a list.
         if results.cursor_row + 1 < len(results.shown_rows):
             results.move_cursor(row=results.cursor_row + 1)
