@@ -166,10 +166,10 @@ class IndexPane(WorkPane):
         if self.source == "synthetic":
             return None
         from ranklens.engine.experiments.indexes import vector_setup
-        from ranklens.engine.setup import ANN_SETTINGS, setup_settings
+        from ranklens.engine.setup import ann_settings, setup_settings
 
         # nor the approximate index the setup ranks through (`u` sets it from this table, which stays)
-        exact = {name: setup_settings()[name].default for name in ANN_SETTINGS}
+        exact = {name: setup_settings()[name].default for name in ann_settings()}
         return (context.workbench, dataclasses.replace(vector_setup(context.setup), k=1, **exact))
 
     def refresh_content(self, context: Context) -> None:
