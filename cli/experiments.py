@@ -140,22 +140,15 @@ def run_ivf(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 
 
 def run_ann(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    from ranklens.engine.experiments.indexes import KindSettings, ann_rows, check_sweeps, index_sweeps
+    from ranklens.engine.experiments.indexes import ann_rows, asked_settings, check_sweeps, index_sweeps
     from ranklens.engine.index.knobs import kind_knobs
 
-    given: dict[str, dict[str, Any]] = {}
-    flags = {"index": "--index"}
-    for kind, knob in kind_knobs():
-        flag = knob.flag_for(kind)
-        value = getattr(args, _dest(flag))
-        if value is None:
-            continue
-        if kind not in args.index:
-            raise RanklensError(f"{flag}: only the {kind} index uses it (add --index ...,{kind})")
-        given.setdefault(kind, {})[knob.role if knob.role != "option" else knob.name] = value
-        flags[knob.name] = flag
-    settings = {kind: KindSettings(values.pop("param", None), values.pop("knob", None), values)
-                for kind, values in given.items()}
+    flags = {"index": "--index", **{knob.name: knob.flag_for(kind) for kind, knob in kind_knobs()}}
+    given = [(kind, knob, getattr(args, _dest(knob.flag_for(kind)))) for kind, knob in kind_knobs()]
+    for kind, knob, value in given:
+        if value is not None and kind not in args.index:
+            raise RanklensError(f"{knob.flag_for(kind)}: only the {kind} index uses it (add --index ...,{kind})")
+    settings = asked_settings(given)
     with _flags(flags):
         check_sweeps(args.index, settings)  # unknown names fail before any vector is made
     vectors = _vectors(args, overrides)

@@ -12,7 +12,11 @@ import pytest
 
 from ranklens.engine.index import knobs, registry
 from ranklens.engine.loaders import load_corpus
+from ranklens.tui.panes.index import IndexPane
+from ranklens.tui.widgets.input import TextBox
+from ranklens.tui.widgets.lists import KeyTable
 from tests.support.cli import assert_error, run_cli
+from tests.support.panes import PaneHarness, settle
 from tests.support.toy_index import ScanIndex
 
 
@@ -71,3 +75,27 @@ def test_search_ranks_through_the_toy_with_ann(capsys) -> None:
 def test_an_unregistered_kind_is_refused_by_ann_and_search(capsys) -> None:
     assert_error(run_cli(capsys, "ann", "studio-alfa", "--index", "scan"), "scan")
     assert_error(run_cli(capsys, "search", "studio-alfa", "x", "--scorer", "lsa", "--ann", "scan"), "--ann", "scan")
+
+
+@pytest.mark.usefixtures("scan_registered")
+async def test_the_index_tab_has_the_toys_boxes_sweeps_it_and_u_ranks_through_it() -> None:
+    app = PaneHarness(IndexPane)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        blocks, visit = app.query_one("#scan-blocks", TextBox), app.query_one("#scan-visit", TextBox)
+        assert (blocks.border_title, visit.border_title) == ("blocks", "visit")
+        assert blocks.region.width > 0 and visit.region.width > 0  # on screen at 80 columns, not squeezed out
+        blocks.value, visit.value = "3", "1,3"
+        await pilot.press("r")
+        await settle(pilot)
+        pane = app.query_one(IndexPane)
+        assert pane.result is not None
+        scan = next(sweep for sweep in pane.result if sweep.kind == "scan")
+        # 18 chunk vectors in 3 blocks of 6: one block compares 6 and all three find exactly what exact finds
+        assert [(row.value, row.compared_mean) for row in scan.rows] == [(1, 6), (3, 18)]
+        assert scan.rows[-1].recall == 1.0 and scan.rows[0].recall < 1.0
+        first = [sweep.kind for sweep in pane.result for _ in sweep.rows].index("scan")
+        app.query_one("#ivf-table", KeyTable).move_cursor(row=first)
+        await pilot.press("u")
+        await settle(pilot)
+        assert any(getattr(m, "changes", {}).get("ann") == "scan" for m in app.messages)

@@ -34,24 +34,34 @@ class IndexKnob:
     flag: str | None = None  # the command line's name; None: --KIND-NAME
     setup: str | None = None  # the ``Setup`` field holding it when a search ranks through the kind (--ann)
     placeholder: str = ""  # what the Index tab's empty box shows
+    box: str | None = None  # the Index tab's box id; None: KIND-NAME
+    title: str | None = None  # the box's title, short enough for its width; None: the name
 
     def flag_for(self, kind: str) -> str:
         return self.flag or f"--{kind}-{self.name.replace('_', '-')}".lower()
 
+    def box_for(self, kind: str) -> str:
+        return self.box or f"{kind}-{self.name.replace('_', '-')}".lower()
+
+    @property
+    def label(self) -> str:
+        return self.title or self.name
+
 
 IVF_SETTINGS = (
     IndexKnob("cells", "param", None, 1, "k-means cells (default: the square root of the vectors)",
-              flag="--cells", setup="cells", placeholder="auto"),
+              flag="--cells", setup="cells", placeholder="auto", box="ivf-cells"),
     IndexKnob("n_probe", "knob", None, 1, "cells a query visits, the values swept (default 1,2,4… all)",
-              flag="--probes", setup="probes", placeholder="1,2,4…all"),
+              flag="--probes", setup="probes", placeholder="1,2,4…all", box="ivf-probes"),
 )
 HNSW_SETTINGS = (
     IndexKnob("M", "param", DEFAULT_M, 2, "links per node", flag="--hnsw-m", setup="hnsw_m",
               placeholder=str(DEFAULT_M)),
     IndexKnob("ef_construction", "option", EF_CONSTRUCTION, 1, "candidates kept while linking",
-              flag="--ef-construction", placeholder=str(EF_CONSTRUCTION)),
+              flag="--ef-construction", placeholder=str(EF_CONSTRUCTION), box="hnsw-efc", title="ef_constr"),
     IndexKnob("ef_search", "knob", None, 1, f"the ef_search values swept (default {','.join(map(str, EF_LADDER))})",
-              flag="--ef-search", setup="ef_search", placeholder=f"{EF_LADDER[0]},{EF_LADDER[1]}…{EF_LADDER[-1]}"),
+              flag="--ef-search", setup="ef_search", placeholder=f"{EF_LADDER[0]},{EF_LADDER[1]}…{EF_LADDER[-1]}",
+              box="hnsw-ef"),
 )
 
 
