@@ -13,11 +13,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from ranklens.cli.metric_columns import better_rule, metric_cells, metric_headers, say_metric_notes
+from ranklens.cli.metric_columns import metric_cells, metric_headers, say_metric_notes
 from ranklens.cli.options import Parser, add_setup_options, add_workspace_options, int_at_least, int_list, names
 from ranklens.cli.output import TerminalProgress, print_json, say, tell, terminal_text
 from ranklens.cli.setup_args import workbench
 from ranklens.engine.errors import RanklensError
+from ranklens.engine.metric_table import better_rule
 
 if TYPE_CHECKING:
     from ranklens.engine.index.vectors import VectorSet

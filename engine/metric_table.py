@@ -80,6 +80,11 @@ def better_metrics() -> tuple[EvalMetric, ...]:
     return tuple(sorted((m for m in METRICS.entries() if m.better is not None), key=lambda m: m.better or 0))
 
 
+def better_rule() -> str:
+    """The rule for "better" in words: ``MRR, then hit@1, then recall@10``."""
+    return ", then ".join(m.header for m in better_metrics())
+
+
 def per_question_metrics() -> tuple[EvalMetric, ...]:
     """The metrics of the JSON's per-question rows, in their order."""
     listed = (m for m in METRICS.entries() if m.per_question is not None)
