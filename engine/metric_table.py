@@ -64,7 +64,7 @@ class EvalMetric:
         return f"{round(value * questions)}/{questions}" if self.counted else f"{value:.3f}"
 
 
-METRICS: Registry[EvalMetric] = Registry("eval metric", lambda m: m.key)
+METRICS: Registry[EvalMetric] = Registry("eval metric", lambda m: m.key, "ranklens.measures")
 register_metric, unregister_metric, registered_metric = METRICS.register, METRICS.unregister, METRICS.registered
 # the table, in its order: the order of the JSON's ``metrics`` and of the tables' columns
 eval_metrics, metric = METRICS.entries, METRICS.get
