@@ -45,12 +45,12 @@ def add_ivf(sub: Any) -> None:
 
 
 def add_ann(sub: Any) -> None:
-    from ranklens.engine.index.knobs import DECLARED, kind_knobs
+    from ranklens.engine.index.knobs import declared, kind_knobs
 
     ann = sub.add_parser("ann", help="approximate indexes against exact search, each over its knob's ladder")
     _vector_source(ann)
     ann.add_argument("--index", type=names, default=["exact", "ivf"], metavar="KIND,KIND",
-                     help=f"index kinds to measure: {', '.join(DECLARED)} (default exact,ivf)")
+                     help=f"index kinds to measure: {', '.join(declared())} (default exact,ivf)")
     for kind, knob in kind_knobs():  # each kind's settings, as it declares them
         flag = knob.flag_for(kind)
         if knob.role == "knob":

@@ -4,19 +4,35 @@ Each table (``scoring/registry.py``, ``backends/registry.py``, ``metric_table.py
 its specs; a plug-in adds one with ``register``, a test for the length of a ``with registered(...)``.
 
 A table with an entry-point ``group`` (``ranklens.scorers``, ``ranklens.backends``,
-``ranklens.measures``) also takes the specs that installed packages declare there: each entry
-point names a spec (``coord = "my_package.scoring:SPEC"``). They are loaded on the table's first
-lookup, not at import, so starting ranklens costs nothing more without plug-ins.
+``ranklens.measures``; the index kinds' ``ranklens.indexes`` in ``index/knobs.py``) also takes
+the specs that installed packages declare there: each entry point names a spec
+(``coord = "my_package.scoring:SPEC"``). They are loaded on the table's first lookup, not at
+import, so starting ranklens costs only that scan without plug-ins.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from ranklens.engine.errors import RanklensError
 
 T = TypeVar("T")
+
+
+def plugin_entries(group: str) -> list[Any]:
+    """What the installed distributions' entry points of ``group`` name, each loaded; one that does not
+    load is a ``RanklensError`` naming it (a broken plug-in is one line, never a traceback)."""
+    from importlib.metadata import entry_points
+
+    loaded = []
+    for point in entry_points(group=group):
+        try:
+            loaded.append(point.load())
+        except Exception as error:
+            raise RanklensError(f"plug-in {point.name} = {point.value!r} ({group}) does not load: "
+                                f"{type(error).__name__}: {error}") from None
+    return loaded
 
 
 class Registry(Generic[T]):
@@ -34,14 +50,7 @@ class Registry(Generic[T]):
         if self._plugins_loaded:
             return
         self._plugins_loaded = True
-        from importlib.metadata import entry_points
-
-        for point in entry_points(group=self.group or ""):
-            try:
-                entry = point.load()
-            except Exception as error:  # a broken plug-in is named, never a traceback
-                raise RanklensError(f"plug-in {point.name} = {point.value!r} ({self.group}) does not load: "
-                                    f"{type(error).__name__}: {error}") from None
+        for entry in plugin_entries(self.group or ""):
             if self._entries.get(self._key(entry)) is not entry:
                 self.register(entry)
 

@@ -189,9 +189,9 @@ def ann_settings() -> tuple[str, ...]:
 
 def ann_values(setup: Setup) -> list[str]:
     """``name=value`` of each setting the setup's ``ann`` kind reads from it and was given."""
-    from ranklens.engine.index.knobs import DECLARED
+    from ranklens.engine.index.knobs import declared
 
-    return [f"{knob.name}={getattr(setup, knob.setup)}" for knob in DECLARED[setup.ann or ""].settings
+    return [f"{knob.name}={getattr(setup, knob.setup)}" for knob in declared()[setup.ann or ""].settings
             if knob.setup and getattr(setup, knob.setup) is not None]
 
 

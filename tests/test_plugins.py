@@ -1,5 +1,6 @@
 """Plug-ins from other packages: a distribution declaring entry points in ``ranklens.scorers``,
-``ranklens.backends`` and ``ranklens.measures`` is found by the CLI, the API and the TUI's palette.
+``ranklens.backends``, ``ranklens.measures`` and ``ranklens.indexes`` is found by the CLI, the API and
+the TUI's palette (an index kind: its boxes in the Index tab).
 
 The distribution is a dist-info folder (METADATA and entry_points.txt, as pip would install it) on
 ``sys.path`` in a temporary folder; its entry points name the test suite's toy scorer, backend and
@@ -14,6 +15,7 @@ import pytest
 
 from ranklens.engine.backends.registry import BACKENDS
 from ranklens.engine.errors import RanklensError
+from ranklens.engine.index import knobs, registry
 from ranklens.engine.metric_table import METRICS
 from ranklens.engine.registry import Registry
 from ranklens.engine.scoring.registry import SCORERS
@@ -28,6 +30,9 @@ toy = tests.support.toy_backend:SPEC
 
 [ranklens.measures]
 p3 = tests.support.toy_metric:METRIC
+
+[ranklens.indexes]
+scan = tests.support.toy_index:ScanIndex
 """
 TABLES = ((SCORERS, "coord"), (BACKENDS, "toy"), (METRICS, "p@3"))
 
@@ -45,6 +50,10 @@ def fresh(monkeypatch: pytest.MonkeyPatch, site: Path) -> None:
     monkeypatch.syspath_prepend(str(site))
     for table, _ in TABLES:
         monkeypatch.setattr(table, "_plugins_loaded", False)
+    # the index kinds' tables, copied so that the plug-in's registration ends with the test
+    monkeypatch.setattr(knobs, "_plugins_loaded", False)
+    monkeypatch.setattr(knobs, "DECLARED", dict(knobs.DECLARED))
+    monkeypatch.setattr(registry, "INDEX_KINDS", dict(registry.INDEX_KINDS))
 
 
 def forget(table: Registry, name: str) -> None:
@@ -75,6 +84,14 @@ def test_the_cli_finds_the_plugins_scorer_and_metric(capsys, plugin) -> None:
     assert "coord" in capsys.readouterr().out
 
 
+def test_the_cli_finds_the_plugins_index_kind(capsys, plugin) -> None:
+    run = run_cli(capsys, "ann", "studio-alfa", "--index", "scan", "--scan-blocks", "3", "--json")
+    assert run.status == 0, run.err
+    assert [row["compared_mean"] for row in run.json["rows"]] == [6, 12, 18]  # 1, 2, 3 blocks of 6 vectors
+    scan = run_cli(capsys, "search", "studio-alfa", "ferie", "--scorer", "lsa", "--ann", "scan", "--json")
+    assert "through scan" in scan.json["scorer"]
+
+
 def test_the_api_finds_the_plugins_scorer(plugin) -> None:
     import ranklens as rl
 
@@ -85,11 +102,15 @@ def test_the_api_finds_the_plugins_scorer(plugin) -> None:
 async def test_the_tui_palette_offers_the_plugins_backend(plugin) -> None:
     from ranklens.tui.app import make_app
     from tests.support.app import opened
+    from tests.support.panes import settle
 
     app = make_app("studio-alfa", cursor_blink=False)
     async with app.run_test(size=(100, 30)) as pilot:
         await opened(pilot)
         assert any(c.name == "Open a toy collection…" for c in app.palette_commands())
+        await pilot.press("escape", "4")  # the Index tab: its form has the plug-in kind's boxes
+        await settle(pilot)
+        assert app.query_one("#scan-blocks").border_title == "blocks"
 
 
 def test_a_broken_plugin_is_one_line_naming_it(capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

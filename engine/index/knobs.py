@@ -3,8 +3,10 @@
 Each kind declares its settings (``IndexKnob``: name, role, default, range,
 help): ``ranklens ann``'s flags, the Index tab's boxes and the setup keys
 ``--ann`` reads are derived from them. The command line's parser and the
-setup's checks read ``DECLARED`` here, so neither imports an index (nor numpy)
-to know them; ``registry.register_index`` adds a new kind's declaration.
+setup's checks read ``declared()`` here, so neither imports an index (nor numpy)
+to know them; ``registry.register_index`` adds a new kind's declaration, and the
+index kinds installed packages name in the entry-point group ``ranklens.indexes``
+(``VectorIndex`` subclasses) are registered on the first call of ``declared()``.
 """
 from __future__ import annotations
 
@@ -81,11 +83,31 @@ DECLARED: dict[str, Declared] = {
 }
 
 
+PLUGIN_GROUP = "ranklens.indexes"
+_plugins_loaded = False
+
+
+def declared() -> dict[str, Declared]:
+    """Every registered kind's declaration by name, the installed plug-ins' included."""
+    global _plugins_loaded
+    if not _plugins_loaded:
+        _plugins_loaded = True
+        from ranklens.engine.registry import plugin_entries
+
+        kinds = plugin_entries(PLUGIN_GROUP)
+        if kinds:  # registering imports the index kinds (numpy): only when there are plug-ins
+            from ranklens.engine.index.registry import register_index
+
+            for kind in kinds:
+                register_index(kind)
+    return DECLARED
+
+
 def approximate_kinds() -> tuple[str, ...]:
     """The kinds a scorer with vectors may rank through (``--ann``): every kind but exact search."""
-    return tuple(name for name, kind in DECLARED.items() if kind.approximate)
+    return tuple(name for name, kind in declared().items() if kind.approximate)
 
 
 def kind_knobs() -> list[tuple[str, IndexKnob]]:
     """Every kind's declared settings, by kind."""
-    return [(name, knob) for name, kind in DECLARED.items() for knob in kind.settings]
+    return [(name, knob) for name, kind in declared().items() for knob in kind.settings]

@@ -32,7 +32,8 @@ def register_index(kind: type[VectorIndex]) -> type[VectorIndex]:
 
 
 def index_kind(name: str) -> type[VectorIndex]:
-    """The kind registered as ``name``."""
+    """The kind registered as ``name`` (the installed plug-ins' looked for first)."""
+    knobs.declared()
     try:
         return INDEX_KINDS[name]
     except KeyError:

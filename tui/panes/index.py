@@ -219,7 +219,7 @@ class IndexPane(WorkPane):
             self.query_one(WorkStatus).show(str(error))
             return
         self.missing = unavailable()
-        kinds = tuple(kind for kind in knobs.DECLARED if not (self.missing and kind == "hnsw"))
+        kinds = tuple(kind for kind in knobs.declared() if not (self.missing and kind == "hnsw"))
         context, source = self.context, self.source
         assert context is not None  # has_corpus
         self.start_work("sweep", lambda progress: run_sweeps(context, source, kinds, settings, progress),
@@ -260,7 +260,7 @@ class IndexPane(WorkPane):
             return "highlight a row of the table first"
         sweep, row = rows[cursor]
         changes: dict = {"scorer": vector_setup(self.context.setup).scorer, "ann": None}
-        declared = knobs.DECLARED.get(sweep.kind)
+        declared = knobs.declared().get(sweep.kind)
         if declared is not None and declared.approximate:
             changes["ann"] = sweep.kind
             for knob in declared.settings:  # those the setup holds: the build size and the knob
