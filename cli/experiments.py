@@ -13,19 +13,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from ranklens.cli.metric_columns import better_rule, metric_cells, metric_headers, say_metric_notes
+from ranklens.cli.metric_columns import metric_cells, metric_headers, say_metric_notes
 from ranklens.cli.options import Parser, add_setup_options, add_workspace_options, int_at_least, int_list, names
 from ranklens.cli.output import TerminalProgress, print_json, say, tell, terminal_text
 from ranklens.cli.setup_args import workbench
 from ranklens.engine.chunkers import CHUNKERS
 from ranklens.engine.errors import RanklensError
+from ranklens.engine.metric_table import better_rule
 
 if TYPE_CHECKING:
     from ranklens.engine.index.vectors import VectorSet
 
-# The command line's names for the index settings, said where a message names one.
-_INDEX_FLAGS = {"cells": "--cells", "n_probe": "--probes"}
-_HNSW_FLAGS = {"M": "--hnsw-m", "ef_construction": "--ef-construction", "ef_search": "--ef-search"}
 # IVF's comparisons count its centroids, as the seed's table does: said under every table that shows them.
 _CENTROIDS = "{who}compared includes {cells} centroids, as the seed counts: share may pass 100%"
 # The command line's names for the chunk sweep's settings.
@@ -48,16 +46,20 @@ def add_ivf(sub: Any) -> None:
 
 
 def add_ann(sub: Any) -> None:
+    from ranklens.engine.index.knobs import declared, kind_knobs
+
     ann = sub.add_parser("ann", help="approximate indexes against exact search, each over its knob's ladder")
     _vector_source(ann)
     ann.add_argument("--index", type=names, default=["exact", "ivf"], metavar="KIND,KIND",
-                     help="index kinds to measure (default exact,ivf)")
-    ann.add_argument("--hnsw-m", type=int_at_least("--hnsw-m", 2), metavar="M",
-                     help="hnsw: links per node (default 16)")
-    ann.add_argument("--ef-construction", type=int_at_least("--ef-construction", 1), metavar="N",
-                     help="hnsw: candidates kept while linking (default 128)")
-    ann.add_argument("--ef-search", type=int_list("--ef-search", 1), metavar="N,N",
-                     help="hnsw: the ef_search values swept (default 10,16,32,64,128,256,512)")
+                     help=f"index kinds to measure: {', '.join(declared())} (default exact,ivf)")
+    for kind, knob in kind_knobs():  # each kind's settings, as it declares them
+        flag = knob.flag_for(kind)
+        if knob.role == "knob":
+            ann.add_argument(flag, type=int_list(flag, knob.minimum), metavar="N,N", help=f"{kind}: {knob.help}")
+        else:
+            default = "" if knob.default is None else f" (default {knob.default})"
+            ann.add_argument(flag, type=int_at_least(flag, knob.minimum), metavar="N",
+                             help=f"{kind}: {knob.help}{default}")
     ann.add_argument("--json", action="store_true")
     add_setup_options(ann, with_k=False)
 
@@ -113,6 +115,10 @@ def _flags(flags: dict[str, str]) -> Iterator[None]:
         raise RanklensError(f"{flags[error.setting]}: {error.message}") from None
 
 
+def _dest(flag: str) -> str:
+    return flag.lstrip("-").replace("-", "_")
+
+
 def _vectors(args: argparse.Namespace, overrides: dict[str, Any]) -> VectorSet:
     from ranklens.engine.experiments.indexes import corpus_vectors, synthetic_vectors
 
@@ -128,7 +134,7 @@ def run_ivf(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     from ranklens.engine.experiments.indexes import index_sweep
     from ranklens.engine.index.ivf import IVFIndex, cell_warnings
 
-    with _flags(_INDEX_FLAGS):
+    with _flags({knob.name: knob.flag_for("ivf") for knob in IVFIndex.settings}):
         # Known before any vector is computed: fail now, not after a long LSA fit.
         IVFIndex.check_settings(args.cells, args.probes)
         vectors = _vectors(args, overrides)
@@ -149,14 +155,16 @@ def run_ivf(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 
 
 def run_ann(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    from ranklens.engine.experiments.indexes import KindSettings, ann_rows, check_sweeps, index_sweeps
+    from ranklens.engine.experiments.indexes import ann_rows, asked_settings, check_sweeps, index_sweeps
+    from ranklens.engine.index.knobs import kind_knobs
 
-    given = [flag for flag in _HNSW_FLAGS.values() if getattr(args, flag[2:].replace("-", "_")) is not None]
-    if given and "hnsw" not in args.index:
-        raise RanklensError(f"{given[0]}: only the hnsw index uses it (add --index ...,hnsw)")
-    options = {} if args.ef_construction is None else {"ef_construction": args.ef_construction}
-    settings = {"hnsw": KindSettings(args.hnsw_m, args.ef_search, options)}
-    with _flags({"index": "--index", **_HNSW_FLAGS}):
+    flags = {"index": "--index", **{knob.name: knob.flag_for(kind) for kind, knob in kind_knobs()}}
+    given = [(kind, knob, getattr(args, _dest(knob.flag_for(kind)))) for kind, knob in kind_knobs()]
+    for kind, knob, value in given:
+        if value is not None and kind not in args.index:
+            raise RanklensError(f"{knob.flag_for(kind)}: only the {kind} index uses it (add --index ...,{kind})")
+    settings = asked_settings(given)
+    with _flags(flags):
         check_sweeps(args.index, settings)  # unknown names fail before any vector is made
     vectors = _vectors(args, overrides)
     with TerminalProgress() as progress:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ranklens.cli.output import say
-from ranklens.engine.metric_table import EvalMetric, better_metrics, eval_metrics
+from ranklens.engine.metric_table import EvalMetric, eval_metrics
 
 # A count's column fits "9999/9999", a fraction's " 0.786"; a longer header widens its column.
 _COUNT_WIDTH = 9
@@ -35,8 +35,3 @@ def say_metric_notes() -> None:
     for metric in eval_metrics():
         if metric.note:
             say(metric.note)
-
-
-def better_rule() -> str:
-    """The rule for "better" in words: ``MRR, then hit@1, then recall@10``."""
-    return ", then ".join(m.header for m in better_metrics())

@@ -78,7 +78,7 @@ class EvalMetric:
         return f"{round(value * questions)}/{questions}" if self.counted else f"{value:.3f}"
 
 
-METRICS: Registry[EvalMetric] = Registry("eval metric", lambda m: m.key)
+METRICS: Registry[EvalMetric] = Registry("eval metric", lambda m: m.key, "ranklens.measures")
 register_metric, unregister_metric, registered_metric = METRICS.register, METRICS.unregister, METRICS.registered
 # the table, in its order: the order of the JSON's ``metrics`` and of the tables' columns
 eval_metrics, metric = METRICS.entries, METRICS.get
@@ -92,6 +92,11 @@ def depth() -> int:
 def better_metrics() -> tuple[EvalMetric, ...]:
     """The metrics "better" compares, first to last (the experiments' ``ranking``)."""
     return tuple(sorted((m for m in METRICS.entries() if m.better is not None), key=lambda m: m.better or 0))
+
+
+def better_rule() -> str:
+    """The rule for "better" in words: ``MRR, then hit@1, then recall@10``."""
+    return ", then ".join(m.header for m in better_metrics())
 
 
 def per_question_metrics() -> tuple[EvalMetric, ...]:

@@ -27,10 +27,14 @@ from ranklens.engine.settings import (
 # Plain words the settings use as values, re-exported for the front ends.
 __all__ = ["BM25_VARIANTS", "CHUNKERS", "FUSION_METHODS", "LANGUAGES", "Setup", "setup_settings"]
 
-ANN_INDEXES = ("hnsw", "ivf")  # the approximate indexes a scorer with vectors may rank through
-ANN_SETTINGS = ("ann", "ef_search", "hnsw_m", "probes", "cells")  # how a scorer's vectors are searched, not made
 # What ranklens.toml may hold besides settings.
 _NOT_SETTINGS = ("description", "name")
+
+
+def _approximate_kinds() -> tuple[str, ...]:
+    from ranklens.engine.index.knobs import approximate_kinds
+
+    return approximate_kinds()
 
 
 @dataclass(frozen=True)
@@ -80,9 +84,9 @@ class Setup:
                                  "results", metavar="MODEL", title="reranker")
     rerank_top: int = setting(5, "first-stage results the reranker rereads", minimum=1, title="reranked results")
     # approximate search: a scorer with vectors (LSA, dense) ranks through an index (engine/index/ranking.py)
-    ann: str | None = setting(None, "rank LSA or dense vectors through an approximate index: hnsw or ivf "
-                              "(none: every chunk compared, exactly)", choices=ANN_INDEXES, metavar="hnsw|ivf",
-                              title="approximate index")
+    ann: str | None = setting(None, "rank LSA or dense vectors through an approximate index: hnsw, ivf or "
+                              "another registered kind (none: every chunk compared, exactly)",
+                              choices=_approximate_kinds, metavar="INDEX", title="approximate index")
     ef_search: int = setting(64, "--ann hnsw: candidates a query keeps while walking the graph", minimum=1,
                              title="HNSW ef_search")
     hnsw_m: int = setting(16, "--ann hnsw: links per node of the graph", minimum=2, title="HNSW M")
@@ -155,13 +159,8 @@ class Setup:
             parts.append(f"chunks {CHUNKER_TABLE[self.chunker].window_label(self.size, self.overlap)}")
         if self.rerank:
             parts.append(f"rerank {Path(self.rerank).name} top {self.rerank_top}")
-        ann = self.ann if spec(self.scorer).vectors else None  # a lexical scorer ranks exactly
-        if ann == "hnsw":
-            parts.append(f"through hnsw M={self.hnsw_m} ef_search={self.ef_search}")
-        elif ann == "ivf":
-            cells = "" if self.cells is None else f" cells={self.cells}"
-            probes = "" if self.probes is None else f" probes={self.probes}"
-            parts.append(f"through ivf{cells}{probes}")
+        if self.ann is not None and spec(self.scorer).vectors:  # a lexical scorer ranks exactly
+            parts.append(" ".join([f"through {self.ann}", *ann_values(self)]))
         parts.append(f"k={self.k}")
         return " · ".join(parts)
 
@@ -183,6 +182,21 @@ def _checked(values: Mapping[str, Any], source: str) -> dict[str, Any]:
         except SettingError as error:
             raise SettingError(key, error.message, source) from None
     return checked
+
+
+def ann_settings() -> tuple[str, ...]:
+    """The setup keys of how a scorer's vectors are searched, not made: ``ann`` and its kinds' settings."""
+    from ranklens.engine.index.knobs import kind_knobs
+
+    return ("ann", *dict.fromkeys(knob.setup for _, knob in kind_knobs() if knob.setup))
+
+
+def ann_values(setup: Setup) -> list[str]:
+    """``name=value`` of each setting the setup's ``ann`` kind reads from it and was given."""
+    from ranklens.engine.index.knobs import declared
+
+    return [f"{knob.name}={getattr(setup, knob.setup)}" for knob in declared()[setup.ann or ""].settings
+            if knob.setup and getattr(setup, knob.setup) is not None]
 
 
 @cache

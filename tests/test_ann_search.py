@@ -88,8 +88,8 @@ def test_the_index_is_built_once_per_vector_set_and_build_setting(monkeypatch) -
     (("--scorer", "lsa", "--ann", "annoy"), ("--ann", "annoy")),
     (("--scorer", "lsa", "--ann", "hnsw", "--ef-search", "0"), ("--ef-search",)),
     (("--scorer", "lsa", "--ann", "hnsw", "--hnsw-m", "1"), ("--hnsw-m",)),
-    (("--scorer", "lsa", "--ann", "ivf", "--probes", "9", "--cells", "4"), ("probes", "4 cells")),
-    (("--scorer", "lsa", "--ann", "ivf", "--cells", "40"), ("cells", "18 chunk vectors")),
+    (("--scorer", "lsa", "--ann", "ivf", "--probes", "9", "--cells", "4"), ("probes", "number of cells (4)")),
+    (("--scorer", "lsa", "--ann", "ivf", "--cells", "40"), ("cells", "number of vectors (18)")),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, argv: tuple[str, ...], needles: tuple[str, ...]) -> None:
     assert_error(run_cli(capsys, "eval", "studio-alfa", *argv), *needles)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from ranklens.engine.experiments.indexes import index_sweep
-from ranklens.engine.index import registry
+from ranklens.engine.index import knobs, registry
 from ranklens.engine.index.base import Found, IndexSettingError, IndexStats, VectorIndex
 from ranklens.engine.index.exact import exact_topk
 from ranklens.engine.index.registry import INDEX_KINDS, register_index
@@ -61,7 +61,9 @@ class StrideIndex(VectorIndex):
 
 @pytest.fixture
 def stride_registered(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(registry, "INDEX_KINDS", dict(INDEX_KINDS))  # the registration ends with the test
+    # the registration ends with the test
+    monkeypatch.setattr(registry, "INDEX_KINDS", dict(INDEX_KINDS))
+    monkeypatch.setattr(knobs, "DECLARED", dict(knobs.DECLARED))
     register_index(StrideIndex)
 
 

@@ -90,7 +90,7 @@ def _resolve(path: str) -> Any:
     return reduce(getattr, attribute.split("."), cast(Any, importlib.import_module(module)))
 
 
-BACKENDS: Registry[BackendSpec] = Registry("backend", lambda s: s.name)
+BACKENDS: Registry[BackendSpec] = Registry("backend", lambda s: s.name, "ranklens.backends")
 register, unregister, registered = BACKENDS.register, BACKENDS.unregister, BACKENDS.registered
 backend_specs, backend_spec = BACKENDS.entries, BACKENDS.get
 

@@ -8,7 +8,7 @@ cells reproduces seed 004's table.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ranklens.engine.errors import Cancelled
@@ -17,6 +17,7 @@ from ranklens.engine.progress import Progress, no_progress
 
 if TYPE_CHECKING:  # numpy comes with these; importing this module must stay cheap
     from ranklens.engine.index.base import IndexStats
+    from ranklens.engine.index.knobs import IndexKnob
     from ranklens.engine.index.sweep import SweepRow
     from ranklens.engine.index.vectors import VectorSet
     from ranklens.engine.retriever import Workbench
@@ -87,6 +88,17 @@ class KindSettings:
     param: int | None = None  # IVF cells, HNSW M
     values: Sequence[int] | None = None  # the knob's values: n_probe, ef_search
     options: Mapping[str, int] = field(default_factory=dict)  # other build settings: ef_construction
+
+
+def asked_settings(given: Iterable[tuple[str, IndexKnob, Any]]) -> dict[str, KindSettings]:
+    """Each kind's ``KindSettings`` from values given to its declared settings (None: not given), as the
+    command line's flags and the Index tab's boxes give them."""
+    asked: dict[str, dict[str, Any]] = {}
+    for kind, knob, value in given:
+        if value is not None:
+            asked.setdefault(kind, {})[knob.role if knob.role != "option" else knob.name] = value
+    return {kind: KindSettings(values.pop("param", None), values.pop("knob", None), values)
+            for kind, values in asked.items()}
 
 
 def check_sweeps(kinds: Sequence[str], settings: Mapping[str, KindSettings]) -> None:

@@ -6,5 +6,6 @@
 ``sweep``     one row per knob value: vectors compared, recall@k against exact, time
 ``vectors``   the vector sets to index: a corpus' LSA vectors, any encoder's, the synthetic set
 ``registry``  index kinds by name
+``knobs``     each kind's settings, declared once (flags, ``--ann``'s choices and keys derive from them)
 ``ranking``   a scorer with vectors ranked through an index (``--ann``)
 """

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, ClassVar, Self
 import numpy as np
 
 from ranklens.engine.errors import RanklensError
+from ranklens.engine.index.knobs import IndexKnob
 from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.settings import SettingError
 
@@ -76,6 +77,13 @@ class VectorIndex(ABC):
     description: ClassVar[str]  # one line for help texts
     param: ClassVar[str | None] = None
     knob: ClassVar[str | None] = None
+    settings: ClassVar[tuple[IndexKnob, ...]] = ()  # every setting a user may give, each declared once
+    approximate: ClassVar[bool] = True  # False: ranks as exact search does, nothing for ``--ann`` to choose
+
+    @classmethod
+    def setting(cls, role: str) -> IndexKnob | None:
+        """The declared setting playing ``role`` (``param``, ``knob``), if the kind has one."""
+        return next((knob for knob in cls.settings if knob.role == role), None)
 
     @classmethod
     def default_param(cls, vectors: VectorSet) -> int | None:
@@ -119,6 +127,10 @@ class VectorIndex(ABC):
     @property
     def param_value(self) -> int | None:
         """The build parameter this index was built with."""
+        return None
+
+    def default_knob(self) -> int | None:
+        """The knob a search turns when the user gives none; None: ``search``'s own default."""
         return None
 
     @property

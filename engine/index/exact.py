@@ -49,6 +49,7 @@ class ExactIndex(VectorIndex):
 
     kind = "exact"
     description = "brute force over every vector (the recall oracle)"
+    approximate = False
 
     def __init__(self, vectors: np.ndarray) -> None:
         self.vectors = vectors

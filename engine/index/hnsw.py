@@ -27,15 +27,13 @@ import numpy as np
 from ranklens.engine.batching import paced
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.index.base import Found, IndexSettingError, IndexStats, VectorIndex, check_k
+from ranklens.engine.index.knobs import DEFAULT_M, EF_CONSTRUCTION, EF_LADDER, HNSW_SETTINGS
 from ranklens.engine.progress import Progress, no_progress
 
 if TYPE_CHECKING:
     from ranklens.engine.index.vectors import VectorSet
 
-DEFAULT_M = 16
-EF_CONSTRUCTION = 128
 DEFAULT_EF_SEARCH = 64
-EF_LADDER = (10, 16, 32, 64, 128, 256, 512)
 HNSW_EXTRA = "pip install 'ranklens[hnsw]'"
 _FIRST_ADD, _LARGEST_ADD = 500, 20_000  # vectors linked between progress reports (where a build can stop)
 
@@ -63,6 +61,7 @@ class HNSWIndex(VectorIndex):
     description = "HNSW graph (usearch): M links per node, ef_search candidates per query"
     param = "M"
     knob = "ef_search"
+    settings = HNSW_SETTINGS
 
     def __init__(self, index: Any, n: int, m: int, ef_construction: int, build_s: float) -> None:
         self._index = index

@@ -17,6 +17,7 @@ import numpy as np
 
 from ranklens.engine.index.base import Found, IndexSettingError, IndexStats, VectorIndex, check_k
 from ranklens.engine.index.exact import top_k_rows
+from ranklens.engine.index.knobs import IVF_SETTINGS
 from ranklens.engine.progress import Progress, no_progress
 
 if TYPE_CHECKING:
@@ -179,6 +180,7 @@ class IVFIndex(VectorIndex):
     description = "inverted file: k-means cells, a query compares the vectors of n_probe cells"
     param = "cells"
     knob = "n_probe"
+    settings = IVF_SETTINGS
 
     centroids: np.ndarray
     vectors: np.ndarray
@@ -200,6 +202,9 @@ class IVFIndex(VectorIndex):
     @classmethod
     def default_param(cls, vectors: VectorSet) -> int:
         return vectors.default_cells
+
+    def default_knob(self) -> int:
+        return math.ceil(math.sqrt(self.cells))
 
     @classmethod
     def check_settings(cls, param: int | None, knob_values: list[int] | None) -> None:

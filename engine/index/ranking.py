@@ -15,7 +15,6 @@ found, in eval as in a run.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from collections.abc import Sequence
@@ -23,6 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ranklens.engine.index.base import IndexSettingError, VectorIndex
+from ranklens.engine.index.knobs import IndexKnob
 from ranklens.engine.metric_table import depth
 from ranklens.engine.progress import Progress, no_progress
 from ranklens.engine.scoring.dense import Encoder
@@ -57,7 +57,21 @@ def _vector_scorers() -> tuple[str, ...]:
 
 def build_key(setup: Setup) -> tuple:
     """What identifies an index built over one vector set: its kind and build setting (M or cells)."""
-    return (setup.ann, setup.hnsw_m) if setup.ann == "hnsw" else (setup.ann, setup.cells)
+    param = _setup_knob(setup, "param")
+    return (setup.ann, None if param is None else getattr(setup, param.setup or ""))
+
+
+def _setup_knob(setup: Setup, role: str) -> IndexKnob | None:
+    """The ``setup.ann`` kind's setting playing ``role``, when the setup holds it."""
+    from ranklens.engine.index.registry import index_kind
+
+    knob = index_kind(setup.ann or "").setting(role)
+    return knob if knob is not None and knob.setup else None
+
+
+def _setup_value(setup: Setup, role: str) -> int | None:
+    knob = _setup_knob(setup, role)
+    return None if knob is None else getattr(setup, knob.setup or "")
 
 
 def build_index(scorer: Scorer, setup: Setup, progress: Progress = no_progress) -> VectorIndex:
@@ -67,27 +81,27 @@ def build_index(scorer: Scorer, setup: Setup, progress: Progress = no_progress) 
     assert isinstance(scorer, Encoder)
     kind = index_kind(setup.ann or "")
     vectors = np.asarray(scorer.vectors)
-    if setup.ann == "ivf" and setup.cells is not None and setup.cells > len(vectors):
-        raise SettingError("cells", f"cells ({setup.cells}) must be at most the {len(vectors)} chunk vectors")
-    param = setup.hnsw_m if setup.ann == "hnsw" else setup.cells
     try:
-        return kind.build(vectors, param, progress=progress)
+        return kind.build(vectors, _setup_value(setup, "param"), progress=progress)
     except IndexSettingError as error:  # said with the setup's names for the settings
-        raise SettingError(error.setting, error.naming(_SETUP_NAMES.get(error.setting, error.setting))) from None
+        raise _said_as_setup(kind, error) from None
 
 
-_SETUP_NAMES = {"M": "hnsw_m", "n_probe": "probes", "cells": "cells", "ef_search": "ef_search"}
+def knob_of(index: VectorIndex, setup: Setup) -> int | None:
+    """The knob a query turns: the setup's (ef_search, probes), else the index's default (IVF: √cells)."""
+    knob = _setup_value(setup, "knob")
+    knob = index.default_knob() if knob is None else knob
+    try:
+        type(index).check_settings(index.param_value, None if knob is None else [knob])
+    except IndexSettingError as error:
+        raise _said_as_setup(type(index), error) from None
+    return knob
 
 
-def knob_of(index: VectorIndex, setup: Setup) -> int:
-    """The knob a query turns: ef_search for HNSW; probes for IVF (default: √cells, rounded up)."""
-    if setup.ann == "hnsw":
-        return setup.ef_search
-    cells = index.param_value or 1
-    probes = math.ceil(math.sqrt(cells)) if setup.probes is None else setup.probes
-    if probes > cells:
-        raise SettingError("probes", f"probes ({probes}) must be at most the ivf index's {cells} cells")
-    return probes
+def _said_as_setup(kind: type[VectorIndex], error: IndexSettingError) -> SettingError:
+    """An index's complaint, naming the setup key the setting came from (``probes``, not ``n_probe``)."""
+    name = next((knob.setup for knob in kind.settings if knob.name == error.setting and knob.setup), error.setting)
+    return SettingError(name, error.naming(name))
 
 
 @dataclass
@@ -100,7 +114,7 @@ class ApproximateScorer:
 
     exact: Any  # the exact scorer: a Scorer that is an Encoder
     index: VectorIndex
-    knob: int
+    knob: int | None
     candidates: int  # chunks asked of the index per query
 
     @property

@@ -2,7 +2,8 @@
 
 A new kind is one module in ``engine/index/`` (a ``VectorIndex`` subclass)
 plus one entry in ``INDEX_KINDS``; a plug-in outside the package calls
-``register_index`` instead.
+``register_index`` instead. Either way that one line is all: ``ann --index``,
+``--ann`` and the Index tab read the kind's declared ``settings`` from here.
 """
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from collections.abc import Mapping
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.index.base import IndexSettingError, VectorIndex
 from ranklens.engine.index.exact import ExactIndex
-from ranklens.engine.index.hnsw import EF_CONSTRUCTION, HNSWIndex
+from ranklens.engine.index.hnsw import HNSWIndex
 from ranklens.engine.index.ivf import IVFIndex
+from ranklens.engine.index import knobs
 
 INDEX_KINDS: dict[str, type[VectorIndex]] = {
     ExactIndex.kind: ExactIndex,
@@ -20,22 +22,18 @@ INDEX_KINDS: dict[str, type[VectorIndex]] = {
     HNSWIndex.kind: HNSWIndex,  # usearch, imported when one is built (the hnsw extra)
 }
 
-# Build settings beyond a kind's one ``param``, with their defaults: passed to ``build`` by name.
-BUILD_OPTIONS: dict[str, dict[str, int]] = {
-    HNSWIndex.kind: {"ef_construction": EF_CONSTRUCTION},
-}
-
-
 def register_index(kind: type[VectorIndex]) -> type[VectorIndex]:
     """Add an index kind under its ``kind`` name (usable as a class decorator)."""
     if kind.kind in INDEX_KINDS and INDEX_KINDS[kind.kind] is not kind:
         raise ValueError(f"an index kind named {kind.kind!r} is already registered")
     INDEX_KINDS[kind.kind] = kind
+    knobs.DECLARED[kind.kind] = knobs.Declared(kind.settings, kind.approximate)
     return kind
 
 
 def index_kind(name: str) -> type[VectorIndex]:
-    """The kind registered as ``name``."""
+    """The kind registered as ``name`` (the installed plug-ins' looked for first)."""
+    knobs.declared()
     try:
         return INDEX_KINDS[name]
     except KeyError:
@@ -44,7 +42,8 @@ def index_kind(name: str) -> type[VectorIndex]:
 
 def build_options(kind: str, given: Mapping[str, int] | None = None) -> dict[str, int]:
     """The build options of ``kind``: its defaults, overridden by ``given``, whose names it must know."""
-    defaults = BUILD_OPTIONS.get(kind, {})
+    defaults = {knob.name: knob.default for knob in index_kind(kind).settings
+                if knob.role == "option" and knob.default is not None}
     for name in given or {}:
         if name not in defaults:
             raise IndexSettingError(name, f"{{setting}} does not apply to the {kind} index")

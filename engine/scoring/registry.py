@@ -88,7 +88,7 @@ class ScorerSpec:
         return getattr(importlib.import_module(module), function)
 
 
-SCORERS: Registry[ScorerSpec] = Registry("scorer", lambda s: s.name)
+SCORERS: Registry[ScorerSpec] = Registry("scorer", lambda s: s.name, "ranklens.scorers")
 register, unregister, registered, spec = SCORERS.register, SCORERS.unregister, SCORERS.registered, SCORERS.get
 
 

@@ -22,6 +22,7 @@ from textual.widgets import DataTable, Input, Static
 
 from ranklens.engine.chunkers import CHUNKER_TABLE, CHUNKERS, default_window
 from ranklens.engine.corpus import Corpus, Document, normalise_space
+from ranklens.engine.metric_table import better_metrics, better_rule
 from ranklens.engine.experiments.chunking import (  # noqa: F401 - sweep_overlaps: the grid's columns, read by tests
     SWEEP_SIZES, ChunkSweep, Window, sweep_overlaps, sweep_windows,
 )
@@ -32,7 +33,6 @@ from ranklens.engine.setup import Setup, setup_settings
 from ranklens.tui.chunk_map import Verdict, chunk_map, find_verdict, legend
 from ranklens.tui.context import ChangeSetup, Context
 from ranklens.tui.heap import keep_built
-from ranklens.tui.metric_text import hits
 from ranklens.tui.safe import clean, one_line, safe_text
 from ranklens.tui.widgets.fitted_line import FittedLine
 from ranklens.tui.widgets.input import TextBox
@@ -368,13 +368,15 @@ class ChunkingPane(WorkPane):
         table.move_cursor(row=sweep.winner // overlaps, column=sweep.winner % overlaps)
         best = sweep.cells[sweep.winner]
         self.query_one(WorkStatus).show(
-            f"★ {best.window.label} wins for {sweep.scorer} (MRR, then hit@1, recall@10) · Enter uses a cell")
+            f"★ {best.window.label} wins for {sweep.scorer} ({better_rule()}) · Enter uses a cell")
 
     def _sweep_cell(self, sweep: ChunkSweep, index: int) -> Text:
         cell = sweep.cells[index]
         e = cell.evaluation
-        text = (f"{'★' if index == sweep.winner else ' '} {cell.window.size}/{cell.window.overlap} "
-                f"MRR {e.metrics['mrr']:.3f} hit@1 {hits(e, 'hit@1')}/{len(e.per_question)} {cell.chunks} ch")
+        # the first two metrics of "better", the ones that decide most cells: a cell has room for two
+        shown = " ".join(f"{m.header} {m.text(e.metrics[m.key], len(e.per_question))}" for m in better_metrics()[:2])
+        star = "★" if index == sweep.winner else " "
+        text = f"{star} {cell.window.size}/{cell.window.overlap} {shown} {cell.chunks} ch"
         return Text(text, style=f"bold {self.colour('success')}" if index == sweep.winner else "")
 
     def on_data_table_cell_highlighted(self, event: DataTable.CellHighlighted) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Hashable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -23,6 +23,8 @@ from textual.content import Content
 from textual.widgets import Input, Static
 
 from ranklens.engine.errors import RanklensError
+from ranklens.engine.index import knobs
+from ranklens.engine.index.knobs import IndexKnob, kind_knobs
 from ranklens.engine.progress import Progress
 from ranklens.tui.charts import Curve, curve_plot, legend
 from ranklens.tui.context import ChangeSetup, Context
@@ -46,8 +48,12 @@ MIN_CHART_HEIGHT = 3  # plot rows; the title and the x axis come on top
 CURVES = {"exact": ("◆", "foreground"), "ivf": ("●", "accent"), "hnsw": ("▲", "success")}
 AXES = ("time", "visited")
 # The boxes' names for the engine's settings, said where a message names one.
-BOX_NAMES = {"cells": "cells", "n_probe": "n_probe", "M": "M", "ef_construction": "ef_constr",
-             "ef_search": "ef_search"}
+OTHER_CURVE = ("■", "secondary")  # a kind registered by a plug-in
+
+
+def _curve(kind: str) -> tuple[str, str]:
+    """The marker and colour of a kind's rows and curve."""
+    return CURVES.get(kind, OTHER_CURVE)
 
 
 def parse_count(text: str, name: str, low: int = 1) -> int | None:
@@ -94,13 +100,15 @@ def run_sweeps(context: Context, source: str, kinds: tuple[str, ...], settings: 
         return index_sweeps(vectors, kinds, settings, lambda done, total, label: progress(
             1000 + round(3000 * done / max(total, 1)), 4000, label))
     except IndexSettingError as error:
-        raise RanklensError(error.naming(BOX_NAMES.get(error.setting, error.setting))) from None
+        titles = {knob.name: knob.label for _, knob in kind_knobs()}
+        raise RanklensError(error.naming(titles.get(error.setting, error.setting))) from None
 
 
 class IndexPane(WorkPane):
     SCOPED_CSS = False  # the layout follows the screen's width class (Screen.-narrow), outside the pane
     DEFAULT_CSS = """
     IndexPane #ivf-form { height: 3; }
+    IndexPane .-knob { width: 10; }
     IndexPane #ivf-source { width: 12; padding: 0 1 0 0; text-wrap: nowrap; text-overflow: ellipsis; }
     IndexPane #ivf-cells { width: 11; }
     IndexPane #ivf-probes { width: 1fr; min-width: 13; max-width: 24; }
@@ -143,11 +151,11 @@ class IndexPane(WorkPane):
         yield WorkStatus()
         with Horizontal(id="ivf-form"):
             yield Static(id="ivf-source", markup=False)
-            yield TextBox(placeholder="auto", id="ivf-cells", restrict=r"[0-9]*", classes="-framed")
-            yield TextBox(placeholder="1,2,4…all", id="ivf-probes", restrict=r"[0-9, ]*", classes="-framed")
-            yield TextBox(placeholder="16", id="hnsw-m", restrict=r"[0-9]*", classes="-framed")
-            yield TextBox(placeholder="128", id="hnsw-efc", restrict=r"[0-9]*", classes="-framed")
-            yield TextBox(placeholder="10,16…512", id="hnsw-ef", restrict=r"[0-9, ]*", classes="-framed")
+            for kind, knob in kind_knobs():  # one box per setting each index kind declares
+                box = TextBox(placeholder=knob.placeholder, id=knob.box_for(kind), classes="-framed -knob",
+                              restrict=r"[0-9, ]*" if knob.role == "knob" else r"[0-9]*")
+                box.border_title = knob.label
+                yield box
         with Horizontal(id="ivf-main"):
             yield KeyTable(id="ivf-table", cursor_type="row", classes="-framed")
             yield Chart(id="ivf-chart")
@@ -156,9 +164,6 @@ class IndexPane(WorkPane):
     def on_mount(self) -> None:
         self.query_one("#ivf-table", KeyTable).add_columns(*TABLE_HEADERS)
         self.query_one("#ivf-table", KeyTable).border_title = "exact · IVF · HNSW (r runs)"
-        for box, title in (("#ivf-cells", "cells"), ("#ivf-probes", "n_probe"), ("#hnsw-m", "M"),
-                           ("#hnsw-efc", "ef_constr"), ("#hnsw-ef", "ef_search")):
-            self.query_one(box, TextBox).border_title = title
         self._show_source()
 
     def context_key(self, context: Context) -> Hashable:
@@ -166,10 +171,10 @@ class IndexPane(WorkPane):
         if self.source == "synthetic":
             return None
         from ranklens.engine.experiments.indexes import vector_setup
-        from ranklens.engine.setup import ANN_SETTINGS, setup_settings
+        from ranklens.engine.setup import ann_settings, setup_settings
 
         # nor the approximate index the setup ranks through (`u` sets it from this table, which stays)
-        exact = {name: setup_settings()[name].default for name in ANN_SETTINGS}
+        exact = {name: setup_settings()[name].default for name in ann_settings()}
         return (context.workbench, dataclasses.replace(vector_setup(context.setup), k=1, **exact))
 
     def refresh_content(self, context: Context) -> None:
@@ -205,28 +210,33 @@ class IndexPane(WorkPane):
         self.action_run()
 
     def action_run(self) -> None:
-        from ranklens.engine.experiments.indexes import KindSettings
-
         if not self.has_corpus():
             return
         from ranklens.engine.index.hnsw import unavailable
-
         try:
-            ivf = KindSettings(parse_count(self._box("#ivf-cells"), "cells"),
-                               parse_values(self._box("#ivf-probes"), "n_probe"))
-            efc = parse_count(self._box("#hnsw-efc"), "ef_constr")
-            hnsw = KindSettings(parse_count(self._box("#hnsw-m"), "M", 2),
-                                parse_values(self._box("#hnsw-ef"), "ef_search"),
-                                {} if efc is None else {"ef_construction": efc})
+            settings = self._asked()
         except RanklensError as error:
             self.query_one(WorkStatus).show(str(error))
             return
         self.missing = unavailable()
-        kinds = ("exact", "ivf") if self.missing else ("exact", "ivf", "hnsw")
-        context, source, settings = self.context, self.source, {"ivf": ivf, "hnsw": hnsw}
+        kinds = tuple(kind for kind in knobs.declared() if not (self.missing and kind == "hnsw"))
+        context, source = self.context, self.source
         assert context is not None  # has_corpus
         self.start_work("sweep", lambda progress: run_sweeps(context, source, kinds, settings, progress),
                         self._swept, label=f"{', '.join(kinds)} on the {source} vectors")
+
+    def _asked(self) -> dict[str, KindSettings]:
+        """What the boxes ask of each kind (blank: its defaults); a bad box raises, naming it."""
+        from ranklens.engine.experiments.indexes import asked_settings
+
+        return asked_settings((kind, knob, self._parsed(knob, self._box("#" + knob.box_for(kind))))
+                              for kind, knob in kind_knobs())
+
+    @staticmethod
+    def _parsed(knob: IndexKnob, text: str) -> Any:
+        if knob.role == "knob":
+            return parse_values(text, knob.label)
+        return parse_count(text, knob.label, knob.minimum)
 
     def action_use(self) -> None:
         """The highlighted row's index, build setting and knob become the setup's ``--ann``: the corpus'
@@ -249,13 +259,13 @@ class IndexPane(WorkPane):
         if not 0 <= cursor < len(rows):
             return "highlight a row of the table first"
         sweep, row = rows[cursor]
-        changes: dict = {"scorer": vector_setup(self.context.setup).scorer}
-        if sweep.kind == "hnsw":
-            changes.update(ann="hnsw", hnsw_m=sweep.param_value, ef_search=row.value)
-        elif sweep.kind == "ivf":
-            changes.update(ann="ivf", cells=sweep.param_value, probes=row.value)
-        else:
-            changes["ann"] = None
+        changes: dict = {"scorer": vector_setup(self.context.setup).scorer, "ann": None}
+        declared = knobs.declared().get(sweep.kind)
+        if declared is not None and declared.approximate:
+            changes["ann"] = sweep.kind
+            for knob in declared.settings:  # those the setup holds: the build size and the knob
+                if knob.setup and knob.role in ("param", "knob"):
+                    changes[knob.setup] = sweep.param_value if knob.role == "param" else row.value
         return changes
 
     def _box(self, box: str) -> str:
@@ -264,14 +274,14 @@ class IndexPane(WorkPane):
     def _swept(self, result: tuple[IndexSweep, ...]) -> None:
         """The sweeps done: the boxes take the values each kind ran with, and the plot shows them."""
         by_kind = {sweep.kind: sweep for sweep in result}
-        if "ivf" in by_kind:
-            self.query_one("#ivf-cells", TextBox).value = str(by_kind["ivf"].param_value)
-            self.query_one("#ivf-probes", TextBox).value = ",".join(str(r.value) for r in by_kind["ivf"].rows)
-        if "hnsw" in by_kind:
-            hnsw = by_kind["hnsw"]
-            self.query_one("#hnsw-m", TextBox).value = str(hnsw.param_value)
-            self.query_one("#hnsw-efc", TextBox).value = str(hnsw.options.get("ef_construction", ""))
-            self.query_one("#hnsw-ef", TextBox).value = ",".join(str(r.value) for r in hnsw.rows)
+        for kind, knob in kind_knobs():
+            sweep = by_kind.get(kind)
+            if sweep is None:
+                continue
+            value = (sweep.param_value if knob.role == "param" else
+                     ",".join(str(r.value) for r in sweep.rows) if knob.role == "knob" else
+                     sweep.options.get(knob.name, ""))
+            self.query_one("#" + knob.box_for(kind), TextBox).value = str(value)
         self._show_result(result)
 
     def _source_name(self) -> str:
@@ -302,8 +312,8 @@ class IndexPane(WorkPane):
             for i, row in enumerate(sweep.rows):
                 first = i == 0  # what the index costs to build is said once, on its first row
                 table.add_row(
-                    Text(f"{CURVES[sweep.kind][0]} {sweep.kind}" if first else "",
-                         style=f"bold {self.colour(CURVES[sweep.kind][1])}"),
+                    Text(f"{_curve(sweep.kind)[0]} {sweep.kind}" if first else "",
+                         style=f"bold {self.colour(_curve(sweep.kind)[1])}"),
                     Text(f"{row.knob} {row.value}" if row.knob else "", justify="right"),
                     Text(f"{row.compared_mean:.0f}", justify="right",
                          style=f"bold {self.colour('warning')}" if row.share > 1.0 else ""),
@@ -343,7 +353,7 @@ class IndexPane(WorkPane):
     def _plot(self, result: tuple[IndexSweep, ...]) -> None:
         by_time = self.axis == "time" and self.show_timings
         curves = [Curve(s.kind, [(r.ms_per_query if by_time else r.compared_mean, r.recall) for r in s.rows],
-                        f"bold ${CURVES[s.kind][1]}", CURVES[s.kind][0]) for s in result if s.rows]
+                        f"bold ${_curve(s.kind)[1]}", _curve(s.kind)[0]) for s in result if s.rows]
         worst = min(r.recall for s in result for r in s.rows)
         # Recall is what the chart is about: start the axis at the tenth below the worst value.
         y_min = min(0.5, math.floor(worst * 10) / 10)
