@@ -51,7 +51,9 @@ def test_a_registered_metric_is_a_column_of_the_eval_table(capsys, p3) -> None:
     header = next(i for i, line in enumerate(lines) if line.split()[:1] == ["hit@1"])
     assert lines[header].split() == ["hit@1", "hit@3", "MRR", "nDCG@10", "recall@10", "sRec@10", "sPrec@10",
                                      "IoU@10", "P@3"]
-    assert lines[header + 1].split() == ["10/15", "13/15", "0.786", "0.839", "1.000", "1.000", "0.098", "0.098",
+    # sPrec, IoU@10: Chroma's scores (tests/support/chroma_evaluation.py) over each question's retrieved chunks in
+    # scikit-learn's TF-IDF top 10 (a score above 0: 5 questions retrieve 7 to 9 chunks), worked out apart: 0.1056
+    assert lines[header + 1].split() == ["10/15", "13/15", "0.786", "0.839", "1.000", "1.000", "0.106", "0.106",
                                          f"{SEED_P3:.3f}"]
     assert lines[header].endswith("P@3") and lines[header + 1].endswith(f"{SEED_P3:.3f}")  # aligned under it
 

@@ -85,11 +85,15 @@ def folder(tmp_path: Path) -> Path:
 
 
 def _eval(folder: Path, ws: Path, **setting: int) -> tuple[dict[str, float], list[tuple[str, int, int]]]:
-    """The span measures of eval on the folder, and the top 10 chunks of its one question as spans."""
+    """The span measures of eval on the folder, and the chunks its one question retrieves in its top 10, as spans:
+    by the ranking rule a chunk that matches nothing is not retrieved, here (every word of the folder is its
+    own) a chunk holding none of the question's words."""
     judged = judged_corpus(load_corpus(str(folder)), Workspace(ws))
     retriever = Workbench(judged.corpus).retriever(setup_for(judged.corpus, {"k": 10, **setting}))
     question = judged.corpus.answerable[0]
-    top = top_k(retriever.scores(retriever.query(question.text)), 10).tolist()
+    words = set(question.text.split())
+    top = [i for i in top_k(retriever.scores(retriever.query(question.text)), 10).tolist()
+           if words & set(retriever.chunks[i].text.split())]
     metrics = retriever.evaluate().metrics
     found = (metrics["span_iou@10"], metrics["span_recall@10"], metrics["span_precision@10"])
     return found, [(retriever.chunks[i].doc_id, retriever.chunks[i].start, retriever.chunks[i].end) for i in top]
@@ -102,7 +106,9 @@ def test_eval_measures_an_answer_span_cut_by_the_chunking(folder: Path, tmp_path
     start = text.index(answer)
     measured, top = _eval(folder, tmp_path / "ws")
     assert measured == pytest.approx(chroma([("d1.txt", start, start + len(answer))], top))
-    assert measured[1] == pytest.approx(18 / 19)  # both halves in the top 10; the space between the chunks in neither
+    # both halves in the top 10; the space between the chunks in neither; the two chunks retrieved (w100-w109 and
+    # w110-w119, 49 characters each) the only ones: the other chunks hold neither word
+    assert measured == pytest.approx((18 / (98 + 1), 18 / 19, 18 / 98))
 
 
 def test_eval_measures_the_text_of_a_span_judgment_under_another_chunking(folder: Path, tmp_path: Path) -> None:
@@ -114,3 +120,27 @@ def test_eval_measures_the_text_of_a_span_judgment_under_another_chunking(folder
     measured, top = _eval(folder, tmp_path / "ws", size=4, overlap=1)
     assert measured == pytest.approx(chroma([("d2.txt", chunk.start, chunk.end)], top))
     assert 0 < measured[2] < 1 and 0 < measured[1] <= 1
+
+
+def test_eval_s_span_measures_on_studio_alfa_are_chroma_s_over_the_chunks_each_question_retrieves() -> None:
+    """The oracle of eval's table (tests/test_metric_table.py): scikit-learn's TF-IDF ranks the chunks, a chunk
+    scoring 0 (none of the question's words) is not retrieved, Chroma scores the retrieved ones in the top 10."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    corpus = load_corpus("studio-alfa")
+    retriever = Workbench(corpus).retriever(setup_for(corpus))
+    chunks = retriever.chunks
+    vectorizer = TfidfVectorizer().fit([c.text for c in chunks])
+    vectors = vectorizer.transform([c.text for c in chunks])
+    scores, retrieved = [], []
+    for question in corpus.answerable:
+        score = (vectors @ vectorizer.transform([question.text]).T).toarray().ravel()
+        top = [i for i in sorted(range(len(chunks)), key=lambda i: -score[i])[:10] if score[i] > 0]
+        retrieved.append(len(top))
+        relevant = [(c.doc_id, c.start, c.end) for c in chunks if c.id in question.relevant]  # each holds the answer
+        scores.append(chroma(relevant, [(chunks[i].doc_id, chunks[i].start, chunks[i].end) for i in top]))
+    assert sorted(retrieved)[:5] == [7, 8, 8, 9, 9]  # the rule leaves chunks out of 5 questions' top 10
+    metrics = retriever.evaluate().metrics
+    assert (metrics["span_iou@10"], metrics["span_recall@10"], metrics["span_precision@10"]) == pytest.approx(
+        tuple(sum(column) / len(scores) for column in zip(*scores)))
+    assert f"{metrics['span_precision@10']:.3f}" == "0.106"
