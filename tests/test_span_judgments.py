@@ -135,11 +135,13 @@ def test_reports_count_the_judgments_carried_to_their_chunking(capsys, folder: P
     for ident in picked:
         assert run_cli(capsys, "judgments", str(folder), *ws, "--judge", "q1", ident, "2").status == 0
     assert run_cli(capsys, "judgments", str(folder), *ws, "--judge", "q1", "doc5.txt", "1").status == 0  # a document
+    # q2 judged 0 (a document: no text carried) is unanswerable, which threshold needs; unjudged it would be neither
+    assert run_cli(capsys, "judgments", str(folder), *ws, "--judge", "q2", "doc4.txt", "0").status == 0
     assert Workspace(tmp_path / "ws").spans()["q1"] == {i: chunks[i].text_span for i in picked}
     same = run_cli(capsys, "eval", str(folder), *ws)
-    assert "4 judgments of yours ·" in same.out and "carried" not in same.out
+    assert "5 judgments of yours ·" in same.out and "carried" not in same.out
     other = run_cli(capsys, "eval", str(folder), *ws, "--size", "30", "--overlap", "0")
-    assert "4 judgments of yours, 3 carried to this chunking by their text" in other.out
+    assert "5 judgments of yours, 3 carried to this chunking by their text" in other.out
     data = run_cli(capsys, "eval", str(folder), *ws, "--size", "30", "--overlap", "0", "--json").json
     assert data["judgments"]["by_text"] == {"judgments": 3, "carried": 3}
     for command in (("threshold",), ("compare-scorers",), ("run", "--output", str(tmp_path / "r.run"))):
@@ -262,15 +264,22 @@ def test_the_chunk_sweep_measures_questions_judged_by_their_chunks_text(capsys, 
 
 
 def test_the_search_tab_grades_a_re_chunked_result_by_the_judged_text(folder: Path, tmp_path: Path) -> None:
-    from ranklens.tui.search_work import _workspace_grades
+    from ranklens.engine.progress import no_progress
+    from ranklens.tui.context import Context
+    from ranklens.tui.search_work import find
 
     ws = Workspace(tmp_path / "ws")
+    ws.add_questions([Question("q1", "t3x3 t4x4")])
     corpus = load_corpus(str(folder))
     default = Workbench(corpus).chunks(setup_for(corpus))
     ws.judge("q1", default[0].id, 3, span=default[0].text_span)  # doc0 words 0-9
     ws.judge("q1", default[15].id, 0, span=default[15].text_span)  # doc1 words 4-13
-    retriever = Workbench(corpus).retriever(setup_for(corpus, {"size": 12, "overlap": 0}))
-    ids = {retriever.chunks[i].id: grade for i, grade in _workspace_grades(ws, retriever, "q1").items()}
+    judged = judged_corpus(corpus, ws)
+    workbench, setup = Workbench(judged.corpus), setup_for(judged.corpus, {"size": 12, "overlap": 0})
+    found = find(Context(workbench, setup, query="t3x3 t4x4", workspace=ws, judged=judged), no_progress)
+    chunks = workbench.chunks(setup)
+    ids = {chunks[i].id: grade for i, grade in found.grades.items()}
     # 12/0: doc0 words 0-11 shares 10 words with the first; doc1 words 0-11 has 8 of its 12 under the second;
     # doc1.txt#1 (judged 0 by that id at 10/6) is words 12-23 here, another text: not graded by the id
     assert ids == {"doc0.txt#0": 3, "doc1.txt#0": 0}
+    assert {chunks[i].id for i in found.relevant} == {"doc0.txt#0"}  # its ✓: the grade above 0
