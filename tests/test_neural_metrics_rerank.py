@@ -60,7 +60,7 @@ async def test_the_tab_shows_and_exports_what_eval_rerank_reports(reranker: Path
         assert shown.metrics == pytest.approx(cli["rerank"]["metrics"], abs=1e-12)
         table = app.query_one("#metrics-scorers", KeyTable)
         cells = [cell.plain for cell in table.get_row("rerank")]
-        assert cells[0].strip() == f"BM25 lucene → rerank reranker top {TOP}"
+        assert cells[0].strip() == f"↳ rerank reranker top {TOP}"  # under its first stage, BM25's row
         assert cells[1:] == [metric_text(shown, key) for _, key in metric_columns()]
         first = next(r.evaluation for r in pane.result.scorers if r.scorer == "bm25")
         assert first.metrics == pytest.approx(cli["metrics"], abs=1e-12)  # the first stage: eval's too

@@ -98,7 +98,7 @@ async def test_the_reranked_row_and_ranks_are_evaluate_rerankeds(predict: Shorte
         await settle(pilot)
         rows = table_rows(app)
         assert list(rows) == ["tfidf", "bm25", "rerank", "lsa", "fusion"]  # under its first stage
-        assert rows["rerank"][0].strip() == f"BM25 lucene → rerank {NAME} top 4"
+        assert rows["rerank"][0].strip() == f"↳ rerank {NAME} top 4"  # its first stage is the row above
         assert rows["rerank"][1:] == [metric_text(expected.reranked, key) for _, key in metric_columns()]
         assert rows["bm25"][1:] == [metric_text(expected.first.evaluation, key) for _, key in metric_columns()]
         questions = app.query_one("#metrics-questions", RowList)
@@ -167,7 +167,7 @@ async def test_a_long_reranker_name_is_cut_so_that_every_metric_fits_at_80_colum
         table = app.query_one("#metrics-scorers", KeyTable)
         assert table.virtual_size.width <= table.size.width  # no column pushed out of sight
         label, *numbers = table_rows(app)["rerank"]
-        assert label.strip().startswith("fusion bm25+lsa → rerank mmarco") and label.strip().endswith("…")
+        assert label.strip().startswith("↳ rerank mmarco") and label.strip().endswith("…")
         lines = screen_text(app).splitlines()
         assert any(line.rstrip().endswith(numbers[-1]) and "rerank mmarco" in line for line in lines)
 

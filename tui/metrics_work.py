@@ -43,6 +43,7 @@ class Reranked:
     """The setup's first stage reranked, as the tab shows it."""
 
     label: str  # "BM25 lucene → rerank mmarco top 5"
+    step: str  # the label less its first stage, for a row under the first stage's: "rerank mmarco top 5"
     reranking: Reranking
 
 
@@ -91,8 +92,8 @@ def rerank(context: Context, progress: Progress) -> Reranked:
     retriever = context.workbench.retriever(context.setup, progress)
     progress(0, 0, f"loading reranker {context.setup.rerank}")
     reranking = evaluate_reranking(retriever, reranker_for(retriever), progress=progress)
-    return Reranked(f"{scorer_label(retriever.setup)} → rerank {Path(reranking.reranker).name} top {reranking.top}",
-                    reranking)
+    step = f"rerank {Path(reranking.reranker).name} top {reranking.top}"
+    return Reranked(f"{scorer_label(retriever.setup)} → {step}", step, reranking)
 
 
 def tune(context: Context, progress: Progress) -> FusionSweep:

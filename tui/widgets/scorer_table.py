@@ -1,8 +1,10 @@
 """The Metrics tab's table of scorers: each scorer's metrics, the best of each column highlighted.
 
 The setup's scorer is marked ▸ and, with a reranker, its ranking reranked
-sits under it. Hit rates show as counts only when the tab is narrow or the
-full table would not fit; a scorer's label is cut to what the metrics leave.
+sits under it, marked ↳ and labelled by its reranker only: its first stage is the
+row above, and the whole label would leave the metrics no room at 80 columns.
+Hit rates show as counts only when the tab is narrow or the full table would not
+fit; a scorer's label is cut to what the metrics leave.
 """
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ def table_rows(result: ScorerComparison, reranked: Reranked | None) -> list[Row]
     for r in result.scorers:
         rows.append((r.scorer, r.label, r.evaluation, r.scorer == result.current))
         if r.scorer == result.current and reranked is not None:
-            rows.append((RERANKED, reranked.label, reranked.reranking.evaluation, True))
+            rows.append((RERANKED, reranked.step, reranked.reranking.evaluation, True))
     return rows
 
 
@@ -63,7 +65,7 @@ class ScorerTable(KeyTable):
         highlight = f"bold {theme_colour(self.app, 'success')}"
         # Under 80 columns hit rates show as counts only, so every metric's column fits.
         for name, label, evaluation, current in rows:
-            mark = "▸ " if name == result.current else "  "
+            mark = "▸ " if name == result.current else "↳ " if name == RERANKED else "  "
             cells = [Text(mark + one_line(label, room - len(mark)), style="bold" if current else "")]
             for key in keys:
                 is_best = evaluation.metrics[key] >= best[key] - 1e-12
