@@ -44,7 +44,7 @@ def test_a_registered_metric_is_a_row_of_the_generated_table(p3_first) -> None:
 def test_sweep_chunks_ranks_by_the_tables_rule(capsys, p3_first) -> None:
     data = run_cli(capsys, "sweep", "chunks", "studio-alfa", "--json").json
     best = data["cells"][best_by_hand(data["cells"])]
-    assert data["best"] == {"size": best["size"], "overlap": best["overlap"]}
+    assert data["best"] == {"size": best["size"], "overlap": best["overlap"], "chunker": best["chunker"]}
     assert f"★ best by {RULE}" in run_cli(capsys, "sweep", "chunks", "studio-alfa").out
 
 
