@@ -23,6 +23,7 @@ from ranklens.engine.loaders import load_corpus  # noqa: E402
 from ranklens.engine.metrics import QuestionScores, evaluate  # noqa: E402
 from ranklens.engine.rerank import evaluate_reranked, rerank_search  # noqa: E402
 from ranklens.engine.retriever import Workbench, setup_for  # noqa: E402
+from ranklens.engine.topk import QueryScores  # noqa: E402
 from tests.support import tiny_models  # noqa: E402
 from tests.support.cli import assert_error, run_cli  # noqa: E402
 
@@ -80,11 +81,15 @@ def test_reranked_evaluation_reports_both_rankings(studio_alfa, reranker, oracle
         order = np.argsort(-scores, kind="stable")
         head = [i for i in order[:5] if scores[i] > 0]
         predicted = oracle.predict([(q.text, retriever.chunks[i].text) for i in head])
-        ranking = [head[j] for j in np.argsort(-predicted, kind="stable")] + [i for i in order if i not in head]
-        reranked = np.empty(len(scores))
-        reranked[ranking] = np.arange(len(scores), 0, -1)
+        # the ranking rule: a chunk the question matches nothing of (TF-IDF 0) is not retrieved, reranked or not
+        ranking = ([head[j] for j in np.argsort(-predicted, kind="stable")]
+                   + [i for i in order if i not in head and scores[i] > 0])
+        reranked = np.zeros(len(scores))
+        reranked[ranking] = np.arange(len(ranking), 0, -1)
         rel = retriever.relevant(q)
-        rows.append(QuestionScores(q.id, q.text, reranked, np.array(list(rel)), np.array(list(rel.values()), float)))
+        rows.append(QuestionScores(q.id, q.text, QueryScores.of(reranked, 0.0), np.array(list(rel)),
+                                   np.array(list(rel.values()), float),
+                                   retriever.relevant_text(q)))
     expected = evaluate(rows, retriever.setup.k)
     assert report.reranked.metrics == pytest.approx(expected.metrics)
     assert [r.rank for r in report.reranked.per_question] == [r.rank for r in expected.per_question]
