@@ -27,6 +27,8 @@ from ranklens.engine.models import FIRST_BATCH, forget_loaded, load_encoder  # n
 from ranklens.engine.retriever import Workbench, setup_for  # noqa: E402
 from ranklens.engine.scoring.dense import DenseScorer  # noqa: E402
 from tests.support import tiny_models  # noqa: E402
+from tests.support.cli import run_cli  # noqa: E402
+from tests.support.trec_oracle import assert_eval_is_trec_evals, corpus_qrels  # noqa: E402
 
 QUERIES = ["ho cancellato un file per sbaglio", "come richiedo un permesso per il dentista", "wifi?", ""]
 
@@ -256,3 +258,16 @@ def test_a_query_without_a_corpus_term_still_ranks_by_its_text(models, studio_al
     assert len(fused.search(query, k=3).hits) == 3  # dense's ranking alone, through RRF
     blank = retriever.search("   ")
     assert not blank.hits and blank.note == "no query terms after analysis"
+
+
+@pytest.mark.parametrize("model", ["static", "prompted"])
+def test_eval_equals_trec_eval_on_the_run_file_of_a_dense_setup(models, model: str, capsys, tmp_path: Path) -> None:
+    """The one ranking rule for a scorer that gives every chunk a score: every chunk is retrieved, and eval's
+    numbers equal trec_eval's on the run of the same setup (tests/test_ranking_rule.py holds the other scorers)."""
+    options = ["--scorer", "dense", "--model", str(models[model]), "-k", "1000", "--no-workspace"]
+    run_file = tmp_path / "run.txt"
+    assert run_cli(capsys, "run", "studio-alfa", *options, "--output", str(run_file)).status == 0
+    assert {len(line.split()) for line in run_file.read_text(encoding="utf-8").splitlines()} == {6}
+    assert len(run_file.read_text(encoding="utf-8").splitlines()) == 18 * 19  # every chunk of every question
+    report = run_cli(capsys, "eval", "studio-alfa", *options, "--json").json
+    assert_eval_is_trec_evals(report, run_file, corpus_qrels(load_corpus("studio-alfa").source))

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import pytrec_eval
 
 from ranklens.cli.main import main
 from ranklens.engine.corpus import Corpus
@@ -32,11 +31,8 @@ from tests.support.app import running, search
 from tests.support.cli import run_cli
 from tests.support.files import beir_folder
 from tests.support.panes import screen_text, settle, until
+from tests.support.trec_oracle import SAME, assert_eval_is_trec_evals, corpus_qrels, read_run, trec_eval
 
-MEASURES = {"recip_rank", "ndcg_cut.10", "recall.10", "success.1,3"}
-# eval's metric -> trec_eval's measure of the same definition (MRR uncut: the run holds every chunk retrieved)
-SAME = {"mrr": "recip_rank", "ndcg@10": "ndcg_cut_10", "recall@10": "recall_10", "hit@1": "success_1",
-        "hit@3": "success_3"}
 SCORERS = {
     "tfidf": ["--scorer", "tfidf"],
     "bm25": ["--scorer", "bm25"],
@@ -46,22 +42,6 @@ SCORERS = {
     "fusion-zscore": ["--scorer", "fusion", "--fuse", "tfidf,bm25", "--fusion-method", "zscore"],
 }
 WORDS = [f"w{i}" for i in range(60)]
-
-
-def read_run(path: Path) -> dict[str, dict[str, float]]:
-    """A TREC run file as trec_eval reads it, each question's order fixed by the rank column (trec_eval breaks
-    score ties by document id; the rank column is ranklens' order)."""
-    run: dict[str, dict[str, float]] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        qid, _, doc, rank, _, _ = line.split()
-        run.setdefault(qid, {})[doc] = -float(rank)
-    return run
-
-
-def trec_eval(run: dict, qrels: dict, qids: list[str]) -> dict[str, dict[str, float]]:
-    """Per question, trec_eval's measures; 0 for a question the run retrieves nothing for (trec_eval skips it)."""
-    found = pytrec_eval.RelevanceEvaluator(qrels, MEASURES).evaluate(run)
-    return {q: found.get(q, {m: 0.0 for m in SAME.values()}) for q in qids}
 
 
 def beir_collection(folder: Path) -> Path:
@@ -79,15 +59,6 @@ def beir_collection(folder: Path) -> Path:
         qrels += [f"q{q}\tc{gold}\t{1 + q % 3}", f"q{q}\tc{(gold + 5) % 40}\t1"]
     return beir_folder(folder, [{"_id": f"c{i}", "text": t} for i, t in enumerate(texts)], queries,
                        "\n".join(qrels) + "\n", toml="index_title = false\n")
-
-
-def corpus_qrels(corpus_folder: str) -> dict[str, dict[str, int]]:
-    """qrels/test.tsv of a BEIR folder, by hand."""
-    qrels: dict[str, dict[str, int]] = {}
-    for line in (Path(corpus_folder) / "qrels" / "test.tsv").read_text(encoding="utf-8").splitlines()[1:]:
-        qid, doc, grade = line.split("\t")
-        qrels.setdefault(qid, {})[doc] = int(grade)
-    return qrels
 
 
 def words_of(text: str) -> set[str]:
@@ -123,17 +94,7 @@ def test_eval_equals_trec_eval_on_the_run_file(judged, scorer: str, capsys, tmp_
     run_file = tmp_path / "run.txt"
     assert run_cli(capsys, "run", corpus, *options, "--output", str(run_file)).status == 0
     report = run_cli(capsys, "eval", corpus, *options, "--json").json
-    rows = report["per_question"]
-    oracle = trec_eval(read_run(run_file), qrels, [row["id"] for row in rows])
-    for row in rows:
-        expected = oracle[row["id"]]
-        rank = row["full_rank"]
-        assert (0.0 if rank is None else 1 / rank) == pytest.approx(expected["recip_rank"], abs=1e-12), row
-        assert row["ndcg@10"] == pytest.approx(expected["ndcg_cut_10"], abs=1e-12), row
-        assert row["recall@10"] == pytest.approx(expected["recall_10"], abs=1e-12), row
-    for metric, measure in SAME.items():
-        mean = float(np.mean([oracle[row["id"]][measure] for row in rows]))
-        assert report["metrics"][metric] == pytest.approx(mean, abs=1e-12), metric
+    assert_eval_is_trec_evals(report, run_file, qrels)
 
 
 @pytest.mark.parametrize("scorer", SCORERS)
