@@ -32,6 +32,7 @@ from textual.widgets.option_list import Option
 
 from ranklens.engine.progress import Progress
 from ranklens.tui.context import ChangeWorkspace, Context, TabKeysChanged
+from ranklens.tui.grade_keys import grade_bindings, on_the_scale, scale_top
 from ranklens.tui.panes.base import WorkPane
 from ranklens.tui.panes.compare import CURRENT, side
 from ranklens.tui.safe import one_line, safe_text
@@ -48,7 +49,6 @@ if TYPE_CHECKING:
     from ranklens.engine.workspace import Workspace
 
 DEFAULT_DEPTH = "10"
-GRADE_KEYS = 10  # digit keys bound; those above the corpus' max_grade do nothing (check_action)
 CHOOSE_HINT = "Judge a pool: Enter resumes a kept one, or space picks runs and m makes one"
 
 
@@ -197,9 +197,7 @@ class PoolQueuePane(WorkPane):
     PoolQueuePane #pool-chunk { height: 1fr; }
     """
     BINDINGS = [
-        *(Binding(str(grade), f"grade({grade})", "grade", key_display="0-3", show=grade == 0,
-              tooltip=f"Judging a pool: grade the pair {grade}", id=f"pool.grade.{grade}")
-          for grade in range(GRADE_KEYS)),
+        *grade_bindings("pool", "Judging a pool: grade the pair"),
         Binding("s", "skip", "skip", tooltip="Judging a pool: skip the pair (asked again at the end)",
                 id="pool.skip"),
         Binding("u", "undo", "undo", tooltip="Judging a pool: take back the latest judgment", id="pool.undo"),
@@ -317,10 +315,8 @@ class PoolQueuePane(WorkPane):
             return False
         if action == "make" and self.judging:
             return False
-        if action == "grade" and self.context is not None and self.context.workspace is not None:
-            grade = parameters[0] if parameters else 0
-            if isinstance(grade, int) and grade > self.context.workspace.max_grade:
-                return False
+        if action == "grade" and not on_the_scale(self.context, parameters):
+            return False
         return super().check_action(action, parameters)
 
     def _start(self, opened: Opened) -> None:
@@ -333,8 +329,8 @@ class PoolQueuePane(WorkPane):
         self.focus()
         self.post_message(TabKeysChanged())
         self.refresh_bindings()
-        scale = self.context.workspace.max_grade if self.context and self.context.workspace else 3
-        self.query_one(WorkStatus).show(f"0-{scale} grade · s skip · u undo · Escape closes: the pool is kept")
+        scale = f"0-{scale_top(self.context)}"
+        self.query_one(WorkStatus).show(f"{scale} grade · s skip · u undo · Escape closes: the pool is kept")
         self._show_pair()
 
     def _show_pair(self) -> None:

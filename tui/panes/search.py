@@ -27,6 +27,7 @@ from textual.widgets import DataTable, Input
 
 from ranklens.engine.scoring.registry import spec
 from ranklens.tui.context import ChangeWorkspace, Context, ShowQuery, TabKeysChanged, ranks_alike
+from ranklens.tui.grade_keys import grade_bindings, on_the_scale
 from ranklens.tui.panes.base import WorkPane
 from ranklens.tui.safe import one_line
 from ranklens.tui.search_work import (
@@ -39,7 +40,6 @@ from ranklens.tui.widgets.result_detail import ResultDetail, Why
 from ranklens.tui.widgets.results_table import ResultsTable
 
 DEBOUNCE_S = 0.15  # typing pauses this long before a search starts
-GRADES = {0: "not relevant", 1: "relevant", 2: "highly relevant", 3: "perfect"}
 HINT = "Type a question and the best chunks appear as you type (Enter searches at once)."
 
 
@@ -57,9 +57,7 @@ class SearchPane(WorkPane):
         Binding("J", "judge_mode", "judge", tooltip="Judge mode on/off: 0-3 grade the selected result, and "
                                                     "alt+digit switches tabs meanwhile", id="search.judge"),
         # In judge mode only (check_action): otherwise 1-3 switch tabs, as everywhere.
-        *(Binding(str(grade), f"grade({grade})", "grade", key_display="0-3", show=grade == 0,
-                  tooltip=f"Judge mode: grade the selected result {grade} ({name})", id=f"search.grade.{grade}")
-          for grade, name in GRADES.items()),
+        *grade_bindings("search", "Judge mode: grade the selected result"),
         Binding("u", "undo_judgment", "undo", tooltip="Judge mode: take back the latest judgment",
                 id="search.undo_judgment"),
         Binding("o", "judged_only", "judged only", tooltip="Judge mode: show the judged results only / all",
@@ -250,6 +248,8 @@ class SearchPane(WorkPane):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in self.JUDGING and not self.judging:
             return False  # the key falls through to the app: 1-3 switch tabs
+        if action == "grade" and not on_the_scale(self.context, parameters):
+            return False  # above the corpus' scale
         return super().check_action(action, parameters)
 
     def takes_tab_keys(self) -> bool:
