@@ -69,6 +69,10 @@ async def test_every_question_is_listed_and_the_last_one_reached_with_end(many_q
         assert "recall@10" in screen_text(app) and " 7600/7600 " in screen_text(app)
         assert "7600/7600 1.000  7600/7600 1.000" not in screen_text(app)
         asked = drawn(app, monkeypatch)
+        # the rows in view were drawn once more after the first settle in 2 of 3 runs (seen once the eval table had
+        # eight metrics): what counts is what "end" makes the list draw
+        await pilot.pause()
+        asked.clear()
         await pilot.press("end")
         await pilot.pause()
         assert questions.cursor_row == QUESTIONS - 1
