@@ -7,12 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.screen import Screen
 from textual.widgets import OptionList, SelectionList, Static
 
 from ranklens.cli.main import main
 from ranklens.engine.pool import load_pool, pool_names
 from ranklens.engine.workspace import Workspace
 from ranklens.tui.pool_queue import PoolQueuePane, PoolQueueScreen
+from ranklens.tui.widgets.footer import FittedFooter
 from tests.support.app import name_rater, notifications, running, screen_text, settle, until
 
 SIZE = (80, 24)
@@ -181,3 +183,25 @@ async def test_keys_in_the_queue_never_act_on_the_tabs_behind_it(capsys) -> None
         await pilot.press("s")  # back on the tabs, the same key changes the scorer
         await settle(pilot)
         assert app.session.context.setup.scorer != before.scorer
+
+
+async def test_the_footer_behind_the_queue_waits_for_its_layout(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The tabs' footer, its keys recomposed while the queue covered it, measured them again after every refresh:
+    # thousands of times a second for as long as the queue stayed open. Now at its screen's next layout, whole.
+    fits: list[Screen] = []
+    fit = FittedFooter.fit
+    monkeypatch.setattr(FittedFooter, "fit", lambda footer: (fits.append(footer.screen), fit(footer)))
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
+        behind = app.screen
+        await open_queue(pilot)
+        fits.clear()
+        for _ in range(20):
+            await pilot.pause()
+        assert fits.count(behind) <= 1, fits.count(behind)
+        await pilot.press("escape")
+        await settle(pilot)
+        footer = behind.query_one(FittedFooter)
+        palette = next(key for key in footer.children if key.has_class("-command-palette"))
+        shown = [key for key in footer.children if key.display and key is not palette]
+        assert shown and all(key.region.right <= palette.region.x for key in shown)

@@ -22,9 +22,23 @@ class FittedFooter(Footer):
         super().__init__()
         self._widths: dict[Widget, int] = {}  # the keys' widths as laid out, margins included
 
+    def on_mount(self) -> None:
+        super().on_mount()
+        # Keys composed while their screen is not laid out (another screen over it) are measured at its
+        # next layout; asking again after every refresh instead kept the event loop busy all that while.
+        self.screen.screen_layout_refresh_signal.subscribe(self, self._laid_out)
+
+    def on_unmount(self) -> None:
+        super().on_unmount()
+        self.screen.screen_layout_refresh_signal.unsubscribe(self)
+
     async def recompose(self) -> None:
         await super().recompose()
         self.call_after_refresh(self.fit)
+
+    def _laid_out(self, _screen: object) -> None:
+        if any(child not in self._widths for child in self.children):
+            self.fit()
 
     def on_resize(self) -> None:
         self.call_after_refresh(self.fit)
@@ -37,8 +51,7 @@ class FittedFooter(Footer):
         # Keys composed since the last measure (a recompose replaces them all, each shown): measured now.
         if any(child not in self._widths for child in self.children):
             if any(not child.size.width for child in self.children):
-                self.call_after_refresh(self.fit)  # not laid out yet
-                return
+                return  # not laid out yet: _laid_out fits them
             self._widths = {child: child.outer_size.width + child.styles.margin.left + child.styles.margin.right
                             for child in self.children}
         palette = sum(self._widths.get(child, 0) for child in self.children if child.has_class("-command-palette"))
