@@ -15,7 +15,11 @@ TORCH_VERSION ?= 2.13.0
 # Installs say nothing unless they fail: --quiet for pip, and no warnings from the build backend (setuptools
 # warns about every editable install, which would push `make run`'s and `make test`'s output off screen).
 PIP_INSTALL := PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet
-PYTEST := $(BIN)/python -m pytest -q -rs --dist loadgroup
+# Every process of a run (each xdist worker) rewrites the test modules' asserts and compiles the project: with
+# PYTHONDONTWRITEBYTECODE set in the environment nothing of that is kept, and each worker pays it again on every
+# run (collection: about 10 s of CPU cold, 4.4 s with the cache kept). LangSmith's pytest plugin (installed with
+# a test dependency, used by no test) costs each process about 1 s to import.
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -rs --dist loadgroup -p no:langsmith_plugin
 
 .PHONY: run test test-fast test-neural test-qdrant bench mutants clean
 
