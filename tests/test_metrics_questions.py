@@ -10,13 +10,18 @@ import json
 
 import pytest
 
+from ranklens.engine.experiments.scorers import ScorerComparison
 from ranklens.engine.experiments.scorers import compare_scorers
+from ranklens.engine.setup import Setup
 from ranklens.tui.context import Context, UseQuery
 from ranklens.tui.panes import metrics
 from ranklens.tui.panes.metrics import MetricsPane
 from ranklens.tui.widgets.question_list import QuestionList
 from ranklens.tui.widgets.row_list import RowList
 from tests.support.panes import PaneHarness, screen_text, settle, until
+
+# One worker runs the module (make test's --dist loadgroup): its tests share the corpus and the scorers' numbers.
+pytestmark = pytest.mark.xdist_group("metrics-questions")
 
 QUESTIONS = 7_600
 TOPICS = 50
@@ -34,11 +39,20 @@ def many_questions(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(folder)
 
 
+@pytest.fixture(scope="module")
+def measured() -> dict[Setup, ScorerComparison]:
+    return {}
+
+
 @pytest.fixture
-def two_scorers(monkeypatch: pytest.MonkeyPatch) -> None:
-    """TF-IDF and the fusion only: the list is under test, not every scorer's time on 7,600 questions."""
+def two_scorers(monkeypatch: pytest.MonkeyPatch, measured: dict[Setup, ScorerComparison]) -> None:
+    """TF-IDF and the fusion only, measured once per setup for the module's tests (the same corpus in each): the
+    list is under test, not every scorer's time on 7,600 questions."""
     def measure(context: Context, progress):  # noqa: ANN001, ANN202
-        return compare_scorers(context.workbench, context.setup, ["tfidf", "fusion"], progress=progress)
+        if context.setup not in measured:
+            measured[context.setup] = compare_scorers(context.workbench, context.setup, ["tfidf", "fusion"],
+                                                      progress=progress)
+        return measured[context.setup]
 
     monkeypatch.setattr(metrics, "measure", measure)
 
