@@ -6,15 +6,19 @@ off and the IVF timings hidden, so two runs give the same picture.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
 from tests.support.panes import PaneHarness, settle
+from ranklens.tui.panes import index as index_module
 from ranklens.tui.panes.chunking import ChunkingPane
 from ranklens.tui.panes.index import IndexPane
 from ranklens.tui.panes.metrics import MetricsPane
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 36), id="120x36")]
+# One worker takes the module (make test's --dist loadgroup): the Index tab's two sizes share one sweep.
+pytestmark = pytest.mark.xdist_group("pane-snapshots")
 ANSWER = "entro cinque giorni dalla notifica di scarto"
 
 
@@ -39,8 +43,29 @@ def test_chunking_tab(snap_compare, size: tuple[int, int]) -> None:
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
+@pytest.fixture(scope="module")
+def swept() -> dict[str, Any]:
+    return {}
+
+
+@pytest.fixture
+def sweeps_once(monkeypatch: pytest.MonkeyPatch, swept: dict[str, Any]) -> None:
+    """The tab's sweeps (an HNSW graph and an IVF index over the 20,000 synthetic vectors) made once for both
+    sizes: the picture is what differs; the sweeps' numbers are checked in test_ivf and test_hnsw."""
+    real = index_module.run_sweeps
+
+    def run_sweeps(*args: Any) -> Any:
+        context, *asked, progress = args
+        key = repr(asked)
+        if key not in swept:
+            swept[key] = real(context, *asked, progress)
+        return swept[key]
+
+    monkeypatch.setattr(index_module, "run_sweeps", run_sweeps)
+
+
 @pytest.mark.parametrize("size", SIZES)
-def test_index_tab(snap_compare, size: tuple[int, int]) -> None:
+def test_index_tab(snap_compare, size: tuple[int, int], sweeps_once: None) -> None:
     """The synthetic set: seed 004's IVF table, HNSW's ef_search ladder (timings hidden) and one plot of both."""
 
     async def run_before(pilot) -> None:
