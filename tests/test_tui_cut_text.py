@@ -95,3 +95,20 @@ async def test_compare_shows_chunk_ids_whole_at_80x24() -> None:
         for run in (pane.comparison.a.run, pane.comparison.b.run):
             for chunk, _ in run.rankings[question.id][:4]:  # the ranks 80x24 shows
                 assert f" {chunk} " in rows, chunk
+
+
+async def test_the_footer_keeps_its_keys_while_the_bindings_show_the_same() -> None:
+    # Every focus move and every worker started or done asks the footer to recompose; making the same keys again
+    # cost the TUI tests a third of their CPU. The keys stay unless what they show changed.
+    async with running(size=SIZE) as pilot:
+        app = pilot.app
+        footer = app.query_one(FittedFooter)
+        keys = list(footer.children)
+        app.screen.refresh_bindings()
+        await settle(pilot)
+        assert list(footer.children) == keys
+        footer_keys_whole(app)
+        await pilot.press("escape", "2")  # another tab: other keys
+        await settle(pilot)
+        assert list(footer.children) != keys
+        footer_keys_whole(app)

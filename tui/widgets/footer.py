@@ -10,6 +10,7 @@ the focus and the tab); a resize fits the same widths again.
 """
 from __future__ import annotations
 
+from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey, FooterLabel, KeyGroup
@@ -21,6 +22,7 @@ class FittedFooter(Footer):
     def __init__(self) -> None:
         super().__init__()
         self._widths: dict[Widget, int] = {}  # the keys' widths as laid out, margins included
+        self._composed: tuple[object, ...] = ()  # what the keys on show were made of (_shown)
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -33,8 +35,25 @@ class FittedFooter(Footer):
         self.screen.screen_layout_refresh_signal.unsubscribe(self)
 
     async def recompose(self) -> None:
+        # Asked on every change of the bindings (each focus move, each worker started or done), mostly
+        # to show the same keys: they stay, measured, unless what they show changed.
+        if self.children and self._shown() == self._composed:
+            return
         await super().recompose()
         self.call_after_refresh(self.fit)
+
+    def compose(self) -> ComposeResult:
+        self._composed = self._shown()  # read when the keys are made: a change meanwhile recomposes again
+        yield from super().compose()
+
+    def _shown(self) -> tuple[object, ...]:
+        """What ``compose`` makes keys of: the screen's bindings, enabled or not, as the footer words them."""
+        if not self._bindings_ready:
+            return ()
+        keys = tuple((binding.key, self.app.get_key_display(binding), binding.description, binding.action,
+                      binding.group, binding.show, enabled, tooltip)
+                     for (_, binding, enabled, tooltip) in self.screen.active_bindings.values())
+        return keys, self.show_command_palette
 
     def _laid_out(self, _screen: object) -> None:
         if any(child not in self._widths for child in self.children):
