@@ -1,10 +1,10 @@
 """The command line's argparse pieces: the parser, option value types, and the setup options.
 
-The setup options are derived from the settings declared on ``Setup``. Every setting with an
-option gets one (``--k1``, ``--bm25-variant``, ``--sublinear-tf`` /
-``--no-sublinear-tf``...), with its help, default and choices from the declaration; a new
-setting or scorer shows up here without an edit. Values are parsed here so a bad one
-names its flag; the engine then checks how they combine.
+The setup options are derived from the settings declared on ``Setup`` and on the scorers' specs
+(a plug-in's ``--boost``). Every setting with an option gets one (``--k1``, ``--bm25-variant``,
+``--sublinear-tf`` / ``--no-sublinear-tf``...), with its help, default and choices from the
+declaration; a new setting or scorer shows up here without an edit. Values are parsed here so a
+bad one names its flag; the engine then checks how they combine.
 """
 from __future__ import annotations
 
@@ -15,7 +15,9 @@ from typing import Any, NoReturn
 from collections.abc import Callable
 
 from ranklens.engine.settings import LANGUAGES, Setting
-from ranklens.engine.setup import setup_settings
+from ranklens.engine.setup import all_settings
+from ranklens.engine.setup import declared_settings
+from ranklens.engine.scoring.registry import readers
 
 # Settings the command line leaves to ranklens.toml: how scores are printed.
 _TOML_ONLY = frozenset({"decimals"})
@@ -109,11 +111,11 @@ def _stopwords(text: str) -> str:
     )
 
 
-def _option(spec: Setting) -> dict[str, Any]:
-    """add_argument keywords for one setting."""
+def _option(spec: Setting, reader: str = "") -> dict[str, Any]:
+    """add_argument keywords for one setting; ``reader`` starts its help (the scorer that reads it)."""
     flag = spec.option or ""
     default = spec.default if not isinstance(spec.default, tuple) else ",".join(spec.default)
-    help_text = spec.help if spec.default is None else f"{spec.help} (default {default})"
+    help_text = reader + (spec.help if spec.default is None else f"{spec.help} (default {default})")
     keywords: dict[str, Any] = {"dest": spec.name, "default": None, "help": help_text}
     if spec.metavar:
         keywords["metavar"] = spec.metavar
@@ -135,14 +137,19 @@ def add_setup_options(parser: argparse.ArgumentParser, with_k: bool = True) -> N
     """The setup's options on ``parser``; one the command already has (``ann``'s ``--ef-search``, a list it
     sweeps) stays the command's, and is no setting there."""
     group = parser.add_argument_group("setup (defaults from the corpus' ranklens.toml)")
+    declared = declared_settings()
+    own = parser.add_argument_group("the scorers' own settings (each read by its scorer alone)") if declared else group
     owned = []
-    for spec in setup_settings().values():
+    for spec in all_settings().values():
         if spec.option is None or spec.name in _TOML_ONLY or (spec.name == "k" and not with_k):
             continue
         if spec.option in parser._option_string_actions:
             owned.append(spec.name)
             continue
-        group.add_argument(spec.option, **_option(spec))
+        if spec.name in declared:
+            own.add_argument(spec.option, **_option(spec, f"--scorer {readers(spec.name)[0].name}: "))
+        else:
+            group.add_argument(spec.option, **_option(spec))
     parser.set_defaults(**{_OWNED: frozenset(owned)})
     group.add_argument("--sentences", dest="chunker", action="store_const", const="sentences",
                        help="chunk by whole sentences (--overlap in sentences); short for --chunker sentences")
@@ -161,14 +168,14 @@ def add_workspace_options(parser: argparse.ArgumentParser, measures: bool = True
 
 def option_of(setting: str) -> str:
     """The flag that sets ``setting`` (the setting's name when it has none)."""
-    spec = setup_settings().get(setting)
+    spec = all_settings().get(setting)
     return (spec.option if spec else None) or setting
 
 
 def setup_overrides(args: argparse.Namespace) -> dict[str, Any]:
     """The setup options given on the command line, by setting name."""
     owned: frozenset[str] = getattr(args, _OWNED, frozenset())
-    values = {name: None if name in owned else getattr(args, name, None) for name in setup_settings()}
+    values = {name: None if name in owned else getattr(args, name, None) for name in all_settings()}
     if values["overlap"] is not None and values["size"] is None:
         raise UsageError("ranklens: --overlap needs --size")
     return {key: value for key, value in values.items() if value is not None}

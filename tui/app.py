@@ -391,12 +391,12 @@ class RanklensApp(App[None]):
     def action_type_setting(self, name: str) -> None:
         """Ask for a setting no key steps (a model, a reranker, fusion's parts...), then apply it."""
         from ranklens.engine.settings import OFF_WORDS
-        from ranklens.engine.setup import setup_settings
+        from ranklens.engine.setup import all_settings
 
         if self.context is None:
             self.notify("no corpus is open yet", severity="warning")
             return
-        spec = setup_settings()[name]
+        spec = all_settings()[name]
 
         def chosen(text: str | None) -> None:
             if text is not None:
