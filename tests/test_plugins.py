@@ -280,6 +280,11 @@ async def test_the_tui_palette_sets_the_plugins_setting_and_it_reranks(plugin) -
         assert shown(app) == expected
         await pilot.press("escape")
         assert next(c for c in app.palette_commands() if c.name == "Set boost…").help == "now 1.0 · typed: no key"
+        step = next(c for c in app.palette_commands() if c.name == "Setting: Boost + 0.5")
+        assert step.help == "no key: palette only"  # the declared step, its keys never bound
+        step.run()
+        await settle(pilot)
+        assert shown(app) == {chunk: 1.5 * count for chunk, count in expected.items()}
         await type_boost(pilot, "2")
         assert shown(app) == {chunk: 2 * count for chunk, count in expected.items()}
         assert "coordination level boost=2" in setup_line(app)
@@ -291,3 +296,11 @@ async def test_the_tui_palette_sets_the_plugins_setting_and_it_reranks(plugin) -
         await type_boost(pilot, "-1")
         assert app.context.setup.value_of("boost") == 3.0
         assert any("boost must be a finite number >= 0" in n for n in notifications(app)), notifications(app)
+
+
+def test_the_docs_scorer_is_the_toy_plugins() -> None:
+    """docs/architecture.md's complete scorer is tests/support/toy_scorer.py's, line for line."""
+    docs = (Path(__file__).parents[1] / "docs" / "architecture.md").read_text(encoding="utf-8")
+    block = docs.split("A complete scorer, from", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    toy = (Path(__file__).parent / "support" / "toy_scorer.py").read_text(encoding="utf-8").splitlines()
+    assert [line for line in block.splitlines() if line and line not in toy] == []

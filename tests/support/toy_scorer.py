@@ -12,13 +12,13 @@ import numpy as np
 from ranklens.engine.scoring.base import NoAdjustments
 from ranklens.engine.scoring.explain import Explanation
 from ranklens.engine.scoring.registry import ScorerInputs, ScorerSpec
-from ranklens.engine.settings import setting
+from ranklens.engine.settings import Step, setting
 from ranklens.engine.text.termindex import QueryTerms, TermIndex
 
 
 @dataclass(frozen=True)
 class CoordSettings:
-    boost: float = setting(1.0, "coordination level: every score multiplied by it", minimum=0)
+    boost: float = setting(1.0, "coordination level: every score multiplied by it", minimum=0, step=Step(by=0.5))
 
 
 SPEC = ScorerSpec("coord", "Coord", "tests.support.toy_scorer:build", summary=lambda setup: "coordination level",
