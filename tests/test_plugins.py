@@ -215,6 +215,8 @@ def test_the_api_takes_the_plugins_setting_as_words_or_a_keyword(plugin) -> None
         wb.search(QUERY, scorer="coord", boost=-1)
     with pytest.raises(rl.RanklensError, match="--boost must be a number"):
         wb.search(QUERY, "coord --boost lots")
+    with pytest.raises(rl.RanklensError, match=r"^keywords: unknown setting 'bost' \(known: .*boost"):
+        wb.search(QUERY, scorer="coord", bost=2)
 
 
 def test_the_setup_holds_the_plugins_setting_in_its_key(plugin) -> None:
