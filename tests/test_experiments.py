@@ -163,9 +163,9 @@ def test_a_corpus_judged_per_document_has_no_whole_column(capsys, tmp_path: Path
     folder = str(_by_document(tmp_path))
     text = run_cli(capsys, "sweep", "chunks", folder, "--sizes", "10,20")
     assert text.status == 0, text.err
-    header = text.out.splitlines()[1]
-    assert header.split()[:4] == ["size", "overlap", "chunks", "hit@1"], header
-    assert "whole" not in header and "judged per document, no answer spans" in text.out
+    header = text.out.splitlines()[3]
+    assert header.split()[:4] == ["size", "overlap", "chunks", "nDCG@10"], header
+    assert "whole" not in header and "whole:" not in text.out
     data = run_cli(capsys, "sweep", "chunks", folder, "--sizes", "10,20", "--json").json
     assert data["answer_spans"] == 0 and {cell["whole"] for cell in data["cells"]} == {0}
 
@@ -176,7 +176,7 @@ def test_the_whole_column_counts_the_questions_with_an_answer_span(capsys, tmp_p
     assert data["answer_spans"] == 1
     assert [cell["whole"] for cell in data["cells"]] == [0, 1]  # 8 words cannot lie whole in 4-word windows
     text = run_cli(capsys, "sweep", "chunks", folder, "--sizes", "4,20", "--overlaps", "0")
-    assert text.out.splitlines()[1].split()[3] == "whole" and "0/1" in text.out and "1/1" in text.out
+    assert text.out.splitlines()[3].split()[3] == "whole" and "0/1" in text.out and "1/1" in text.out
 
 
 # -- the index sweep -----------------------------------------------------------------------------
@@ -249,7 +249,7 @@ def test_sweep_chunks_on_the_command_line(capsys) -> None:
     assert [(c["size"], c["overlap"]) for c in data["cells"]] == [(20, 0), (20, 10), (40, 0), (40, 10)]
     assert data["best"] == {"size": 40, "overlap": 10, "chunker": "words"} and data["complete"]
     human = run_cli(capsys, "sweep", "chunks", "studio-alfa", "--sizes", "40", "--overlaps", "10")
-    assert human.status == 0 and "★    40      10      18   15/15" in human.out
+    assert human.status == 0 and "★    40      10      18  15/15   0.737" in human.out
 
 
 def test_experiment_commands_refuse_bad_input_in_one_line(capsys, tmp_path: Path) -> None:
