@@ -23,7 +23,7 @@ _WIDTHS = (8, 10, 7)
 
 def say_chunk_lab(sweep: ChunkSweep, judged: Judged) -> None:
     """The grid as the terminal shows it, with what its columns mean and the retriever's notes."""
-    say(f"# {sweep.corpus} · {judged.describe()} · {sweep.scorer}")
+    _explain(f"# {sweep.corpus} · {judged.describe()} · {sweep.scorer}")
     if sweep.baseline is not None:
         base = sweep.baseline
         say(f"against the setup's chunking, {base.label} ({base.chunks:,} chunks): "
@@ -32,7 +32,7 @@ def say_chunk_lab(sweep: ChunkSweep, judged: Judged) -> None:
     by_text = any(cell.carried.moved for cell in sweep.cells)
     over = sweep.window_tokens > 0
     header = (f"{'size':>5}{'overlap':>8}{'chunks':>8}" + (f"{'whole':>7}" if sweep.spans else "")
-              + (f"{'carried':>8}" if by_text else "") + (f"{f'>{sweep.window_tokens}tok':>7}" if over else "")
+              + (f"{'carried':>8}" if by_text else "") + (f"{f'>{sweep.window_tokens}tok':>8}" if over else "")
               + "".join(f"{metric(key).header:>{width}}" for key, width in zip(MEASURED, _WIDTHS))
               + f"{'p Holm':>9}")
     current = sweep.baseline.window if sweep.baseline is not None else None
@@ -72,7 +72,7 @@ def _row(sweep: ChunkSweep, cell: SweepCell, by_text: bool) -> str:
     whole = f"{f'{cell.whole}/{sweep.spans}':>7}" if sweep.spans else ""
     carried = f"{f'{cell.carried.carried}/{cell.carried.moved}':>8}" if by_text else ""
     share = cell.over_share
-    over = "" if not sweep.window_tokens else f"{'—' if share is None else f'{share:.1%}':>7}"
+    over = "" if not sweep.window_tokens else f"{'—' if share is None else f'{share:.1%}':>8}"
     values = "".join(f"{metric(key).text(cell.evaluation.metrics[key], n):>{width}}"
                      for key, width in zip(MEASURED, _WIDTHS))
     return (f"{cell.window.size:>5}{cell.window.overlap:>8}{cell.chunks:>8}{whole}{carried}{over}{values}"
