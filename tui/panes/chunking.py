@@ -131,7 +131,8 @@ def cell_detail(sweep: ChunkSweep, index: int) -> Content:
         f"over {sweep.window_model}'s window: " + ("not counted" if share is None else f"{share:.1%}"),
     ]
     if base is not None:
-        lines.append(f"p {format_p(cell.holm)} (Holm) vs the setup's {base.evaluation.metrics[NDCG]:.3f}")
+        # against the chunking the setup had when swept (named under the panel): Enter may have changed it since
+        lines.append(f"p {format_p(cell.holm)} (Holm) against {base.evaluation.metrics[NDCG]:.3f}")
     mark = "★ " if index == sweep.winner else "= " if current else ""
     return Content.assemble((f"{mark}{cell.window.label}", "bold"), *(f"\n{line}" for line in lines))
 
@@ -384,7 +385,7 @@ class ChunkingPane(WorkPane):
         if not isinstance(self.app.focused, Input):  # the map is what r asked for: its keys (c, Enter) answer now
             grid.focus()
         self.query_one("#chunk-cell", Static).border_subtitle = (
-            None if sweep.baseline is None else f"the setup's: {sweep.baseline.label}")
+            None if sweep.baseline is None else f"against {sweep.baseline.label}")
         best = sweep.cells[sweep.winner]
         stopped = "" if sweep.complete else f" of {len(sweep.cells)} measured (stopped)"
         self.query_one(WorkStatus).show(
