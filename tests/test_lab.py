@@ -160,8 +160,10 @@ def test_a_cancelled_lab_keeps_its_cells_and_corrects_over_them() -> None:
                                                                              method="holm")[1]))
 
 
-@pytest.mark.skipif(e5_small_available(), reason="the neural extra counts the window here")
-def test_without_the_neural_extra_the_window_is_not_counted(capsys) -> None:  # noqa: ANN001
+def test_without_the_neural_extra_the_window_is_not_counted(capsys, monkeypatch) -> None:  # noqa: ANN001
+    monkeypatch.setattr("ranklens.engine.model_window.e5_small_available", lambda: False)
+    text = run_cli(capsys, "sweep", "chunks", "studio-alfa", "--sizes", "40").out
+    assert ">512tok" not in text and "chunks over e5-small's window: not counted" in text
     data = run_cli(capsys, "sweep", "chunks", "studio-alfa", "--sizes", "40", "--json").json
     assert data["window"] == {"model": "e5-small", "tokens": None}
     assert {(c["over_window"], c["over_window_share"]) for c in data["cells"]} == {(None, None)}

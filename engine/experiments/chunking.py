@@ -40,8 +40,6 @@ if TYPE_CHECKING:  # numpy comes with these; importing this module must stay che
     from ranklens.engine.retriever import Retriever, Workbench
     from ranklens.engine.setup import Setup
 
-SWEEP_SIZES = CHUNKER_TABLE["words"].sweep
-
 
 @dataclass(frozen=True)
 class Window:

@@ -27,7 +27,7 @@ from ranklens.engine.chunkers import CHUNKER_TABLE, CHUNKERS, default_window
 from ranklens.engine.corpus import Corpus, Document, normalise_space
 from ranklens.engine.metric_table import NDCG, RECALL, SPAN_K, metric
 from ranklens.engine.experiments.chunking import (  # noqa: F401 - sweep_overlaps: the grid's columns, read by tests
-    SWEEP_SIZES, ChunkSweep, Window, dense_model, lab_chunkers, lab_rule, sweep_overlaps, sweep_windows,
+    ChunkSweep, Window, dense_model, lab_chunkers, lab_rule, sweep_overlaps, sweep_windows,
 )
 from ranklens.engine.significance import format_p
 from ranklens.engine.model_window import WindowCheck
