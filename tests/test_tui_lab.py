@@ -6,6 +6,9 @@ The chunks over e5-small's window are counted only with the neural extra: these 
 """
 from __future__ import annotations
 
+import asyncio
+import threading
+
 import pytest
 
 from ranklens.engine.experiments.chunking import ChunkSweep, lab_key
@@ -98,3 +101,37 @@ async def test_enter_on_a_cell_of_the_next_chunker_makes_it_the_setup() -> None:
         assert (setup.chunker, setup.size, setup.overlap) == (grid.chunker, cell.window.size, cell.window.overlap)
         assert pane.preview.window == cell.window and pane.sweep is sweep  # the same scorer: the sweep stands
         assert "against the corpus' passages" in screen_text(app)  # what its p-values were tested against
+
+
+async def test_escape_stops_the_sweep_and_the_map_keeps_the_cells_measured(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The third chunking never finishes until Escape: the map then shows the two measured, the winner among them."""
+    from ranklens.engine.experiments import chunking
+
+    reached = threading.Event()
+    real = chunking.chunk_sweep
+
+    def third_hangs(workbench, setup, windows, progress, checkpoint):  # noqa: ANN001, ANN202
+        def report(done: int, total: int, label: str) -> None:
+            progress(done, total, label)
+            while label.startswith(windows[2].label):  # reports until Escape makes ``progress`` raise
+                reached.set()
+                threading.Event().wait(0.01)
+                progress(done, total, label)
+
+        return real(workbench, setup, windows, report, checkpoint)
+
+    monkeypatch.setattr(chunking, "chunk_sweep", third_hangs)
+    app = PaneHarness(ChunkingPane)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        assert await asyncio.to_thread(reached.wait, 10), "the sweep never reached its third chunking"
+        await pilot.press("escape")
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        pane = app.query_one(ChunkingPane)
+        sweep = pane.sweep
+        assert sweep is not None and not sweep.complete and len(sweep.cells) == 2
+        assert [c.window.label for c in sweep.cells] == ["words 20/0", "words 20/5"]
+        grid = app.query_one("#chunk-sweep", ChunkGrid)
+        assert grid.row_count == 1 and "(stopped)" in screen_text(app)
