@@ -128,7 +128,8 @@ def cell_detail(sweep: ChunkSweep, index: int) -> Content:
         " ".join(f"{metric(key).header} {metric(key).text(cell.evaluation.metrics[key], n)}"
                  for key in (NDCG, RECALL, f"span_iou@{SPAN_K}")),
         f"{cell.chunks:,} chunks{carried}",
-        f"over {sweep.window_model}'s window: " + ("not counted" if share is None else f"{share:.1%}"),
+        (f"over {sweep.window_model}'s window: not counted" if cell.over_window is None or share is None else
+         f"{cell.over_window:,} over {sweep.window_model}'s {sweep.window_tokens} tokens ({share:.1%})"),
     ]
     if base is not None:
         # against the chunking the setup had when swept (named under the panel): Enter may have changed it since
