@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ranklens.engine.chunkers import CHUNKER_TABLE
+from ranklens.engine.chunkers import default_window
 from ranklens.engine.errors import Cancelled, RanklensError
 from ranklens.engine.experiments.common import Checkpoint, no_checkpoint, ranking, scorer_label, stage
 from ranklens.engine.metric_table import NDCG
@@ -210,8 +211,6 @@ def window_model(setup: Setup) -> str:
 
 def current_window(workbench: Workbench, setup: Setup) -> Window | None:
     """The setup's own chunking as a window; None when it ranks the corpus' own passages."""
-    from ranklens.engine.chunkers import default_window
-
     if setup.size is None and len(workbench.corpus.chunks) > 0:
         return None
     size, overlap = (setup.size, setup.overlap) if setup.size else default_window(setup.chunker)
