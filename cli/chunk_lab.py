@@ -10,11 +10,11 @@ from __future__ import annotations
 import textwrap
 
 from ranklens.cli.output import say, tell
-from ranklens.engine.chunkers import CHUNKER_TABLE
+from ranklens.engine.chunking.chunkers import CHUNKER_TABLE
 from ranklens.engine.experiments.chunking import SIGNIFICANCE, ChunkSweep, SweepCell, lab_rule
-from ranklens.engine.judged import Judged
-from ranklens.engine.metric_table import NDCG, RECALL, SPAN_K, metric
-from ranklens.engine.significance import format_p
+from ranklens.engine.judging.counted import Judged
+from ranklens.engine.measuring.metric_table import NDCG, RECALL, SPAN_K, metric
+from ranklens.engine.comparing.significance import format_p
 
 IOU = f"span_iou@{SPAN_K}"
 MEASURED = (NDCG, RECALL, IOU)  # the grid's metrics, in its order

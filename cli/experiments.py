@@ -17,11 +17,11 @@ from ranklens.cli.metric_columns import metric_cells, metric_headers, say_metric
 from ranklens.cli.options import Parser, add_setup_options, add_workspace_options, int_at_least, int_list, names
 from ranklens.cli.output import TerminalProgress, print_json, say, tell, terminal_text
 from ranklens.cli.setup_args import workbench
-from ranklens.engine.chunkers import CHUNKERS
+from ranklens.engine.chunking.chunkers import CHUNKERS
 from ranklens.engine.errors import RanklensError
 
 if TYPE_CHECKING:
-    from ranklens.engine.index.vectors import VectorSet
+    from ranklens.engine.ann.vectors import VectorSet
 
 # IVF's comparisons count its centroids, as the seed's table does: said under every table that shows them.
 _CENTROIDS = "{who}compared includes {cells} centroids, as the seed counts: share may pass 100%"
@@ -45,7 +45,7 @@ def add_ivf(sub: Any) -> None:
 
 
 def add_ann(sub: Any) -> None:
-    from ranklens.engine.index.knobs import declared, kind_knobs
+    from ranklens.engine.ann.knobs import declared, kind_knobs
 
     ann = sub.add_parser("ann", help="approximate indexes against exact search, each over its knob's ladder")
     _vector_source(ann)
@@ -104,7 +104,7 @@ def _chunkers(text: str) -> list[str]:
 @contextmanager
 def _flags(flags: dict[str, str]) -> Iterator[None]:
     """Engine messages about a setting name the option it came from."""
-    from ranklens.engine.index.base import IndexSettingError
+    from ranklens.engine.ann.base import IndexSettingError
     from ranklens.engine.settings import SettingError
 
     try:
@@ -134,7 +134,7 @@ def _vectors(args: argparse.Namespace, overrides: dict[str, Any]) -> VectorSet:
 
 def run_ivf(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     from ranklens.engine.experiments.indexes import index_sweep
-    from ranklens.engine.index.ivf import IVFIndex, cell_warnings
+    from ranklens.engine.ann.ivf import IVFIndex, cell_warnings
 
     with _flags({knob.name: knob.flag_for("ivf") for knob in IVFIndex.settings}):
         # Known before any vector is computed: fail now, not after a long LSA fit.
@@ -158,7 +158,7 @@ def run_ivf(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 
 def run_ann(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     from ranklens.engine.experiments.indexes import ann_rows, asked_settings, check_sweeps, index_sweeps
-    from ranklens.engine.index.knobs import kind_knobs
+    from ranklens.engine.ann.knobs import kind_knobs
 
     flags = {"index": "--index", **{knob.name: knob.flag_for(kind) for kind, knob in kind_knobs()}}
     given = [(kind, knob, getattr(args, _dest(knob.flag_for(kind)))) for kind, knob in kind_knobs()]

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ranklens.engine.model_names import E5_SMALL, bundled_model, e5_small_available
+from ranklens.engine.neural.model_names import E5_SMALL, bundled_model, e5_small_available
 
 if TYPE_CHECKING:
-    from ranklens.engine.token_windows import TokenCounter
+    from ranklens.engine.chunking.model_tokens import TokenCounter
 
 _WORD = re.compile(r"\S+")  # words as str.split finds them, with their offsets
 E5_WINDOW = 512  # tokens e5-small reads at a time, prefix and special tokens included
@@ -44,7 +44,7 @@ def window_check(model: str, texts: Sequence[str]) -> WindowCheck | None:
     """The chunks of ``texts`` longer than ``model``'s window; None for a model not checked (or not installed)."""
     if bundled_model(model) != E5_SMALL or not e5_small_available():
         return None
-    from ranklens.engine.token_windows import token_counter
+    from ranklens.engine.chunking.model_tokens import token_counter
 
     counter = token_counter()
     # by its words' counts, each distinct word tokenized once (token_windows.py: a passage's count is their sum

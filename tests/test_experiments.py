@@ -15,9 +15,9 @@ from ranklens.engine.errors import Cancelled, RanklensError
 from ranklens.engine.experiments.chunking import Window, chunk_sweep, sweep_windows
 from ranklens.engine.experiments.indexes import index_sweep
 from ranklens.engine.experiments.scorers import compare_scorers
-from ranklens.engine.index.base import IndexSettingError
-from ranklens.engine.index.vectors import VectorSet
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.ann.base import IndexSettingError
+from ranklens.engine.ann.vectors import VectorSet
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.engine.settings import SettingError
 from tests.support.cli import assert_error, run_cli
@@ -153,7 +153,7 @@ def test_a_sweep_needs_questions_it_can_judge_after_rechunking(tmp_path: Path) -
 @pytest.fixture()
 def no_token_counter(monkeypatch: pytest.MonkeyPatch) -> None:
     """The text tables without the window column (counted only with the neural extra): one layout anywhere."""
-    monkeypatch.setattr("ranklens.engine.model_window.e5_small_available", lambda: False)
+    monkeypatch.setattr("ranklens.engine.chunking.model_window.e5_small_available", lambda: False)
 
 
 def _by_document(tmp_path: Path, answer: str | None = None) -> Path:

@@ -17,12 +17,12 @@ from statsmodels.stats.multitest import multipletests
 
 from ranklens.engine.errors import Cancelled
 from ranklens.engine.experiments.chunking import Window, chunk_sweep
-from ranklens.engine.judged import judged_corpus
-from ranklens.engine.loaders import load_corpus
-from ranklens.engine.model_names import e5_small_available
+from ranklens.engine.judging.counted import judged_corpus
+from ranklens.engine.corpus.loaders import load_corpus
+from ranklens.engine.neural.model_names import e5_small_available
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.engine.corpus import Question
-from ranklens.engine.workspace import Workspace
+from ranklens.engine.workspace.store import Workspace
 from tests.support.cli import assert_error, run_cli
 from tests.support.documents import handbook
 from tests.test_span_carry_corpora import CRANFIELD, by_the_rule, judge_twenty
@@ -161,7 +161,7 @@ def test_a_cancelled_lab_keeps_its_cells_and_corrects_over_them() -> None:
 
 
 def test_without_the_neural_extra_the_window_is_not_counted(capsys, monkeypatch) -> None:  # noqa: ANN001
-    monkeypatch.setattr("ranklens.engine.model_window.e5_small_available", lambda: False)
+    monkeypatch.setattr("ranklens.engine.chunking.model_window.e5_small_available", lambda: False)
     text = run_cli(capsys, "sweep", "chunks", "studio-alfa", "--sizes", "40").out
     assert ">512tok" not in text and "chunks over e5-small's window: not counted" in text
     data = run_cli(capsys, "sweep", "chunks", "studio-alfa", "--sizes", "40", "--json").json

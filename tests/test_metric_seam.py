@@ -8,7 +8,7 @@ import dataclasses
 
 import pytest
 
-from ranklens.engine.metric_table import registered_metric
+from ranklens.engine.measuring.metric_table import registered_metric
 from ranklens.tui.panes.chunking import ChunkingPane
 from ranklens.tui.widgets.fitted_line import FittedLine
 from tests.support.cli import run_cli

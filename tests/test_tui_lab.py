@@ -12,7 +12,7 @@ import threading
 import pytest
 
 from ranklens.engine.experiments.chunking import ChunkSweep, lab_key
-from ranklens.engine.metric_table import NDCG
+from ranklens.engine.measuring.metric_table import NDCG
 from ranklens.tui.context import ChangeSetup
 from ranklens.tui.panes.chunking import ChunkingPane
 from ranklens.tui.widgets.chunk_grid import ChunkGrid
@@ -23,7 +23,7 @@ SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 36), id="120x36"
 
 @pytest.fixture(autouse=True)
 def no_token_counter(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("ranklens.engine.model_window.e5_small_available", lambda: False)
+    monkeypatch.setattr("ranklens.engine.chunking.model_window.e5_small_available", lambda: False)
 
 
 async def swept(pilot) -> tuple[ChunkingPane, ChunkGrid, ChunkSweep]:  # noqa: ANN001

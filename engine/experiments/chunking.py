@@ -11,10 +11,10 @@ per document without a span keeps its document's chunks whatever the window: ``w
 not count it, and a corpus without spans (``ChunkSweep.spans`` 0) has no such column.
 
 Each cell is also tested against the setup's own chunking (``ChunkSweep.baseline``): a paired t-test of the
-questions' nDCG@10, Holm-corrected over the cells measured (engine/significance.py), since a grid of many
+questions' nDCG@10, Holm-corrected over the cells measured (engine/comparing/significance.py), since a grid of many
 chunkings will find one that looks better by chance. The winner is the best nDCG@10 (``lab_key``): the
 measure that reads every relevant chunk's rank and grade, where the experiments' "better" reads the first
-relevant one. Each cell also counts its chunks longer than a dense model's window (engine/model_window.py),
+relevant one. Each cell also counts its chunks longer than a dense model's window (engine/chunking/model_window.py),
 or says it could not (``ChunkSweep.window_tokens`` 0): a count is never guessed.
 """
 from __future__ import annotations
@@ -24,27 +24,27 @@ from dataclasses import dataclass, replace
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ranklens.engine.chunkers import CHUNKER_TABLE
-from ranklens.engine.chunkers import default_window
+from ranklens.engine.chunking.chunkers import CHUNKER_TABLE
+from ranklens.engine.chunking.chunkers import default_window
 from ranklens.engine.errors import Cancelled, RanklensError
 from ranklens.engine.experiments.common import Checkpoint, no_checkpoint, ranking, scorer_label, stage
-from ranklens.engine.metric_table import NDCG
-from ranklens.engine.metric_table import better_rule
-from ranklens.engine.metric_table import metric
-from ranklens.engine.model_names import E5_SMALL
-from ranklens.engine.judged import Carried
-from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.measuring.metric_table import NDCG
+from ranklens.engine.measuring.metric_table import better_rule
+from ranklens.engine.measuring.metric_table import metric
+from ranklens.engine.neural.model_names import E5_SMALL
+from ranklens.engine.judging.counted import Carried
+from ranklens.engine.work.progress import Progress, no_progress
 from ranklens.engine.settings import SettingError
 
 if TYPE_CHECKING:  # numpy comes with these; importing this module must stay cheap
-    from ranklens.engine.metrics import Evaluation
+    from ranklens.engine.measuring.metrics import Evaluation
     from ranklens.engine.retriever import Retriever, Workbench
     from ranklens.engine.setup import Setup
 
 
 @dataclass(frozen=True)
 class Window:
-    """A chunking: chunk size and overlap in the chunker's units (engine/chunkers.py), and the chunker."""
+    """A chunking: chunk size and overlap in the chunker's units (engine/chunking/chunkers.py), and the chunker."""
 
     size: int
     overlap: int
@@ -91,7 +91,7 @@ class SweepCell:
     chunks: int  # how many chunks the corpus makes at this window
     whole: int  # questions with an answer span that lies whole in some chunk (have a relevant chunk)
     notes: tuple[str, ...] = ()  # the retriever's at this window (chunks longer than a dense model's window)
-    carried: Carried = Carried()  # judgments counted here by their chunk's text (engine/judged.py)
+    carried: Carried = Carried()  # judgments counted here by their chunk's text (engine/judging/counted.py)
     over_window: int | None = None  # chunks longer than ``ChunkSweep.window_model``'s window; None: not counted
     p_value: float = math.nan  # paired t-test of the questions' nDCG@10 against the baseline's; NaN: no test
     holm: float = math.nan  # ``p_value`` Holm-adjusted over the sweep's cells
@@ -219,7 +219,7 @@ def current_window(workbench: Workbench, setup: Setup) -> Window | None:
 
 def judged_questions(workbench: Workbench) -> list:
     """The questions a re-chunked corpus can still be judged on: an answer span, a chunk judged relevant with its
-    text (engine/judgments.py carries it), or judged per document."""
+    text (engine/judging/positions.py carries it), or judged per document."""
     corpus = workbench.corpus
     return [q for q in corpus.answerable
             if q.answer or any(i in corpus.documents_by_id or i in q.spans for i in q.relevant)]
@@ -235,7 +235,7 @@ def chunk_sweep(workbench: Workbench, setup: Setup, windows: Sequence[Window] | 
     with ``complete`` False (their p-values Holm-adjusted among themselves).
     ``checkpoint`` runs between windows.
     """
-    from ranklens.engine.model_window import window_check
+    from ranklens.engine.chunking.model_window import window_check
 
     corpus = workbench.corpus
     if not judged_questions(workbench):
@@ -285,14 +285,14 @@ def chunk_sweep(workbench: Workbench, setup: Setup, windows: Sequence[Window] | 
 
 def _paired_p(baseline: Evaluation, evaluation: Evaluation) -> float:
     """The paired t-test's p of the questions' nDCG@10, these against the baseline's (the same questions)."""
-    from ranklens.engine.significance import paired_t_test
+    from ranklens.engine.comparing.significance import paired_t_test
 
     return paired_t_test([q.values[NDCG] for q in baseline.per_question],
                          [q.values[NDCG] for q in evaluation.per_question])
 
 
 def _holm(cells: list[SweepCell]) -> list[SweepCell]:
-    from ranklens.engine.significance import holm
+    from ranklens.engine.comparing.significance import holm
 
     adjusted = holm([cell.p_value for cell in cells])
     return [replace(cell, holm=p) for cell, p in zip(cells, adjusted, strict=True)]

@@ -23,15 +23,15 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import DataTable, Input, Static
 
-from ranklens.engine.chunkers import CHUNKER_TABLE, CHUNKERS, default_window
+from ranklens.engine.chunking.chunkers import CHUNKER_TABLE, CHUNKERS, default_window
 from ranklens.engine.corpus import Corpus, Document, normalise_space
-from ranklens.engine.metric_table import NDCG, RECALL, SPAN_K, metric
+from ranklens.engine.measuring.metric_table import NDCG, RECALL, SPAN_K, metric
 from ranklens.engine.experiments.chunking import (  # noqa: F401 - sweep_overlaps: the grid's columns, read by tests
     ChunkSweep, Window, dense_model, lab_chunkers, lab_rule, sweep_overlaps, sweep_windows,
 )
-from ranklens.engine.significance import format_p
-from ranklens.engine.model_window import WindowCheck
-from ranklens.engine.progress import Progress
+from ranklens.engine.comparing.significance import format_p
+from ranklens.engine.chunking.model_window import WindowCheck
+from ranklens.engine.work.progress import Progress
 from ranklens.engine.settings import next_value
 from ranklens.engine.setup import setup_settings
 from ranklens.tui.chunk_map import Verdict, chunk_map, find_verdict, legend
@@ -70,8 +70,8 @@ def make_preview(corpus: Corpus, doc: Document, window: Window, passages: int | 
                  model: str | None = None) -> Preview:
     """Cut ``doc`` (or its first ``passages`` passages) with ``window`` and draw it (in a worker); with the
     dense scorer's ``model``, check which chunks outgrow its window."""
-    from ranklens.engine.chunking import cut  # numpy: loaded off the first paint
-    from ranklens.engine.model_window import window_check
+    from ranklens.engine.chunking.cutting import cut  # numpy: loaded off the first paint
+    from ranklens.engine.chunking.model_window import window_check
 
     own = [c for c in corpus.chunks if c.doc_id == doc.id]
     text = doc.text[:own[passages - 1].end] if passages and own else doc.text

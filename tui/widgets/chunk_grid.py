@@ -12,9 +12,9 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.color import Color
 
-from ranklens.engine.chunkers import CHUNKER_TABLE
+from ranklens.engine.chunking.chunkers import CHUNKER_TABLE
 from ranklens.engine.experiments.chunking import ChunkSweep, SweepCell
-from ranklens.engine.metric_table import NDCG
+from ranklens.engine.measuring.metric_table import NDCG
 from ranklens.tui.colours import theme_colour
 from ranklens.tui.widgets.lists import KeyTable
 
