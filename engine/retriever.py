@@ -348,12 +348,12 @@ class Retriever:
         # scored as far as the top k needs: touched chunks only, long low-weight postings skipped
         scores = PendingScores(self.scorer, query, len(self.chunks))
         top, values = scores.retrieved_top(k)  # not kept: a chunk the query does not match (engine/topk.py)
-        if not top.size:  # the terms weigh nothing: idf 0 (BM25 robertson, atire) or no LSA direction
+        unplaced = self._unplaced(query, k)
+        if not top.size and not unplaced:  # the terms weigh nothing: idf 0 (BM25 robertson, atire), no LSA direction
             return SearchResult(text, describe, [], query.terms, unknown,
                                 note="every chunk scores 0 for the query's terms")
         rows = top.tolist()
         hits = Hit.ranked(rows, take(self.chunks, rows), values.tolist())
-        unplaced = self._unplaced(query, k)
         if unplaced:  # the hits keep the ranks around those of the retriever's results that are no chunk
             taken = np.array([u.rank for u in unplaced], dtype=np.int64)
             hits = [replace(hit, rank=rank_around(hit.rank, taken)) for hit in hits]

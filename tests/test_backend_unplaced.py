@@ -98,3 +98,14 @@ def test_a_pool_does_not_offer_them_for_judging(strangers, capsys: pytest.Captur
     assert run.status == 0, run.err
     offered = {pair["id"] for pair in run.json["pairs"]}
     assert offered and not any(ident.startswith("elsewhere") for ident in offered)
+
+
+def test_a_search_answered_only_with_hits_not_in_the_corpus_lists_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path, _, _, texts = corpus(tmp_path)
+    retriever = module(tmp_path, {texts["q00"]: [("faq-1", 2.0, "words no document holds"), ("faq-2", 1.0, None)]})
+    run = run_cli(capsys, "search", str(path), texts["q00"], "--json", "--backend", f"python:{retriever}:search")
+    assert run.status == 0, run.err
+    assert [(r["rank"], r["id"], r.get("not_in_corpus")) for r in run.json["results"]] == \
+        [(1, "faq-1", True), (2, "faq-2", True)]
+    assert run.json["note"] == ""
