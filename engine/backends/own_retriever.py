@@ -312,11 +312,11 @@ class OwnRetriever:
         ids: list[int] = []
         scores: list[float] = []
         seen: set[int] = set()
-        strangers: dict[str | int, Hit] = {}
+        not_placed: dict[str | int, Hit] = {}
         for number, hit in enumerate(hits[:k]):
             position = placement.place(hit.id, hit.text)
             if position is None:
-                strangers.setdefault(hit.id if hit.id is not None else number, hit)
+                not_placed.setdefault(hit.id if hit.id is not None else number, hit)
             elif position not in seen:
                 seen.add(position)
                 ids.append(position)
@@ -324,7 +324,7 @@ class OwnRetriever:
         placed = np.asarray(scores, dtype=np.float64)
         ascending = np.sort(placed)
         unplaced = []
-        for above, hit in enumerate(sorted(strangers.values(), key=lambda h: -h.score)):
+        for above, hit in enumerate(sorted(not_placed.values(), key=lambda h: -h.score)):
             chunks_above = placed.size - int(np.searchsorted(ascending, hit.score, side="left"))
             unplaced.append(Unplaced(above + chunks_above + 1, hit.id, hit.score, hit.text))
         return np.asarray(ids, dtype=np.int64), placed, unplaced
