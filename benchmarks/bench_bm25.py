@@ -47,7 +47,7 @@ def run(sizes: list[int], options: Options) -> list[Table]:
         f"top-10 each; p50/p99 over {options.latency_queries} single queries of each mix (analysis included).",
         "own tokenizer: ranklens' analyzer vs bm25s.tokenize, both (?u)\\b\\w\\w+\\b, lowercase, no stop words, "
         "no stemming; same tokens: ranklens' analyzer output given to both (tokenizing untimed).",
-        "ranklens' build analyses on every core from 50k chunks (helper processes, engine/batch_analysis.py; "
+        "ranklens' build analyses on every core from 50k chunks (helper processes, engine/text/batch_analysis.py; "
         "their memory not counted); "
         "bm25s runs its defaults (float32 scores, one thread); rank_bm25 is BM25Okapi (its idf differs from "
         "lucene's, so its scores and rankings are not expected to agree).",

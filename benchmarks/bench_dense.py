@@ -10,7 +10,7 @@ random BERT bi-encoder and cross-encoder), the wordllama static model shipped
 with the extra, and the lesson's two models, intfloat/multilingual-e5-small and
 cross-encoder/mmarco-mMiniLMv2-L12-H384-v1, when they are in the local Hugging
 Face cache (skipped otherwise: ranklens never downloads). Every model is loaded
-through ``ranklens.engine.models``, as ``ranklens --scorer dense`` and
+through ``ranklens.engine.neural.models``, as ``ranklens --scorer dense`` and
 ``--rerank`` load them; texts are random draws of the studio-alfa corpus' words
 (seed 0). Needs the neural extra.
 """
@@ -35,7 +35,7 @@ LESSON_RERANKER = "cross-encoder/mmarco-mMiniLMv2-L12-H384-v1"
 
 
 def sample_texts(chunks: int, words: int, seed: int = 0) -> list[str]:
-    from ranklens.engine.loaders import load_corpus
+    from ranklens.engine.corpus.loaders import load_corpus
 
     vocabulary = sorted({w for c in load_corpus("studio-alfa").chunks for w in c.text.split()})
     rng = np.random.default_rng(seed)
@@ -44,7 +44,7 @@ def sample_texts(chunks: int, words: int, seed: int = 0) -> list[str]:
 
 def encoder_row(label: str, name: str, texts: list[str]) -> list[str]:
     from ranklens.engine.errors import RanklensError
-    from ranklens.engine.models import load_encoder
+    from ranklens.engine.neural.models import load_encoder
 
     started = time.perf_counter()
     try:
@@ -67,7 +67,7 @@ def encoder_row(label: str, name: str, texts: list[str]) -> list[str]:
 
 def reranker_row(label: str, name: str, texts: list[str]) -> list[str]:
     from ranklens.engine.errors import RanklensError
-    from ranklens.engine.models import load_reranker
+    from ranklens.engine.neural.models import load_reranker
 
     started = time.perf_counter()
     try:

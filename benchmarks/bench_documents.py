@@ -29,7 +29,7 @@ def run(quick: bool) -> list[Table]:
 def _extraction(rounds: int) -> Table:
     from pypdf import PdfReader
 
-    from ranklens.engine.loaders.formats import pdf
+    from ranklens.engine.corpus.loaders.formats import pdf
 
     table = Table("Documents: PDF extraction, ranklens' reader against pypdf's extract_text",
                   ["reader", "files", "pages", "s (best round)", "pages/s", "ratio"])
@@ -59,8 +59,8 @@ def _extraction(rounds: int) -> Table:
 
 
 def _folder(count: int) -> Table:
-    from ranklens.engine.corpus_cache import CorpusCache
-    from ranklens.engine.loaders import load_corpus
+    from ranklens.engine.corpus.cache import CorpusCache
+    from ranklens.engine.corpus.loaders import load_corpus
 
     table = Table(f"Documents: a folder of {count:,} files opened (extraction cache empty, then kept)",
                   ["open", "s", "documents"])

@@ -34,7 +34,7 @@ from functools import partial
 
 import numpy as np
 
-from ranklens.engine.progress import Progress
+from ranklens.engine.work.progress import Progress
 
 RECALL_TARGET = 0.95
 
@@ -109,8 +109,8 @@ def _single_query_ms(search: Callable[[np.ndarray], object], queries: np.ndarray
 
 def ann(n: int, dims: int, efs: list[int], queries: int) -> None:
     """Print the table a row at a time (flushed): the exact row stands even if the HNSW build is stopped."""
-    from ranklens.engine.index.exact import ExactIndex
-    from ranklens.engine.index.hnsw import HNSWIndex
+    from ranklens.engine.ann.exact import ExactIndex
+    from ranklens.engine.ann.hnsw import HNSWIndex
 
     def say(line: str) -> None:
         print(line, flush=True)

@@ -45,7 +45,7 @@ def corpus_path(name: str, questions: int) -> Path:
 def worker(step: str, corpus: str, target: str) -> dict[str, Any]:
     """One step, in this process: what it measured, as JSON-ready numbers."""
     from ranklens.engine.backends.qdrant import open_collection, push
-    from ranklens.engine.loaders import load_corpus
+    from ranklens.engine.corpus.loaders import load_corpus
     from ranklens.engine.retriever import Workbench, setup_for
 
     started = time.perf_counter()

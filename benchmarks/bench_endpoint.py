@@ -47,9 +47,9 @@ def run_once(corpus: Path, toml: Path) -> float:
     """Seconds to make the run of every question (``run --save``, a side of ``compare`` or ``pool``)."""
     from ranklens.engine.backends.base import attached
     from ranklens.engine.backends.registry import open_target
-    from ranklens.engine.loaders import load_corpus
+    from ranklens.engine.corpus.loaders import load_corpus
     from ranklens.engine.retriever import Workbench, setup_for
-    from ranklens.engine.runs import make_run
+    from ranklens.engine.measuring.runs import make_run
 
     loaded = load_corpus(str(corpus))
     with attached(open_target(f"endpoint:{toml}")) as backend:
@@ -62,7 +62,7 @@ def run_once(corpus: Path, toml: Path) -> float:
 def evaluate_once(corpus: Path, toml: Path) -> float:
     from ranklens.engine.backends.base import attached
     from ranklens.engine.backends.registry import open_target
-    from ranklens.engine.loaders import load_corpus
+    from ranklens.engine.corpus.loaders import load_corpus
     from ranklens.engine.retriever import Workbench, setup_for
 
     loaded = load_corpus(str(corpus))

@@ -26,7 +26,7 @@ import numpy as np
 from benchmarks.common import fmt_bytes, fmt_ratio, fmt_seconds, measure, report
 from benchmarks.corpora import real_collections
 from ranklens.engine.experiments.weights import candidates, fusion_sweep
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Retriever, Workbench, setup_for
 from ranklens.engine.scoring.fusion import FusionScorer
 

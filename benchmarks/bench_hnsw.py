@@ -21,9 +21,9 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.common import report
-from ranklens.engine.index.exact import exact_topk
-from ranklens.engine.index.hnsw import EF_CONSTRUCTION, EF_LADDER, HNSWIndex
-from ranklens.engine.index.vectors import synthetic_set
+from ranklens.engine.ann.exact import exact_topk
+from ranklens.engine.ann.hnsw import EF_CONSTRUCTION, EF_LADDER, HNSWIndex
+from ranklens.engine.ann.vectors import synthetic_set
 
 
 def recall(found: np.ndarray, truth: np.ndarray) -> float:

@@ -94,9 +94,9 @@ def ivf_task(args: dict[str, Any], arrays: dict[str, np.ndarray]) -> dict[str, A
     import sklearn.cluster  # noqa: F401  (imported before the build is timed, as FAISS is)
     from threadpoolctl import ThreadpoolController
 
-    from ranklens.engine.index.exact import exact_topk
-    from ranklens.engine.index.ivf import IVFIndex
-    from ranklens.engine.synthetic import synthetic_vectors
+    from ranklens.engine.ann.exact import exact_topk
+    from ranklens.engine.ann.ivf import IVFIndex
+    from ranklens.engine.ann.synthetic import synthetic_vectors
 
     V, Q = synthetic_vectors(n=args["n"], d=args["d"], nq=args["nq"])
     truth = exact_topk(V, Q, K)

@@ -19,8 +19,8 @@ import numpy as np
 from benchmarks.common import latencies_ms, measure, percentile, process_peak_bytes
 from benchmarks.peers import Engine, corpus_from_texts, head, make_engine
 from ranklens.engine.corpus import Corpus
-from ranklens.engine.metric_table import NDCG
-from ranklens.engine.metrics import QuestionScores, score_question
+from ranklens.engine.measuring.metric_table import NDCG
+from ranklens.engine.measuring.metrics import QuestionScores, score_question
 from ranklens.engine.setup import Setup
 from ranklens.engine.topk import top_k
 
@@ -45,8 +45,8 @@ def load(source: dict[str, Any]) -> tuple[Corpus, list[str], list[dict[int, int]
         mixes = {"zipf": (0, len(zipf))} | ({"rare": (len(zipf), len(zipf) + len(rare))} if rare else {})
         return corpus_from_texts(texts), zipf + rare, None, mixes
     from benchmarks.corpora import DATA
-    from ranklens.engine.loaders import load_corpus
-    from ranklens.engine.judgments import ChunkJudge
+    from ranklens.engine.corpus.loaders import load_corpus
+    from ranklens.engine.judging.positions import ChunkJudge
 
     corpus = load_corpus(DATA / source["real"])
     questions = corpus.answerable[:source["queries"]]

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ranklens.engine.analysis import Analyzer
+from ranklens.engine.text.analysis import Analyzer
 from ranklens.engine.corpus import Chunk, Corpus, Document
 from ranklens.engine.retriever import Workbench
 from ranklens.engine.setup import Setup

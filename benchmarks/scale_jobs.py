@@ -64,8 +64,8 @@ def _tantivy_opened(index_dir: Path) -> Callable[[str], list[str]]:
 
 
 def _ranklens_opened(folder: Path) -> Callable[[str], list[str]]:
-    from ranklens.engine.cache import IndexCache
-    from ranklens.engine.loaders import load_corpus
+    from ranklens.engine.storage.cache import IndexCache
+    from ranklens.engine.corpus.loaders import load_corpus
     from ranklens.engine.retriever import Workbench, setup_for
 
     corpus = load_corpus(folder)

@@ -1,5 +1,5 @@
 """Raters on the command line: the ``--rater``/``--raters`` values of ``ranklens judgments``, and its
-``--agreement`` report as text (engine/agreement.py computes it)."""
+``--agreement`` report as text (engine/judging/agreement.py computes it)."""
 from __future__ import annotations
 
 import argparse
@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 from ranklens.cli.output import terminal_text
 
 if TYPE_CHECKING:
-    from ranklens.engine.agreement import Agreement
+    from ranklens.engine.judging.agreement import Agreement
 
 
 def rater_name(text: str) -> str:
-    """``--rater``'s value: a usable rater's name (engine/raters.py), else the option's one-line error."""
-    from ranklens.engine.raters import rater_problem
+    """``--rater``'s value: a usable rater's name (engine/judging/raters.py), else the option's one-line error."""
+    from ranklens.engine.judging.raters import rater_problem
 
     problem = rater_problem(text)
     if problem is not None:
@@ -31,7 +31,7 @@ def rater_names(text: str) -> list[str]:
 
 def agreement_lines(report: Agreement) -> list[str]:
     """The report for people: the kappas and raw agreement, each two raters, the questions disagreed on most."""
-    from ranklens.engine.raters import shown_rater
+    from ranklens.engine.judging.raters import shown_rater
 
     names = ", ".join(terminal_text(shown_rater(r)) for r in report.raters)
     if len(report.raters) < 2:

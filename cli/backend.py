@@ -18,7 +18,7 @@ from ranklens.engine.backends.registry import backend_specs, spec_for, targets_m
 
 if TYPE_CHECKING:
     from ranklens.engine.backends.base import Backend
-    from ranklens.engine.compare import RunSide
+    from ranklens.engine.comparing.two_runs import RunSide
     from ranklens.engine.corpus import Corpus
     from ranklens.engine.retriever import Retriever, Workbench
 
@@ -140,7 +140,7 @@ def backend_side(spec: str, corpus: Corpus, workbench: Workbench) -> RunSide | N
     from ranklens.cli.output import TerminalProgress
     from ranklens.cli.sides import run_setup
     from ranklens.engine.backends.base import attached
-    from ranklens.engine.compare import setup_side
+    from ranklens.engine.comparing.two_runs import setup_side
 
     with attached(spec_for(spec).open_collection(spec)) as backend:
         try:

@@ -16,12 +16,12 @@ from ranklens.cli.options import COMMAND_LINE, add_setup_options, add_workspace_
 from ranklens.cli.output import TerminalProgress, print_explanation, print_json, say, tell, terminal_text
 from ranklens.cli.setup_args import indexed, judged_retriever, workbench
 from ranklens.cli.setup_args import retriever as setup_retriever
-from ranklens.engine.chunkers import CHUNKER_TABLE, CHUNKERS
+from ranklens.engine.chunking.chunkers import CHUNKER_TABLE, CHUNKERS
 from ranklens.engine.errors import RanklensError
 
 if TYPE_CHECKING:
-    from ranklens.engine.judged import Judged
-    from ranklens.engine.models import Reranker
+    from ranklens.engine.judging.counted import Judged
+    from ranklens.engine.neural.models import Reranker
     from ranklens.engine.retriever import EvalReport, Retriever, SearchResult
 
 STANDARD_INPUT = "-"  # a file or query argument naming standard input
@@ -124,7 +124,7 @@ def run_search(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     # A reranker that cannot load leaves the first stage's results, said to be those: exit status 2 all the same.
     failed, reranker = "", None
     if retriever.setup.rerank:
-        from ranklens.engine.rerank import reranker_for
+        from ranklens.engine.neural.rerank import reranker_for
 
         try:
             reranker = reranker_for(retriever)
@@ -180,7 +180,7 @@ def _print_search_json(args: argparse.Namespace, retriever: Retriever, query: st
 
 
 def _search_reranked(args: argparse.Namespace, retriever: Retriever, query: str, reranker: Reranker) -> int:
-    from ranklens.engine.rerank import rerank_search
+    from ranklens.engine.neural.rerank import rerank_search
 
     result = rerank_search(retriever, query, reranker=reranker)
     if args.json:
@@ -205,7 +205,7 @@ def _search_reranked(args: argparse.Namespace, retriever: Retriever, query: str,
 
 
 def _eval_reranked(args: argparse.Namespace, retriever: Retriever, judged: Judged) -> int:
-    from ranklens.engine.rerank import evaluate_reranked
+    from ranklens.engine.neural.rerank import evaluate_reranked
 
     with TerminalProgress() as progress:
         report = evaluate_reranked(retriever, progress=progress)
@@ -282,7 +282,7 @@ def print_eval(retriever: Retriever, report: EvalReport, judged: Judged) -> None
 
 def _eval_approximate(args: argparse.Namespace, retriever: Retriever, judged: Judged) -> int:
     """Eval through the approximate index, beside exact search over the same vectors."""
-    from ranklens.engine.index.ranking import exact_twin, kept_share
+    from ranklens.engine.ann.ranking import exact_twin, kept_share
 
     exact = exact_twin(retriever)
     with TerminalProgress() as progress:
@@ -331,8 +331,8 @@ def run_threshold(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 
 
 def run_chunk(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    from ranklens.engine.chunking import check_window, contains_answer, cut
-    from ranklens.engine.loaders import valid_unicode
+    from ranklens.engine.chunking.cutting import check_window, contains_answer, cut
+    from ranklens.engine.corpus.loaders import valid_unicode
     from ranklens.engine.settings import SettingError
 
     try:
@@ -367,7 +367,7 @@ def run_chunk(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 def query_text(argument: str) -> str:
     """The QUERY argument's text: standard input's when it is ``-`` (as ``chunk -`` reads its text), less the
     line break that ends it; lone surrogates (undecodable bytes in an argument) replaced."""
-    from ranklens.engine.loaders import valid_unicode
+    from ranklens.engine.corpus.loaders import valid_unicode
 
     return valid_unicode(_read_text(argument).rstrip("\r\n") if argument == STANDARD_INPUT else argument)
 
@@ -393,7 +393,7 @@ def run_prompt(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     retriever = setup_retriever(args, overrides)
     _note_k(retriever, overrides)
     if retriever.setup.rerank:  # the context is what the reranker put on top
-        from ranklens.engine.rerank import rerank_prompt
+        from ranklens.engine.neural.rerank import rerank_prompt
 
         prompt = rerank_prompt(retriever, query)
         if getattr(args, "json", False):

@@ -17,12 +17,12 @@ from ranklens.cli.metric_columns import metric_cells, metric_headers, say_metric
 from ranklens.cli.options import Parser, add_setup_options, add_workspace_options, int_at_least, int_list, names
 from ranklens.cli.output import TerminalProgress, print_json, say, tell, terminal_text
 from ranklens.cli.setup_args import workbench
-from ranklens.engine.chunkers import CHUNKERS
+from ranklens.engine.chunking.chunkers import CHUNKERS
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.metric_table import better_rule
+from ranklens.engine.measuring.metric_table import better_rule
 
 if TYPE_CHECKING:
-    from ranklens.engine.index.vectors import VectorSet
+    from ranklens.engine.ann.vectors import VectorSet
 
 # IVF's comparisons count its centroids, as the seed's table does: said under every table that shows them.
 _CENTROIDS = "{who}compared includes {cells} centroids, as the seed counts: share may pass 100%"
@@ -46,7 +46,7 @@ def add_ivf(sub: Any) -> None:
 
 
 def add_ann(sub: Any) -> None:
-    from ranklens.engine.index.knobs import declared, kind_knobs
+    from ranklens.engine.ann.knobs import declared, kind_knobs
 
     ann = sub.add_parser("ann", help="approximate indexes against exact search, each over its knob's ladder")
     _vector_source(ann)
@@ -102,7 +102,7 @@ def _chunkers(text: str) -> list[str]:
 @contextmanager
 def _flags(flags: dict[str, str]) -> Iterator[None]:
     """Engine messages about a setting name the option it came from."""
-    from ranklens.engine.index.base import IndexSettingError
+    from ranklens.engine.ann.base import IndexSettingError
     from ranklens.engine.settings import SettingError
 
     try:
@@ -132,7 +132,7 @@ def _vectors(args: argparse.Namespace, overrides: dict[str, Any]) -> VectorSet:
 
 def run_ivf(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     from ranklens.engine.experiments.indexes import index_sweep
-    from ranklens.engine.index.ivf import IVFIndex, cell_warnings
+    from ranklens.engine.ann.ivf import IVFIndex, cell_warnings
 
     with _flags({knob.name: knob.flag_for("ivf") for knob in IVFIndex.settings}):
         # Known before any vector is computed: fail now, not after a long LSA fit.
@@ -156,7 +156,7 @@ def run_ivf(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 
 def run_ann(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     from ranklens.engine.experiments.indexes import ann_rows, asked_settings, check_sweeps, index_sweeps
-    from ranklens.engine.index.knobs import kind_knobs
+    from ranklens.engine.ann.knobs import kind_knobs
 
     flags = {"index": "--index", **{knob.name: knob.flag_for(kind) for kind, knob in kind_knobs()}}
     given = [(kind, knob, getattr(args, _dest(knob.flag_for(kind)))) for kind, knob in kind_knobs()]
@@ -231,7 +231,7 @@ def run_compare_scorers(args: argparse.Namespace, overrides: dict[str, Any]) -> 
 
 
 def run_sweep_chunks(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    from ranklens.engine.chunkers import CHUNKER_TABLE
+    from ranklens.engine.chunking.chunkers import CHUNKER_TABLE
     from ranklens.engine.experiments.chunking import chunk_sweep, sweep_windows
 
     bench, setup, judged = workbench(args, overrides)

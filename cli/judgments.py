@@ -1,9 +1,9 @@
 """``ranklens judgments``: the workspace's questions and judgments on the command line: import, export,
 judge, undo, the raters' rule and their agreement.
 
-The judgments are the workspace's (``engine/workspace.py``), given by a rater (``--rater``, else the
-login name: ``engine/raters.py``); what this command reports counts them as every other command
-does (``engine/judged.py``). Engine modules are imported inside the command.
+The judgments are the workspace's (``engine/workspace/store.py``), given by a rater (``--rater``, else the
+login name: ``engine/judging/raters.py``); what this command reports counts them as every other command
+does (``engine/judging/counted.py``). Engine modules are imported inside the command.
 """
 from __future__ import annotations
 
@@ -16,14 +16,14 @@ from ranklens.cli.output import print_json, say, tell, terminal_text
 from ranklens.cli.sides import load_with_workspace
 
 if TYPE_CHECKING:
-    from ranklens.engine.agreement import Agreement
+    from ranklens.engine.judging.agreement import Agreement
     from ranklens.engine.corpus import Corpus
     from ranklens.engine.retriever import Workbench
-    from ranklens.engine.workspace import Workspace
+    from ranklens.engine.workspace.store import Workspace
 
 
 def add_judgments(sub: Any) -> None:
-    from ranklens.engine.raters import RATER_RULES
+    from ranklens.engine.judging.raters import RATER_RULES
 
     judgments = sub.add_parser("judgments", help="the workspace's questions and judgments: import, export, "
                                                  "judge, undo, raters' agreement")
@@ -61,7 +61,7 @@ def _grade(text: str) -> int:
 
 def _check_streams(args: argparse.Namespace) -> None:
     """``-`` is standard input for one import and standard output for one export, the only output then."""
-    from ranklens.engine.trec import STANDARD_STREAM as STREAM
+    from ranklens.engine.measuring.trec import STANDARD_STREAM as STREAM
 
     if args.import_qrels == STREAM and args.import_queries == STREAM:
         raise UsageError("ranklens judgments: --import-queries and --import-qrels cannot both read standard input")
@@ -79,8 +79,8 @@ def _judge(args: argparse.Namespace, workbench: Workbench, workspace: Workspace,
     """``--judge``: a chunk of the corpus' own chunking (``ranklens.toml``'s, or its passages) judged with the
     text it covers, a document by its id."""
     from ranklens.engine.errors import RanklensError
-    from ranklens.engine.grades import GradeError, check_grade
-    from ranklens.engine.judgments import span_of
+    from ranklens.engine.judging.grades import GradeError, check_grade
+    from ranklens.engine.judging.positions import span_of
     from ranklens.engine.retriever import setup_for
 
     corpus = workbench.corpus
@@ -102,9 +102,9 @@ def _judge(args: argparse.Namespace, workbench: Workbench, workspace: Workspace,
 
 
 def run_judgments(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    from ranklens.engine.raters import shown_rater
-    from ranklens.engine.trec import STANDARD_STREAM
-    from ranklens.engine.workspace_files import export_qrels, export_questions, import_qrels, import_questions
+    from ranklens.engine.judging.raters import shown_rater
+    from ranklens.engine.measuring.trec import STANDARD_STREAM
+    from ranklens.engine.workspace.transfer import export_qrels, export_questions, import_qrels, import_questions
 
     _check_streams(args)
     judged, workspace, workbench = load_with_workspace(args)
@@ -168,7 +168,7 @@ def run_judgments(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 
 def _done_lines(done: dict[str, Any], args: argparse.Namespace) -> list[str]:
     """What the options did, one sentence each."""
-    from ranklens.engine.raters import shown_rater
+    from ranklens.engine.judging.raters import shown_rater
 
     lines = []
     if "imported_questions" in done:
@@ -198,12 +198,12 @@ def _count(n: int, noun: str) -> str:
 
 
 def _agreement(workspace: Workspace, corpus: Corpus, raters: list[str] | None) -> Agreement:
-    from ranklens.engine.agreement import agreement
+    from ranklens.engine.judging.agreement import agreement
 
     return agreement(workspace.ratings(), {q.id: q.text for q in corpus.questions}, raters)
 
 
 def _reload(args: argparse.Namespace) -> Corpus:
-    from ranklens.engine.loaders import load_corpus
+    from ranklens.engine.corpus.loaders import load_corpus
 
     return load_corpus(args.corpus)

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 from ranklens.cli.output import say, terminal_text
 
 if TYPE_CHECKING:
-    from ranklens.engine.compare import RunSide
-    from ranklens.engine.compare_many import ManyComparison
-    from ranklens.engine.judged import Judged
+    from ranklens.engine.comparing.two_runs import RunSide
+    from ranklens.engine.comparing.many_runs import ManyComparison
+    from ranklens.engine.judging.counted import Judged
 
 CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonf."}  # the corrected p's column: "p Holm"
 
@@ -23,7 +23,7 @@ def _named(code: str, side: RunSide) -> str:
 
 
 def print_many(judged: Judged, comparison: ManyComparison) -> None:
-    from ranklens.engine.significance import format_p as _p
+    from ranklens.engine.comparing.significance import format_p as _p
 
     runs = comparison.runs
     corrected = CORRECTION_NAMES[comparison.correction]

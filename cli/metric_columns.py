@@ -1,7 +1,7 @@
 """Eval's metrics as the command line's tables print them: a column per metric of the metric table.
 
 The columns, their headers, which are counts ("10/15") and the notes under the tables
-come from ``engine/metric_table.py``; ``eval``, ``eval --rerank``, ``compare-scorers`` and
+come from ``engine/measuring/metric_table.py``; ``eval``, ``eval --rerank``, ``compare-scorers`` and
 ``sweep chunks`` print them after their own first columns.
 """
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ranklens.cli.output import say
-from ranklens.engine.metric_table import EvalMetric, eval_metrics
+from ranklens.engine.measuring.metric_table import EvalMetric, eval_metrics
 
 # A count's column fits "9999/9999", a fraction's " 0.786"; a longer header widens its column.
 _COUNT_WIDTH = 9

@@ -31,8 +31,8 @@ def terminal_text(text: str, keep_newlines: bool = False) -> str:
     standard output cannot encode them. Without ``keep_newlines`` the text is
     one line.
     """
-    from ranklens.engine.loaders import valid_unicode
-    from ranklens.engine.visible import clean
+    from ranklens.engine.corpus.loaders import valid_unicode
+    from ranklens.engine.text.visible import clean
 
     return valid_unicode(clean(text, keep_newlines))
 

@@ -1,5 +1,5 @@
 """``ranklens pool CORPUS A B [C …] --depth N``: the unjudged (question, chunk) pairs the runs put in their
-top N (engine/pool.py), as a table or JSON; ``--save NAME`` keeps the pool as the TUI's judging queue.
+top N (engine/judging/pool.py), as a table or JSON; ``--save NAME`` keeps the pool as the TUI's judging queue.
 
 The runs are named as ``compare`` takes them (cli/sides.py); in the table they are R1, R2, … spelled
 out above it, as a setup such as "lsa --dims 100" would not fit a column.
@@ -14,9 +14,9 @@ from ranklens.cli.output import print_json, say, terminal_text
 from ranklens.cli.sides import load_with_workspace, side
 
 if TYPE_CHECKING:
-    from ranklens.engine.compare import RunSide
-    from ranklens.engine.judged import Judged
-    from ranklens.engine.pool import Pool
+    from ranklens.engine.comparing.two_runs import RunSide
+    from ranklens.engine.judging.counted import Judged
+    from ranklens.engine.judging.pool import Pool
 
 DEFAULT_POOL_DEPTH = 10
 TEXT_SHOWN = 50  # characters of a question's text in the table
@@ -39,7 +39,7 @@ def add_pool(sub: Any) -> None:
 
 def run_pool(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     from ranklens.engine.errors import RanklensError
-    from ranklens.engine.pool import make_pool, pool_path, save_pool
+    from ranklens.engine.judging.pool import make_pool, pool_path, save_pool
 
     if len(args.runs) < 2:
         raise UsageError("ranklens pool: give two runs or more")

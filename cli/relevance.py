@@ -1,7 +1,7 @@
 """The relevance workflow on the command line: run, runs, compare, why (judgments: cli/judgments.py).
 
 A user's own questions, judgments and saved runs live in the corpus' workspace
-(``engine/workspace.py``); every command here reads the corpus with its workspace applied,
+(``engine/workspace/store.py``); every command here reads the corpus with its workspace applied,
 so judgments made in the TUI or imported here count at once. Each command is an
 ``add_<command>`` (its parser) and a ``run_<command>``, listed in the subcommand table
 (``cli/subcommands.py``); engine modules are imported inside the commands.
@@ -18,17 +18,17 @@ from ranklens.cli.options import UsageError, add_setup_options, add_workspace_op
 from ranklens.cli.output import TerminalProgress, print_explanation, print_json, say, tell, terminal_text
 from ranklens.cli.setup_args import judged_retriever
 from ranklens.cli.sides import load_with_workspace, run_setup, side
-from ranklens.engine.measures import DEFAULT_MEASURES
+from ranklens.engine.measuring.measures import DEFAULT_MEASURES
 from ranklens.cli.strata import Strata, add_by_option
 
 if TYPE_CHECKING:
-    from ranklens.engine.compare import Comparison, RunSide
-    from ranklens.engine.compare_many import ManyComparison
-    from ranklens.engine.judged import Carried, Judged
-    from ranklens.engine.measures import Measure
+    from ranklens.engine.comparing.two_runs import Comparison, RunSide
+    from ranklens.engine.comparing.many_runs import ManyComparison
+    from ranklens.engine.judging.counted import Carried, Judged
+    from ranklens.engine.measuring.measures import Measure
     from ranklens.engine.retriever import Workbench
-    from ranklens.engine.trec import Run
-    from ranklens.engine.workspace import Workspace
+    from ranklens.engine.measuring.trec import Run
+    from ranklens.engine.workspace.store import Workspace
 
 MOVED_SHOWN = 10  # questions listed under "moved most" in the text output
 
@@ -94,7 +94,7 @@ def add_why(sub: Any) -> None:
 def _metrics(args: argparse.Namespace, command: str) -> list[Measure] | None:
     """The measures ``--metrics`` names (None when not given); a bad name is one line naming the option."""
     from ranklens.engine.errors import RanklensError
-    from ranklens.engine.measures import parse_measures
+    from ranklens.engine.measuring.measures import parse_measures
 
     if args.metrics is None:
         return None
@@ -108,9 +108,9 @@ def _metrics(args: argparse.Namespace, command: str) -> list[Measure] | None:
 
 
 def run_run(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    from ranklens.engine.compare import setup_run
-    from ranklens.engine.runs import foreign_file, save_pair, sidecar_path
-    from ranklens.engine.trec import STANDARD_STREAM, write_run
+    from ranklens.engine.comparing.two_runs import setup_run
+    from ranklens.engine.measuring.runs import foreign_file, save_pair, sidecar_path
+    from ranklens.engine.measuring.trec import STANDARD_STREAM, write_run
 
     judged, workspace, workbench = load_with_workspace(args)
     corpus = judged.corpus
@@ -172,7 +172,7 @@ def _taken(taken: str) -> str:
 
 
 def _save(workspace: Workspace, name: str, run: Any, meta: dict[str, Any], replace: bool) -> Path:
-    from ranklens.engine.workspace import RunExists
+    from ranklens.engine.workspace.store import RunExists
 
     try:
         return workspace.save_run(name, run, meta, replace=replace).path
@@ -184,9 +184,9 @@ def _save(workspace: Workspace, name: str, run: Any, meta: dict[str, Any], repla
 
 
 def run_runs(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    from ranklens.engine.compare import saved_measures
+    from ranklens.engine.comparing.two_runs import saved_measures
     from ranklens.engine.errors import RanklensError
-    from ranklens.engine.runs import RunFiles, corpus_identity
+    from ranklens.engine.measuring.runs import RunFiles, corpus_identity
 
     measures = _metrics(args, "runs")  # a bad name is said before any work
     judged, workspace, workbench = load_with_workspace(args)
@@ -233,8 +233,8 @@ def run_runs(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 
 
 def run_compare(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    from ranklens.engine.compare import compare_runs
-    from ranklens.engine.measures import parse_measures
+    from ranklens.engine.comparing.two_runs import compare_runs
+    from ranklens.engine.measuring.measures import parse_measures
 
     if args.a == args.b == "-":
         raise UsageError("ranklens compare: A and B cannot both read standard input")
@@ -259,7 +259,7 @@ def run_compare(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 
 def carried_to(run: RunSide, workbench: Workbench) -> Carried:
     """How many judgments count by their text under ``run``'s chunking (its sidecar's setup, else the corpus')."""
-    from ranklens.engine.compare import judged_setup
+    from ranklens.engine.comparing.two_runs import judged_setup
     from ranklens.engine.retriever import setup_for
     from ranklens.engine.setup import Setup
 
@@ -270,7 +270,7 @@ def carried_to(run: RunSide, workbench: Workbench) -> Carried:
 def compare_many_runs(args: argparse.Namespace, measures: list[Measure]) -> int:
     """``compare BASE R1 R2 …``: each run against BASE, p-values corrected over the runs."""
     from ranklens.cli.many_runs import print_many
-    from ranklens.engine.compare_many import compare_many
+    from ranklens.engine.comparing.many_runs import compare_many
 
     specs = [args.a, args.b, *args.more]
     if specs.count("-") > 1:
@@ -309,7 +309,7 @@ def tell_findings(comparison: Comparison | ManyComparison) -> None:
 
 
 def print_comparison(judged: Judged, comparison: Comparison) -> None:
-    from ranklens.engine.significance import format_p as _p
+    from ranklens.engine.comparing.significance import format_p as _p
 
     a, b = comparison.a, comparison.b
     say(f"# {judged.corpus.name} · {len(comparison.questions)} judged questions ({judged.describe()}) · "
@@ -344,7 +344,7 @@ def _rank(rank: int | None) -> str:
 
 
 def run_why(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    from ranklens.engine.loaders import valid_unicode
+    from ranklens.engine.corpus.loaders import valid_unicode
     from ranklens.engine.why import why
 
     query = query_text(args.query)

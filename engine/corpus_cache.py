@@ -1,6 +1,6 @@
 """A JSONL corpus kept in the cache as memory-mapped columns, checked against its source on every open.
 
-The format is described in ``engine/cache.py``'s docstring, beside the term
+The format is described in ``engine/storage/cache.py``'s docstring, beside the term
 index's. Only BEIR folders and lone .jsonl files of at least ``MIN_BYTES`` are
 kept: smaller ones parse faster than a cache is checked, and a folder of text
 files is many sources with no records to map.
@@ -24,12 +24,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ranklens.engine.cache import cache_root, mapped, save_array
+from ranklens.engine.storage.cache import cache_root, mapped, save_array
 from ranklens.engine.corpus import Chunk, Corpus, Document, Question
-from ranklens.engine.progress import Progress, no_progress
-from ranklens.engine.sources import FORMAT, MIN_BYTES, fingerprint, kept_size
-from ranklens.engine.staging import reason, staging_folder
-from ranklens.engine.tables import ChunkTable, DocumentTable, TextColumn, map_file
+from ranklens.engine.work.progress import Progress, no_progress
+from ranklens.engine.corpus.sources import FORMAT, MIN_BYTES, fingerprint, kept_size
+from ranklens.engine.storage.staging import reason, staging_folder
+from ranklens.engine.corpus.tables import ChunkTable, DocumentTable, TextColumn, map_file
 
 _COLUMNS = ("texts", "ids", "doc_ids", "titles")  # UTF-8 blobs, each with its offsets
 _ARRAYS = ("doc_first", "spans", "doc_order")

@@ -3,12 +3,12 @@
 A chunk nobody judged counts as not relevant in nDCG, P, MAP…: a run that brings up new
 chunks loses to one that ranks the judged ones, whatever the new chunks are worth. Before a
 difference is believed, each side's **coverage** is checked: the share of its top 10 that has
-a judgment, relevant or not (``engine/measures/judged_share.py``), averaged over the compared
+a judgment, relevant or not (``engine/measuring/measures/judged_share.py``), averaged over the compared
 questions. Below ``THRESHOLD`` on either side the comparison warns that a difference may come
 from unjudged chunks (judge the pool, or read bpref and the prime measures, which pass
 unjudged chunks over).
 
-A question with an answer span (``engine/judgments.py``'s ``wholly_judged``: the bundled lesson
+A question with an answer span (``engine/judging/positions.py``'s ``wholly_judged``: the bundled lesson
 corpora's) is wholly judged: the span says of every chunk whether it holds the answer.
 
 The share is of what the run ranks in its top 10: judged@10 divides by 10 always, so a
@@ -22,11 +22,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ranklens.engine.judgments import wholly_judged
-from ranklens.engine.measures.judged_share import judged_share
+from ranklens.engine.judging.positions import wholly_judged
+from ranklens.engine.measuring.measures.judged_share import judged_share
 
 if TYPE_CHECKING:
-    from ranklens.engine.compare import RunSide
+    from ranklens.engine.comparing.two_runs import RunSide
     from ranklens.engine.corpus import Question
 
 DEPTH = 10  # the top k whose coverage is checked

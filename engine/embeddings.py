@@ -1,13 +1,13 @@
 """Chunk embeddings kept on disk, so a corpus is encoded once per model.
 
-Like the term index cache (``engine/cache.py``): one folder per entry under
+Like the term index cache (``engine/storage/cache.py``): one folder per entry under
 ``<cache root>/embeddings/``, holding ``vectors.npy`` (float32, chunks x dims, unit
 rows, loaded memory-mapped with ``allow_pickle=False``) and ``manifest.json``. The key
 hashes the model's identity (its resolved folder and files, or its hub revision), the
 passage prefix and the exact chunk texts, so a changed model, prefix or chunking
 misses the cache. An entry that fails validation (unreadable, wrong shape or dtype,
 non-finite values, a manifest that does not match its key) is reported, deleted and
-rebuilt. Writes go to a staging folder renamed into place (``engine/staging.py``): a
+rebuilt. Writes go to a staging folder renamed into place (``engine/storage/staging.py``): a
 killed process leaves the old entry or the new one, never half of one, and a write
 that fails (a full disk) leaves nothing and is reported.
 """
@@ -20,8 +20,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ranklens.engine.cache import save_array, texts_key
-from ranklens.engine.staging import reason, write_entry
+from ranklens.engine.storage.cache import save_array, texts_key
+from ranklens.engine.storage.staging import reason, write_entry
 
 FORMAT = 1
 FOLDER = "embeddings"

@@ -1,7 +1,7 @@
 """One JSON object read from text, every way it can fail as one line naming where it came from.
 
 The one reader of a JSON object from a file ranklens did not just make: a corpus' JSONL lines
-(``engine/loaders/jsonl.py``), the workspace's files, a run's sidecar, imported questions. The
+(``engine/corpus/loaders/jsonl.py``), the workspace's files, a run's sidecar, imported questions. The
 standard library's decoder recurses once per nesting level, so a deeply nested value is a
 ``RecursionError``, and an integer of more than 4300 digits a ``ValueError``: both are bad input.
 """

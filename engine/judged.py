@@ -4,11 +4,11 @@ The judgments that count are the corpus' own (its qrels and answer spans) plus t
 workspace's (the user's questions and graded ids), the latest grade winning: a grade in
 the workspace replaces the corpus' for the same question and id, and within the workspace
 the log's last line for a pair wins (grade 0 judges an id not relevant). When several raters
-graded a pair, the workspace's rater rule (engine/raters.py: latest, mean, majority, max) makes
+graded a pair, the workspace's rater rule (engine/judging/raters.py: latest, mean, majority, max) makes
 their grades one, and reports say so (``· 2 raters, majority``). Without a
 workspace (``--no-workspace``, the TUI's toggle) the corpus' own judgments count alone.
 
-A chunk judged under one chunking counts under another by the text it covered (engine/judgments.py);
+A chunk judged under one chunking counts under another by the text it covered (engine/judging/positions.py);
 ``Judged.under`` takes how many did so under the chunking a report measures, and the report says it
 (``12 judgments of yours, 9 carried to this chunking by their text``).
 
@@ -21,11 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ranklens.engine.raters import DEFAULT_RULE
+from ranklens.engine.judging.raters import DEFAULT_RULE
 
 if TYPE_CHECKING:
     from ranklens.engine.corpus import Corpus
-    from ranklens.engine.workspace import Workspace
+    from ranklens.engine.workspace.store import Workspace
 
 
 class Carried(NamedTuple):

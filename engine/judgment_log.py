@@ -1,4 +1,4 @@
-"""The lines of a workspace's judgment log (engine/workspace.py keeps the file): one judgment or undo
+"""The lines of a workspace's judgment log (engine/workspace/store.py keeps the file): one judgment or undo
 each, read, written and replayed rater by rater.
 
 A line is a JSON object: ``{"op": "judge"|"undo", "question", "id", "grade", "previous",
@@ -6,7 +6,7 @@ A line is a JSON object: ``{"op": "judge"|"undo", "question", "id", "grade", "pr
 are whole numbers or null (unjudged). A line without ``"rater"`` was written before raters were recorded
 and is the unnamed rater's. ``doc``, ``start`` and ``end`` (all three or none) say which text a judged
 chunk covered: characters ``[start, end)`` of document ``doc``'s text, so that the judgment carries to
-another chunking by its text (engine/judgments.py); a line without them (a document's judgment, or one
+another chunking by its text (engine/judging/positions.py); a line without them (a document's judgment, or one
 written before spans were recorded) counts by its id alone. Replaying keeps each rater's grades of a pair
 as a stack, so an undo takes back exactly the judgment it names.
 """
@@ -21,7 +21,7 @@ from typing import Any
 
 from ranklens.engine.corpus import TextSpan
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.raters import UNNAMED, combine
+from ranklens.engine.judging.raters import UNNAMED, combine
 
 Ratings = dict[str, dict[str, dict[str, int]]]  # question -> id -> rater -> grade, raters in the order they graded
 Spans = dict[str, dict[str, TextSpan]]  # question -> id -> the text the id's chunk covered when last judged
@@ -38,7 +38,7 @@ class Judgment:
     grade: int | None
     previous: int | None  # the same rater's grade of the pair before this line (None: unjudged)
     undoes: int | None = None  # for an undo: the line it takes back
-    rater: str = UNNAMED  # who gave it (engine/raters.py); "" on lines written before raters were recorded
+    rater: str = UNNAMED  # who gave it (engine/judging/raters.py); "" on lines written before raters were recorded
     span: TextSpan | None = None  # the text the judged chunk covered; None: judged by its id alone
 
 
@@ -136,5 +136,5 @@ def spans(entries: Sequence[Judgment]) -> Spans:
 
 
 def combined(ratings: Ratings, rule: str) -> dict[str, dict[str, int]]:
-    """One grade per pair: each pair's raters' grades made one by ``rule`` (engine/raters.py)."""
+    """One grade per pair: each pair's raters' grades made one by ``rule`` (engine/judging/raters.py)."""
     return {question: {ident: combine(by, rule) for ident, by in ids.items()} for question, ids in ratings.items()}

@@ -22,11 +22,11 @@ from itertools import accumulate
 
 import numpy as np
 
-from ranklens.engine.chunking import contains_answer
+from ranklens.engine.chunking.cutting import contains_answer
 from ranklens.engine.corpus import Chunk, Document, Question, TextSpan, normalise_space
-from ranklens.engine.judged import Carried
-from ranklens.engine.measures.covered_text import RelevantText, Span, union
-from ranklens.engine.tables import ChunkTable
+from ranklens.engine.judging.counted import Carried
+from ranklens.engine.measuring.measures.covered_text import RelevantText, Span, union
+from ranklens.engine.corpus.tables import ChunkTable
 
 CARRY_SHARE = 0.5  # the share of the shorter of a chunk and a judged span their overlap must reach
 
@@ -181,7 +181,7 @@ class ChunkJudge:
         return found
 
     def relevant_text(self, question: Question) -> RelevantText:
-        """The question's relevant text, what the span measures read (engine/measures/covered_text.py): the text
+        """The question's relevant text, what the span measures read (engine/measuring/measures/covered_text.py): the text
         of its chunks judged relevant (recorded with the judgment, else this chunking's chunk of the id), its
         answer span wherever a document holds it, and the text of a document judged relevant without one."""
         rows = self._rows

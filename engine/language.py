@@ -22,7 +22,7 @@ _WORD = re.compile(r"[^\W\d_]+")
 def detect_language(texts: Iterable[str], sample_chars: int = SAMPLE_CHARS) -> str | None:
     """The language (``it``, ``en`` or ``es``) whose stop list covers the largest share of the words
     of ``texts`` (their first ``sample_chars`` characters), or None when none covers ``MIN_SHARE``."""
-    from ranklens.engine.analysis import load_stopwords
+    from ranklens.engine.text.analysis import load_stopwords
 
     words: list[str] = []
     left = sample_chars

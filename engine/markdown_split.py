@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ranklens.engine.corpus import Heading
-from ranklens.engine.recursive_split import Span, recursive_spans
+from ranklens.engine.chunking.recursive_split import Span, recursive_spans
 
 LEVELS = 3  # headings #, ## and ### cut sections; deeper ones are content
 _MARKS = tuple("#" * level for level in range(LEVELS, 0, -1))  # longest first, as LangChain tries them

@@ -6,13 +6,13 @@ tables print, its definition and cut-off, how the tables show it (a count of que
 per-question rows, and its value for one question. The metric is the mean of that value
 over the answerable questions; for every metric here higher is better, in [0, 1].
 
-``engine/metrics.py`` computes the table's metrics (the JSON's ``metrics`` object), the
+``engine/measuring/metrics.py`` computes the table's metrics (the JSON's ``metrics`` object), the
 command line's tables (``cli/metric_columns.py``) and the Metrics tab
 (``tui/metric_text.py``) show its columns in its order, and the experiments' "better"
 (``engine/experiments/common.py``) reads its ``better`` places. A new metric is one
 ``EvalMetric`` with its value function and one ``register_metric`` line.
 
-These are not the measures of runs (``engine/measures/``, ir_measures' names, for
+These are not the measures of runs (``engine/measuring/measures/``, ir_measures' names, for
 ``compare`` and ``runs``): eval's ``mrr`` reads each question's full rank and is never cut,
 where the measure ``MRR@10`` stops at rank 10.
 
@@ -24,11 +24,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ranklens.engine.measures.covered_text import CoveredText
-from ranklens.engine.measures.ndcg import ndcg_rows
-from ranklens.engine.measures.span_iou import span_iou
-from ranklens.engine.measures.span_precision import span_precision
-from ranklens.engine.measures.span_recall import span_recall
+from ranklens.engine.measuring.measures.covered_text import CoveredText
+from ranklens.engine.measuring.measures.ndcg import ndcg_rows
+from ranklens.engine.measuring.measures.span_iou import span_iou
+from ranklens.engine.measuring.measures.span_precision import span_precision
+from ranklens.engine.measuring.measures.span_recall import span_recall
 from ranklens.engine.registry import Registry
 
 if TYPE_CHECKING:
@@ -134,7 +134,7 @@ register_metric(EvalMetric(
     "mrr", "MRR", "1 / the full rank of the best-ranked relevant chunk (uncut: a chunk at rank 40 adds 1/40)",
     _reciprocal_rank, better=0, note="MRR uncut: the full rank counts (runs' and compare's MRR@10 stop at 10)"))
 register_metric(EvalMetric(NDCG, f"nDCG@{NDCG_K}", "graded: linear gain, log2(rank + 1) discount, divided by the "
-                           f"ideal top {NDCG_K}'s (engine/measures/ndcg.py)", _ndcg, k=NDCG_K, per_question=1))
+                           f"ideal top {NDCG_K}'s (engine/measuring/measures/ndcg.py)", _ndcg, k=NDCG_K, per_question=1))
 register_metric(EvalMetric(RECALL, f"recall@{RECALL_K}", f"the share of the relevant chunks in the top {RECALL_K}",
                            _recall, k=RECALL_K, better=2, per_question=0))
 
@@ -143,7 +143,7 @@ def _span(measure: Callable[[CoveredText], float]) -> Callable[[Ranked], float]:
     return lambda q: measure(q.covered(SPAN_K))
 
 
-# Chroma's chunking evaluation, over the text: engine/measures/covered_text.py
+# Chroma's chunking evaluation, over the text: engine/measuring/measures/covered_text.py
 register_metric(EvalMetric(f"span_recall@{SPAN_K}", f"sRec@{SPAN_K}", f"the share of the relevant text the top "
                            f"{SPAN_K} chunks cover", _span(span_recall), k=SPAN_K, reads_text=True))
 register_metric(EvalMetric(f"span_precision@{SPAN_K}", f"sPrec@{SPAN_K}", f"the share of the top {SPAN_K} chunks' "

@@ -1,4 +1,4 @@
-"""Eval's metrics over score vectors (the table of ``engine/metric_table.py``) and threshold analysis.
+"""Eval's metrics over score vectors (the table of ``engine/measuring/metric_table.py``) and threshold analysis.
 
 Nothing here retrieves: callers hand in score vectors and the relevant items.
 Every ranking follows one convention, the one the seeds use:
@@ -21,8 +21,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.measures.covered_text import RelevantText
-from ranklens.engine.metric_table import Ranked, depth, eval_metrics, no_text, per_question_metrics
+from ranklens.engine.measuring.measures.covered_text import RelevantText
+from ranklens.engine.measuring.metric_table import Ranked, depth, eval_metrics, no_text, per_question_metrics
 from ranklens.engine.topk import PendingScores, QueryScores, around_taken, rank_around
 
 # Bounds the (rows x N) temporaries of gold_ranks to ~4M cells.

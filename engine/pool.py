@@ -34,11 +34,11 @@ from typing import TYPE_CHECKING, Any
 from ranklens.engine.errors import RanklensError
 
 if TYPE_CHECKING:
-    from ranklens.engine.compare import RunSide
+    from ranklens.engine.comparing.two_runs import RunSide
     from ranklens.engine.corpus import Corpus
     from ranklens.engine.retriever import Workbench
     from ranklens.engine.setup import Setup
-    from ranklens.engine.workspace import Workspace
+    from ranklens.engine.workspace.store import Workspace
 
 POOLS = "pools"  # the workspace's folder of saved pools
 _POOL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")  # as run names: a file name on every system
@@ -186,8 +186,8 @@ def queue_state(pool: Pool, judgments: Mapping[str, Mapping[str, int]]) -> Queue
 def judged_now(workbench: Workbench, workspace: Workspace, setup: Setup, pool: Pool) -> dict[str, dict[str, int]]:
     """The judgments that count now (the corpus' and ``workspace``'s, read again) as chunk ids of ``pool``'s
     chunking: a chunk judged under another chunking decides the pool's chunks its text reaches
-    (engine/judgments.py), so the queue does not ask them again."""
-    from ranklens.engine.compare import resolved_judgments
+    (engine/judging/positions.py), so the queue does not ask them again."""
+    from ranklens.engine.comparing.two_runs import resolved_judgments
 
     applied, _ = workspace.apply(workbench.corpus)  # applying again is harmless: the same questions, ids, grades
     return resolved_judgments(workbench.with_questions(applied), setup.replace(**pool.chunking))
@@ -202,7 +202,7 @@ def pool_path(workspace: Workspace, name: str) -> Path:
 
 def save_pool(workspace: Workspace, name: str, pool: Pool) -> None:
     """Keep ``pool`` as ``pools/NAME.json`` in ``workspace`` (a pool of that name is replaced)."""
-    from ranklens.engine.trec import atomic_write
+    from ranklens.engine.measuring.trec import atomic_write
 
     path = pool_path(workspace, name)
     record = {"name": name, "created": datetime.now(UTC).isoformat(timespec="seconds"), **pool.to_dict()}
@@ -216,8 +216,8 @@ def save_pool(workspace: Workspace, name: str, pool: Pool) -> None:
 
 def load_pool(workspace: Workspace, name: str) -> Pool:
     """The pool kept as ``name`` in ``workspace``."""
-    from ranklens.engine.json_object import parse_object
-    from ranklens.engine.trec import read_text
+    from ranklens.engine.storage.json_object import parse_object
+    from ranklens.engine.measuring.trec import read_text
 
     path = pool_path(workspace, name)
     if not path.is_file():

@@ -1,6 +1,6 @@
 """Who gave a judgment, and the rule that turns several raters' grades of one (question, id) into one.
 
-Every line of a workspace's judgment log names its rater (engine/workspace.py); a line written
+Every line of a workspace's judgment log names its rater (engine/workspace/store.py); a line written
 before raters were recorded has none and reads as the *unnamed* rater (``""``, shown
 ``(unnamed)``). A rater's name is non-empty, printable and at most 64 characters; the default
 is the login name (``getpass.getuser()``), or the unnamed rater when there is none usable.

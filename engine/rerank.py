@@ -26,11 +26,11 @@ import numpy as np
 
 from ranklens.engine.corpus import Chunk
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.metrics import Evaluation, QuestionScores, evaluate
-from ranklens.engine.models import Reranker, load_reranker
-from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.measuring.metrics import Evaluation, QuestionScores, evaluate
+from ranklens.engine.neural.models import Reranker, load_reranker
+from ranklens.engine.work.progress import Progress, no_progress
 from ranklens.engine.retriever import EvalReport, Retriever, SearchResult
-from ranklens.engine.source import chunk_source
+from ranklens.engine.corpus.source import chunk_source
 from ranklens.engine.topk import QueryScores
 
 

@@ -17,30 +17,30 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from ranklens.engine.analysis import Analyzer
+from ranklens.engine.text.analysis import Analyzer
 from ranklens.engine.backends.base import Backend, Unplaced, Unplacing, attached_backend, over_backend
-from ranklens.engine.cache import IndexCache, corpus_index_key, index_key
-from ranklens.engine.chunking import chunk_documents
+from ranklens.engine.storage.cache import IndexCache, corpus_index_key, index_key
+from ranklens.engine.chunking.cutting import chunk_documents
 from ranklens.engine.corpus import Chunk, Corpus, Question
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.index.ranking import check_approximate
-from ranklens.engine.grades import GRADE_KEY
-from ranklens.engine.judged import Carried
-from ranklens.engine.judgments import ChunkJudge
-from ranklens.engine.measures.covered_text import RelevantText
-from ranklens.engine.metric_table import depth
-from ranklens.engine.metrics import Evaluation, QuestionScores, ThresholdReport, evaluate, threshold_analysis
-from ranklens.engine.model_names import default_model
-from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.ann.ranking import check_approximate
+from ranklens.engine.judging.grades import GRADE_KEY
+from ranklens.engine.judging.counted import Carried
+from ranklens.engine.judging.positions import ChunkJudge
+from ranklens.engine.measuring.measures.covered_text import RelevantText
+from ranklens.engine.measuring.metric_table import depth
+from ranklens.engine.measuring.metrics import Evaluation, QuestionScores, ThresholdReport, evaluate, threshold_analysis
+from ranklens.engine.neural.model_names import default_model
+from ranklens.engine.work.progress import Progress, no_progress
 from ranklens.engine.prompt import build_prompt
-from ranklens.engine.source import chunk_source, citation
+from ranklens.engine.corpus.source import chunk_source, citation
 from ranklens.engine.scoring.base import BatchTopK, Scorer, TouchedScores, capable
 from ranklens.engine.scoring.explain import Explanation
 from ranklens.engine.scoring.registry import ScorerInputs, ScorerSpec, spec
-from ranklens.engine.chunkers import default_window
+from ranklens.engine.chunking.chunkers import default_window
 from ranklens.engine.setup import Setup
-from ranklens.engine.tables import ChunkTable, DocumentTable, index_texts, take
-from ranklens.engine.termindex import QueryTerms, TermIndex
+from ranklens.engine.corpus.tables import ChunkTable, DocumentTable, index_texts, take
+from ranklens.engine.text.termindex import QueryTerms, TermIndex
 from ranklens.engine.topk import PendingScores, QueryScores, floor_of, rank_around, top_k
 
 MAX_CHUNKINGS = 3  # chunkings kept in memory per corpus (a chunk sweep visits many)
@@ -249,7 +249,7 @@ class Workbench:
 
     def _approximate(self, term_key: tuple, setup: Setup, scorer: Scorer, progress: Progress) -> Scorer:
         """``scorer`` ranking through the setup's approximate index, built once per vector set and build setting."""
-        from ranklens.engine.index.ranking import approximate, build_index, build_key
+        from ranklens.engine.ann.ranking import approximate, build_index, build_key
 
         key = (term_key, spec(setup.scorer).key(setup), build_key(setup))
         if key not in self._indexes:
@@ -507,7 +507,7 @@ class Retriever:
 
     def prompt_for(self, text: str, chunks: Sequence[Chunk]) -> str:
         """The prompt for ``text`` with ``chunks`` as its context, in their order, each cited by its document's
-        file, page and headings where they are known (``engine/source.py``), else by its title or id."""
+        file, page and headings where they are known (``engine/corpus/source.py``), else by its title or id."""
         return build_prompt(text, [(citation(self.corpus.document(c.doc_id), c), c.text) for c in chunks])
 
 

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.json_object import parse_object
-from ranklens.engine.progress import Progress, no_progress
-from ranklens.engine.trec import Run, atomic_write, read_text, run_text
+from ranklens.engine.storage.json_object import parse_object
+from ranklens.engine.work.progress import Progress, no_progress
+from ranklens.engine.measuring.trec import Run, atomic_write, read_text, run_text
 
 if TYPE_CHECKING:
     from ranklens.engine.corpus import Corpus, Question

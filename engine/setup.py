@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Mapping
 
-from ranklens.engine.chunkers import CHUNKER_TABLE, CHUNKERS
+from ranklens.engine.chunking.chunkers import CHUNKER_TABLE, CHUNKERS
 from ranklens.engine.scoring.registry import fusable_names, scorer_names, spec
 from ranklens.engine.settings import (
     BM25_VARIANTS, DIMS_LADDER, FUSION_METHODS, LANGUAGES, MAX_DECIMALS, OVERLAP_LADDER,
@@ -32,7 +32,7 @@ _NOT_SETTINGS = ("description", "name")
 
 
 def _approximate_kinds() -> tuple[str, ...]:
-    from ranklens.engine.index.knobs import approximate_kinds
+    from ranklens.engine.ann.knobs import approximate_kinds
 
     return approximate_kinds()
 
@@ -83,7 +83,7 @@ class Setup:
     rerank: str | None = setting(None, "a cross-encoder (folder or cached name) that rereads the first stage's top "
                                  "results", metavar="MODEL", title="reranker")
     rerank_top: int = setting(5, "first-stage results the reranker rereads", minimum=1, title="reranked results")
-    # approximate search: a scorer with vectors (LSA, dense) ranks through an index (engine/index/ranking.py)
+    # approximate search: a scorer with vectors (LSA, dense) ranks through an index (engine/ann/ranking.py)
     ann: str | None = setting(None, "rank LSA or dense vectors through an approximate index: hnsw, ivf or "
                               "another registered kind (none: every chunk compared, exactly)",
                               choices=_approximate_kinds, metavar="INDEX", title="approximate index")
@@ -186,14 +186,14 @@ def _checked(values: Mapping[str, Any], source: str) -> dict[str, Any]:
 
 def ann_settings() -> tuple[str, ...]:
     """The setup keys of how a scorer's vectors are searched, not made: ``ann`` and its kinds' settings."""
-    from ranklens.engine.index.knobs import kind_knobs
+    from ranklens.engine.ann.knobs import kind_knobs
 
     return ("ann", *dict.fromkeys(knob.setup for _, knob in kind_knobs() if knob.setup))
 
 
 def ann_values(setup: Setup) -> list[str]:
     """``name=value`` of each setting the setup's ``ann`` kind reads from it and was given."""
-    from ranklens.engine.index.knobs import declared
+    from ranklens.engine.ann.knobs import declared
 
     return [f"{knob.name}={getattr(setup, knob.setup)}" for knob in declared()[setup.ann or ""].settings
             if knob.setup and getattr(setup, knob.setup) is not None]

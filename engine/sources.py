@@ -1,6 +1,6 @@
 """The files a JSONL corpus is read from, described so that a cache of it can be checked: standard library only.
 
-Kept apart from ``engine/corpus_cache.py`` (numpy, scipy) so that the loader can
+Kept apart from ``engine/corpus/cache.py`` (numpy, scipy) so that the loader can
 start digesting the sources on one thread while those modules load on another.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from ranklens.engine.cores import usable_cores
+from ranklens.engine.work.cores import usable_cores
 
 FORMAT = 3  # of the corpus cache: a change of the format or of what it records misses every entry
 MIN_BYTES = 16 << 20  # a 16 MB corpus.jsonl (about 50k chunks) parses in about a second

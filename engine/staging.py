@@ -1,7 +1,7 @@
 """Staging folders of cache entries: each named by the process writing it, removed once that process is gone.
 
 A cache entry is written into a hidden staging folder beside it and renamed into place
-(``engine/cache.py``'s docstring). A process killed mid-write leaves its staging folder
+(``engine/storage/cache.py``'s docstring). A process killed mid-write leaves its staging folder
 behind, tens of megabytes of a large corpus' term index, and a disk that filled up kept
 full. So a staging folder is named ``.STEM.PID.staging-RANDOM``, ``PID`` the writer's
 process id, and before a writer makes one it removes those beside it whose process no

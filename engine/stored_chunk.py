@@ -20,7 +20,7 @@ import numpy as np
 from ranklens.engine.corpus import Chunk
 
 if TYPE_CHECKING:
-    from ranklens.engine.tables import ChunkTable
+    from ranklens.engine.corpus.tables import ChunkTable
 
 
 class StoredChunk(Chunk):

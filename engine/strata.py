@@ -31,7 +31,7 @@ from ranklens.engine.corpus import Question
 from ranklens.engine.errors import RanklensError
 
 if TYPE_CHECKING:
-    from ranklens.engine.compare import Comparison
+    from ranklens.engine.comparing.two_runs import Comparison
     from ranklens.engine.experiments.scorers import ScorerComparison
 
 LENGTH = "length"  # the word-count buckets, offered beside the questions' fields
@@ -219,7 +219,7 @@ def compare_strata(comparison: Comparison, questions: Sequence[Question], by: st
     """A comparison's compared questions by ``by``: per stratum and measure, A's and B's means, Δ = B - A and
     B's wins, ties and losses (no paired tests: a stratum of a few questions would make them meaningless).
     ``questions`` are the corpus' (with their fields), matched to the comparison's by id."""
-    from ranklens.engine.significance import wins_ties_losses
+    from ranklens.engine.comparing.significance import wins_ties_losses
 
     check_field(questions, by)  # on every question: the compared ones may all lack the field
     by_id = {q.id: q for q in questions}

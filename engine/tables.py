@@ -1,6 +1,6 @@
 """A corpus' chunks and documents read from columns on disk, one object made per row asked for.
 
-The corpus cache (``engine/corpus_cache.py``) keeps texts and ids as UTF-8 blobs
+The corpus cache (``engine/corpus/cache.py``) keeps texts and ids as UTF-8 blobs
 with offsets and the chunk layout as integer arrays, all memory-mapped: opening a
 million-chunk corpus maps files, and only the rows a caller reads become
 ``Chunk`` and ``Document`` objects (and resident pages); ``ChunkTable.take`` makes
@@ -18,7 +18,7 @@ from typing import TypeVar, overload
 import numpy as np
 
 from ranklens.engine.corpus import Chunk, Document
-from ranklens.engine.stored_chunk import StoredChunk
+from ranklens.engine.corpus.stored_chunk import StoredChunk
 
 
 def map_file(path: Path) -> mmap.mmap | bytes:

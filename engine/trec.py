@@ -12,11 +12,11 @@ fields separated by white space. Reading is strict about shape (a malformed line
   was ranked. Equal scores within a question are counted.
 - **Repeated docids** within a question keep their best-ranked line; the rest are counted.
 - **Empty questions** (in the qrels but not in the run) are the caller's to count: see
-  ``engine/measures`` (they score 0, as ranx's ``make_comparable`` and trec_eval ``-c`` do).
+  ``engine/measuring/measures`` (they score 0, as ranx's ``make_comparable`` and trec_eval ``-c`` do).
 - **Qrels** repeated for a (question, id) pair keep the highest grade; a BEIR row
   ``qid<TAB>docid<TAB>grade`` (and its header line) is read too. ``read_qrels`` is the engine's
   one qrels reader: the corpus loader reads a BEIR folder's ``qrels/*.tsv`` through it, in a
-  stricter layout of its own (``engine/loaders/questions.py``).
+  stricter layout of its own (``engine/corpus/loaders/questions.py``).
 
 Ids cannot hold white space in these formats. ranklens writes white space in an id (a text
 folder's file names may have it) as ``%20`` (space), ``%09`` (tab), ``%0A``…, ``%uXXXX`` beyond

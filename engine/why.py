@@ -22,7 +22,7 @@ import numpy as np
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.scoring.explain import Explanation
 from ranklens.engine.topk import QueryScores, floor_of
-from ranklens.engine.workspace import known_question
+from ranklens.engine.workspace.store import known_question
 
 if TYPE_CHECKING:
     from ranklens.engine.corpus import Chunk

@@ -10,10 +10,10 @@ written, and nothing is ever written into the corpus folder by default.
 queries.jsonl      the user's questions: {"_id", "text", optional "answer"} (BEIR's format)
 judgments.jsonl    the judgment log, append-only: one JSON object per judgment or undo, naming its rater
 qrels              the log replayed, as TREC qrels (qid 0 id grade): rewritten after each change
-settings.json      the workspace's own settings: {"rater_rule": "majority"} (engine/raters.py)
+settings.json      the workspace's own settings: {"rater_rule": "majority"} (engine/judging/raters.py)
 runs/NAME.run      a saved TREC run
 runs/NAME.json     its sidecar: setup, corpus identity, depth, date, headline measures, the run's digest
-                   (a run and sidecar that do not match are half-saved: engine/runs.py)
+                   (a run and sidecar that do not match are half-saved: engine/measuring/runs.py)
 .lock              taken (fcntl.flock) by every writer
 ```
 
@@ -31,14 +31,14 @@ is rewritten by the next reader that can. The writer holding the lock deletes th
 previous grade, or its absence); nothing is ever rewritten in place. Ids in the judgments
 are chunk ids (or document ids) as ``Retriever.relevant`` reads them; a grade <= 0 judges
 a chunk not relevant, which also overrides the corpus' own qrels for that pair. A chunk's judgment
-records the text it covered (engine/judgment_log.py), and counts under another chunking by that text.
+records the text it covered (engine/judging/log.py), and counts under another chunking by that text.
 
 Raters: each line carries ``"rater"`` (a line without one is the unnamed rater's, ``""``). Each
 rater has their own grade of a pair; a line's ``previous`` is that rater's grade before it, and
 undo takes back the latest judgment *of the rater undoing* that is not undone yet, restoring their
 previous grade, so one rater never undoes another's work (the unnamed rater's old lines are
 anyone's to take back). Where several raters graded a pair,
-the workspace's rater rule (engine/raters.py) makes the one grade that counts and that ``qrels``
+the workspace's rater rule (engine/judging/raters.py) makes the one grade that counts and that ``qrels``
 holds.
 """
 from __future__ import annotations
@@ -58,12 +58,12 @@ from typing import Any
 
 from ranklens.engine.corpus import Corpus, Question, TextSpan, normalise_space
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.grades import DEFAULT_MAX_GRADE, check_grade, max_grade
-from ranklens.engine.json_object import parse_object
-from ranklens.engine.judgment_log import Judgment, Ratings, Spans, combined, log_line, read_entry, replay, spans
-from ranklens.engine.raters import DEFAULT_RULE, UNNAMED, check_rater, check_rule, default_rater
-from ranklens.engine.runs import RunFiles, read_sidecar, run_files, save_pair, sidecar_path
-from ranklens.engine.trec import Run, atomic_write, qrels_text, read_run, read_text, remove_stale_temporaries
+from ranklens.engine.judging.grades import DEFAULT_MAX_GRADE, check_grade, max_grade
+from ranklens.engine.storage.json_object import parse_object
+from ranklens.engine.judging.log import Judgment, Ratings, Spans, combined, log_line, read_entry, replay, spans
+from ranklens.engine.judging.raters import DEFAULT_RULE, UNNAMED, check_rater, check_rule, default_rater
+from ranklens.engine.measuring.runs import RunFiles, read_sidecar, run_files, save_pair, sidecar_path
+from ranklens.engine.measuring.trec import Run, atomic_write, qrels_text, read_run, read_text, remove_stale_temporaries
 _RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 _KEY_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 RULE_KEY = "rater_rule"  # settings.json's key naming the workspace's rater rule
@@ -131,7 +131,7 @@ class Workspace:
     def __init__(self, root: str | os.PathLike[str], max_grade: int = DEFAULT_MAX_GRADE,
                  rater: str | None = None) -> None:
         self.root = Path(root)
-        self.max_grade = max_grade  # judgments are refused above it (engine/grades.py)
+        self.max_grade = max_grade  # judgments are refused above it (engine/judging/grades.py)
         # who judges and undoes unless a call names another: the login name unless given
         self.rater = default_rater() if rater is None else check_rater(rater)
         # the log as last read, and the (inode, size, mtime) it was read at: every write changes one of them
@@ -375,7 +375,7 @@ class Workspace:
         return check_rule(value if isinstance(value, str) else repr(value), f"{self.settings_path}: {RULE_KEY}")
 
     def set_rater_rule(self, rule: str) -> None:
-        """Declare ``rule`` (engine/raters.py) the workspace's rater rule; the qrels file follows it."""
+        """Declare ``rule`` (engine/judging/raters.py) the workspace's rater rule; the qrels file follows it."""
         check_rule(rule, RULE_KEY)
         with self.locked():
             before = self._settings()
@@ -522,7 +522,7 @@ class Workspace:
         return self.runs_dir / f"{name}.run"
 
     def run_files(self, name: str) -> RunFiles | None:
-        """Whether ``name`` is a saved run, a half-saved one (engine/runs.py), or no run's (None, also for a
+        """Whether ``name`` is a saved run, a half-saved one (engine/measuring/runs.py), or no run's (None, also for a
         name no run can have)."""
         return run_files(self.run_path(name)) if _RUN_NAME.match(name) else None
 

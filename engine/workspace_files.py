@@ -7,10 +7,10 @@ import os
 
 from ranklens.engine.corpus import Corpus, Question
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.grades import GRADE_KEY, on_scale
-from ranklens.engine.json_object import parse_object
-from ranklens.engine.trec import read_qrels, read_text, shown_path, write_qrels, write_text
-from ranklens.engine.workspace import Workspace
+from ranklens.engine.judging.grades import GRADE_KEY, on_scale
+from ranklens.engine.storage.json_object import parse_object
+from ranklens.engine.measuring.trec import read_qrels, read_text, shown_path, write_qrels, write_text
+from ranklens.engine.workspace.store import Workspace
 
 
 def read_questions(path: str | os.PathLike[str]) -> list[Question]:

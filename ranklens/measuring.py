@@ -3,8 +3,8 @@
 Judgments and runs come as plain dicts (``{question: {id: grade}}``, ``{question: {id: score}}``: what
 ``pytrec_eval`` takes), as TREC files (``qid 0 id grade``, ``qid Q0 id rank score tag``; a BEIR qrels TSV
 too), or as a ``Run`` of ``Workbench.run``. A dict run is ranked by score, equal scores in the dict's
-order (a file's by its rank column, then its line order: ``engine/trec.py``). Measures are named as
-ir_measures names them (``"nDCG@10 bpref judged@10"``); ``engine/measures`` defines each.
+order (a file's by its rank column, then its line order: ``engine/measuring/trec.py``). Measures are named as
+ir_measures names them (``"nDCG@10 bpref judged@10"``); ``engine/measuring/measures`` defines each.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from ranklens.results import Run
 if TYPE_CHECKING:
     import pandas
 
-    from ranklens.engine.measures import RunMeasures
+    from ranklens.engine.measuring.measures import RunMeasures
 
 Judgments = Mapping[str, Mapping[str, int]] | str | os.PathLike[str]
 Ranking = Mapping[str, Mapping[str, float]] | str | os.PathLike[str] | Run
@@ -29,7 +29,7 @@ def evaluate(qrels: Judgments, run: Ranking, measures: str | Iterable[str] | Non
     """Every measure of ``measures`` (default ``"nDCG@10 MRR@10 P@5 R@100 MAP"``) on each question of ``qrels``
     with something relevant (grade >= 1), and their means; a question the run leaves out scores 0 there. Raises
     ``RanklensError`` for an unknown measure or a file that cannot be read (naming its line)."""
-    from ranklens.engine.measures import DEFAULT_MEASURES, measure_run, parse_measures
+    from ranklens.engine.measuring.measures import DEFAULT_MEASURES, measure_run, parse_measures
 
     chosen = parse_measures(DEFAULT_MEASURES if measures is None else measures)
     judgments, warnings = _judgments(qrels)
@@ -41,7 +41,7 @@ def evaluate(qrels: Judgments, run: Ranking, measures: str | Iterable[str] | Non
 
 def _judgments(qrels: Judgments) -> tuple[dict[str, dict[str, int]], list[str]]:
     from ranklens.engine.errors import RanklensError
-    from ranklens.engine.trec import read_qrels
+    from ranklens.engine.measuring.trec import read_qrels
 
     if isinstance(qrels, str | os.PathLike):
         read = read_qrels(qrels)
@@ -58,7 +58,7 @@ def _judgments(qrels: Judgments) -> tuple[dict[str, dict[str, int]], list[str]]:
 
 def _ranked(run: Ranking) -> tuple[dict[str, list[str]], list[str]]:
     from ranklens.engine.errors import RanklensError
-    from ranklens.engine.trec import read_run
+    from ranklens.engine.measuring.trec import read_run
 
     if isinstance(run, Run):
         return run.run.ids(), []

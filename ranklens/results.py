@@ -17,12 +17,12 @@ if TYPE_CHECKING:
 
     import pandas
 
-    from ranklens.engine.compare import Comparison as TwoRuns
-    from ranklens.engine.compare import MeasureRow
-    from ranklens.engine.compare_many import ManyComparison
-    from ranklens.engine.judged import Judged
+    from ranklens.engine.comparing.two_runs import Comparison as TwoRuns
+    from ranklens.engine.comparing.two_runs import MeasureRow
+    from ranklens.engine.comparing.many_runs import ManyComparison
+    from ranklens.engine.judging.counted import Judged
     from ranklens.engine.retriever import EvalReport, Retriever, SearchResult
-    from ranklens.engine.trec import Run as TrecRun
+    from ranklens.engine.measuring.trec import Run as TrecRun
 
 
 class Hits(Printed):
@@ -113,7 +113,7 @@ class Comparison(Printed):
 
     def _pairs(self) -> tuple[str, dict[str, float], list[tuple[str, list[MeasureRow], dict[str, float] | None]]]:
         """The baseline's label and means, and each run's label, rows against it and corrected p-values."""
-        from ranklens.engine.compare_many import ManyComparison
+        from ranklens.engine.comparing.many_runs import ManyComparison
 
         c = self._comparison
         if isinstance(c, ManyComparison):
@@ -139,7 +139,7 @@ class Comparison(Printed):
     def text(self) -> str:
         from ranklens.cli.many_runs import print_many
         from ranklens.cli.relevance import print_comparison
-        from ranklens.engine.compare_many import ManyComparison
+        from ranklens.engine.comparing.many_runs import ManyComparison
 
         if isinstance(self._comparison, ManyComparison):
             return printed(print_many, self._judged, self._comparison)
@@ -174,7 +174,7 @@ class Run(Printed):
         """The run as a TREC run file at ``path`` (written atomically; ``-``: standard output)."""
         from pathlib import Path
 
-        from ranklens.engine.trec import write_run
+        from ranklens.engine.measuring.trec import write_run
 
         write_run(path, self.run, self.name)
         return Path(path)

@@ -18,13 +18,13 @@ from ranklens.setups import setup_overrides
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from ranklens.engine.compare import RunSide
+    from ranklens.engine.comparing.two_runs import RunSide
     from ranklens.engine.corpus import Corpus
-    from ranklens.engine.judged import Judged
+    from ranklens.engine.judging.counted import Judged
     from ranklens.engine.retriever import Retriever
     from ranklens.engine.retriever import Workbench as Bench
     from ranklens.engine.setup import Setup
-    from ranklens.engine.workspace import Workspace
+    from ranklens.engine.workspace.store import Workspace
 
 RunLike = str | os.PathLike[str] | Run  # a saved run's name, a TREC run file, an inline setup, or a Run made here
 
@@ -70,7 +70,7 @@ class Workbench:
 
     def search(self, query: str, setup: str | None = None, /, **settings: Any) -> Hits:
         """The top ``k`` chunks for ``query`` (``ranklens search``)."""
-        from ranklens.engine.loaders import valid_unicode
+        from ranklens.engine.corpus.loaders import valid_unicode
 
         retriever = self._retriever(self._setup(setup, settings))
         return Hits(retriever, retriever.search(valid_unicode(query)))
@@ -89,7 +89,7 @@ class Workbench:
         TREC tag (default: the setup's words, or ``run``)."""
         from ranklens.cli.output import TerminalProgress
         from ranklens.cli.sides import run_setup
-        from ranklens.engine.compare import setup_run
+        from ranklens.engine.comparing.two_runs import setup_run
 
         overrides, source = setup_overrides(setup, settings)
         chosen = run_setup(self.corpus, overrides, source)
@@ -109,10 +109,10 @@ class Workbench:
         p-values corrected over them (``correction``: holm or bonferroni)."""
         from ranklens.cli.output import TerminalProgress
         from ranklens.cli.relevance import tell_findings
-        from ranklens.engine.compare import compare_runs
-        from ranklens.engine.compare_many import compare_many
+        from ranklens.engine.comparing.two_runs import compare_runs
+        from ranklens.engine.comparing.many_runs import compare_many
         from ranklens.engine.errors import RanklensError
-        from ranklens.engine.measures import DEFAULT_MEASURES, parse_measures
+        from ranklens.engine.measuring.measures import DEFAULT_MEASURES, parse_measures
 
         if not runs:
             raise RanklensError("compare: give a baseline and at least one run to compare with it")
@@ -166,8 +166,8 @@ class Workbench:
 
         from ranklens.cli.output import tell
         from ranklens.cli.sides import side
-        from ranklens.engine.compare import saved_side
-        from ranklens.engine.workspace import SavedRun
+        from ranklens.engine.comparing.two_runs import saved_side
+        from ranklens.engine.workspace.store import SavedRun
 
         if not isinstance(spec, Run):
             return side(os.fspath(spec), self.corpus, self.workspace, self._bench)

@@ -1,4 +1,4 @@
-"""Raters' agreement (engine/agreement.py): Cohen's kappa against scikit-learn, Fleiss' kappa against hand
+"""Raters' agreement (engine/judging/agreement.py): Cohen's kappa against scikit-learn, Fleiss' kappa against hand
 computations, and the report over a workspace's ratings."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from ranklens.engine.agreement import agreement, cohen_kappa, fleiss_kappa
+from ranklens.engine.judging.agreement import agreement, cohen_kappa, fleiss_kappa
 from ranklens.engine.errors import RanklensError
 
 MAX_GRADE = 3

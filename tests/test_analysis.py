@@ -5,7 +5,7 @@ import random
 import re
 from pathlib import Path
 
-from ranklens.engine.analysis import Analyzer
+from ranklens.engine.text.analysis import Analyzer
 from ranklens.engine.settings import SKLEARN_TOKEN_PATTERN
 from ranklens.engine.setup import Setup
 

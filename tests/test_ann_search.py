@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ranklens.engine.index.hnsw import HNSWIndex
-from ranklens.engine.index.ranking import ApproximateScorer
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.ann.hnsw import HNSWIndex
+from ranklens.engine.ann.ranking import ApproximateScorer
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 from tests.support.cli import assert_error, run_cli
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ranklens.engine.corpus import Document, Question
-from ranklens.engine.loaders.answer_check import answers_found_nowhere, nowhere_line
+from ranklens.engine.corpus.loaders.answer_check import answers_found_nowhere, nowhere_line
 from tests.support.cli import run_cli
 from tests.support.files import text_folder
 

@@ -95,7 +95,7 @@ def test_compare_equals_the_cli_json(capsys: pytest.CaptureFixture[str], runs: l
 
 
 def test_compare_defaults_are_the_engines() -> None:
-    from ranklens.engine.significance import PERMUTATIONS, SEED
+    from ranklens.engine.comparing.significance import PERMUTATIONS, SEED
 
     defaults = inspect.signature(rl.Workbench.compare).parameters
     assert (defaults["permutations"].default, defaults["seed"].default) == (PERMUTATIONS, SEED)

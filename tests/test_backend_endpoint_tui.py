@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from ranklens.engine.loaders import load_corpus
-from ranklens.engine.workspace import Workspace
+from ranklens.engine.corpus.loaders import load_corpus
+from ranklens.engine.workspace.store import Workspace
 from tests.support.app import notifications, running, search, settle, setup_line
 from tests.support.ranking_server import mapping, serving
 

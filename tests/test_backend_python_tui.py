@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from ranklens.cli.main import main
-from ranklens.engine.loaders import load_corpus
-from ranklens.engine.pool import load_pool, pool_names
+from ranklens.engine.corpus.loaders import load_corpus
+from ranklens.engine.judging.pool import load_pool, pool_names
 from tests.support.app import running, settle
 from tests.support.judging_queue import open_queue, shown
 from tests.support.python_retriever import module

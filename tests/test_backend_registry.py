@@ -13,7 +13,7 @@ import pytest
 from ranklens.engine.backends.registry import (backend_specs, open_target, registered, spec_for,
                                                targets_metavar)
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 from tests.support.cli import assert_error, run_cli
 from tests.support.toy_backend import SPEC, ToyBackend

@@ -14,12 +14,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ranklens.engine import batch_analysis
-from ranklens.engine.analysis import Analyzer
+from ranklens.engine.text import batch_analysis
+from ranklens.engine.text.analysis import Analyzer
 from ranklens.engine.errors import Cancelled
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.setup import Setup
-from ranklens.engine.termindex import TermIndex
+from ranklens.engine.text.termindex import TermIndex
 
 needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="helpers are observed through /proc")
 
@@ -161,9 +161,9 @@ def test_no_process_to_be_had_means_one_process(small_batches: None, monkeypatch
 def test_the_pipe_frames_carry_any_text_and_the_analyzer_whole() -> None:
     import io
 
-    from ranklens.engine.batch_analysis import (_analyzer_json, _analyzer_of, _read_batch, _read_strings,
+    from ranklens.engine.text.batch_analysis import (_analyzer_json, _analyzer_of, _read_batch, _read_strings,
                                                 _write_batch, _write_strings)
-    from ranklens.engine.batch_terms import TermCounter
+    from ranklens.engine.text.batch_terms import TermCounter
 
     texts = ["", "caffè ☕ 東京", "nul\x00inside", "a lone \udcff surrogate", "x" * 100_000, "[/] [bold]x"]
     pipe = io.BytesIO()

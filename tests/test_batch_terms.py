@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ranklens.engine.analysis import Analyzer
-from ranklens.engine.batch_terms import TermCounter
+from ranklens.engine.text.analysis import Analyzer
+from ranklens.engine.text.batch_terms import TermCounter
 
 DEFAULT = r"(?u)\b\w\w+\b"
 ANALYZERS = {

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from ranklens.engine import batching
-from ranklens.engine.batching import paced
+from ranklens.engine.work import batching
+from ranklens.engine.work.batching import paced
 
 
 class Clock:

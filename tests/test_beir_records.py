@@ -10,9 +10,9 @@ import pytest
 
 from ranklens.engine.corpus import Chunk, Document
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.loaders import load_corpus
-from ranklens.engine.termindex import TermIndex
-from ranklens.engine.analysis import Analyzer
+from ranklens.engine.corpus.loaders import load_corpus
+from ranklens.engine.text.termindex import TermIndex
+from ranklens.engine.text.analysis import Analyzer
 from ranklens.engine.setup import Setup
 from tests.support.files import write_jsonl
 

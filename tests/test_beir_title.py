@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from tests.support.cli import run_on
 from tests.support.files import write_jsonl
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ranklens.engine.cache import IndexCache
+from ranklens.engine.storage.cache import IndexCache
 from ranklens.engine.corpus import Chunk, Corpus, Document
 from ranklens.engine.retriever import Workbench, setup_for
 from tests.support.cli import run_cli
@@ -74,8 +74,8 @@ def test_changed_text_or_analysis_misses_the_cache(tmp_path) -> None:
 
 
 def test_lists_of_texts_that_join_alike_have_different_keys() -> None:
-    from ranklens.engine.analysis import Analyzer
-    from ranklens.engine.cache import index_key, texts_key
+    from ranklens.engine.text.analysis import Analyzer
+    from ranklens.engine.storage.cache import index_key, texts_key
 
     alike = [["ab", "c"], ["a", "bc"], ["abc"], ["abc", ""], ["", "abc"], ["a", "", "bc"]]
     assert len({texts_key(["head"], texts) for texts in alike}) == len(alike)

@@ -17,11 +17,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ranklens.engine import staging
-from ranklens.engine.cache import IndexCache, save_array
-from ranklens.engine.corpus_cache import CorpusCache
-from ranklens.engine.embeddings import EmbeddingCache
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.storage import staging
+from ranklens.engine.storage.cache import IndexCache, save_array
+from ranklens.engine.corpus.cache import CorpusCache
+from ranklens.engine.storage.embeddings import EmbeddingCache
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 from tests.support.cli import ROOT, run_cli
 from tests.support.files import beir_folder
@@ -77,7 +77,7 @@ def test_index_on_a_full_or_read_only_disk_warns_and_claims_nothing(capsys, tmp_
     folder = beir_folder(tmp_path / "beir", RECORDS)
     root = tmp_path / "cache"
     monkeypatch.setenv("RANKLENS_CACHE_DIR", str(root))
-    monkeypatch.setattr("ranklens.engine.loaders.MIN_BYTES", 0)  # the corpus is kept in the cache too
+    monkeypatch.setattr("ranklens.engine.corpus.loaders.MIN_BYTES", 0)  # the corpus is kept in the cache too
     full_disk_at(monkeypatch, root, where)
     run = run_cli(capsys, "index", str(folder))
     assert run.status == 0, run.err
@@ -170,11 +170,11 @@ def test_an_array_is_written_as_numpy_writes_it(tmp_path: Path) -> None:
 # arrays written, and the process waits to be killed.
 HOOKED = """
 import os, pathlib, sys
-import ranklens.engine.loaders
+import ranklens.engine.corpus.loaders
 from ranklens.cli.main import main
 
 if os.environ.get("CACHE_EVERY_CORPUS"):
-    ranklens.engine.loaders.MIN_BYTES = 0
+    ranklens.engine.corpus.loaders.MIN_BYTES = 0
 write_text = pathlib.Path.write_text
 
 def stop_before_manifest(self, *args, **kwargs):

@@ -10,9 +10,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ranklens.engine.corpus import Question
-from ranklens.engine.judgments import ChunkJudge
-from ranklens.engine.loaders import load_corpus
-from ranklens.engine.tables import ChunkTable, TextColumn
+from ranklens.engine.judging.positions import ChunkJudge
+from ranklens.engine.corpus.loaders import load_corpus
+from ranklens.engine.corpus.tables import ChunkTable, TextColumn
 from tests.test_corpus_cache import cached, generated
 
 
@@ -47,7 +47,7 @@ def test_a_slice_of_a_column_is_the_lists(values: list[str], start: int, stop: i
 
 
 def test_rows_of_scans_a_long_column_in_parts(monkeypatch: pytest.MonkeyPatch) -> None:
-    import ranklens.engine.tables as tables
+    import ranklens.engine.corpus.tables as tables
 
     monkeypatch.setattr(tables, "_SCAN_BYTES", 16)  # several parts of each length
     values = [f"d{i}" for i in range(5000)]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ranklens.engine.corpus import Chunk, Document
-from ranklens.engine.source import chunk_source, citation, headings_at, page_at
+from ranklens.engine.corpus.source import chunk_source, citation, headings_at, page_at
 from tests.support.cli import run_cli
 from tests.support.documents import handbook
 
@@ -65,7 +65,7 @@ def test_search_json_gives_each_hit_its_source(capsys: pytest.CaptureFixture[str
 
 def test_source_offsets_are_the_chunks_span_of_its_document(capsys: pytest.CaptureFixture[str],
                                                             tmp_path: Path) -> None:
-    from ranklens.engine.loaders import load_corpus
+    from ranklens.engine.corpus.loaders import load_corpus
 
     folder = handbook(tmp_path / "handbook")
     run = run_cli(capsys, "search", str(folder), "visitors register reception", "--json", *SMALL)

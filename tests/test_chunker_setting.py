@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 from tests.support.cli import run_cli
 

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ranklens.engine.chunking import (
+from ranklens.engine.chunking.cutting import (
     Span,
     chunk_documents,
     contains_answer,
@@ -14,7 +14,7 @@ from ranklens.engine.chunking import (
 )
 from ranklens.engine.corpus import Document
 from ranklens.engine.errors import Cancelled, RanklensError
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from tests.support.seeds import seed_chunk
 
 ANSWER = "entro cinque giorni dalla notifica di scarto"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 from tests.support.cli import run_cli
 

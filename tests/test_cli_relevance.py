@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ranklens.engine.loaders import load_corpus
-from ranklens.engine.measures import measure_run
+from ranklens.engine.corpus.loaders import load_corpus
+from ranklens.engine.measuring.measures import measure_run
 from ranklens.engine.retriever import Workbench, setup_for
-from ranklens.engine.runs import resolved_qrels
-from ranklens.engine.significance import randomization_test
-from ranklens.engine.trec import read_qrels, read_run
+from ranklens.engine.measuring.runs import resolved_qrels
+from ranklens.engine.comparing.significance import randomization_test
+from ranklens.engine.measuring.trec import read_qrels, read_run
 from tests.support.cli import assert_error, run_cli, run_on
 from tests.support.files import beir_folder
 
@@ -231,7 +231,7 @@ def test_why_says_when_search_shows_nothing(capsys, corpus: Path) -> None:
 
 
 def test_saving_over_a_run_needs_replace_and_keeps_the_old_run_whole(capsys, tmp_path: Path, corpus: Path) -> None:
-    from ranklens.engine.workspace import RunExists, Workspace
+    from ranklens.engine.workspace.store import RunExists, Workspace
 
     ws = tmp_path / "ws"
     assert run_on(capsys, corpus, "run", str(corpus), "--save", "mine", "--workspace", str(ws)).status == 0

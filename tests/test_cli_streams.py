@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ranklens.engine.trec import read_qrels, read_run
-from ranklens.engine.workspace import Workspace
+from ranklens.engine.measuring.trec import read_qrels, read_run
+from ranklens.engine.workspace.store import Workspace
 from tests.support.cli import assert_error, run_cli
 
 

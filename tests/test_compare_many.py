@@ -1,4 +1,4 @@
-"""More than two runs against one baseline (engine/compare_many.py, ``ranklens compare BASE R1 R2 …``).
+"""More than two runs against one baseline (engine/comparing/many_runs.py, ``ranklens compare BASE R1 R2 …``).
 
 The oracles: every pair is the two-run comparison (compare_runs, ``ranklens compare BASE R``), and the
 corrected p-values are statsmodels' ``multipletests`` of the pairs' randomization p-values.
@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 from statsmodels.stats.multitest import multipletests
 
-from ranklens.engine.compare import RunSide, compare_runs
-from ranklens.engine.compare_many import compare_many
+from ranklens.engine.comparing.two_runs import RunSide, compare_runs
+from ranklens.engine.comparing.many_runs import compare_many
 from ranklens.engine.corpus import Question
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.trec import Run
+from ranklens.engine.measuring.trec import Run
 from tests.support.cli import assert_error, run_cli, run_on
 from tests.support.files import beir_folder
 from tests.test_cli_relevance import QRELS, QUERIES, RECORDS

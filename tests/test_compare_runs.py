@@ -1,4 +1,4 @@
-"""Comparing two runs (engine/compare.py compare_runs) against numbers worked out by hand.
+"""Comparing two runs (engine/comparing/two_runs.py compare_runs) against numbers worked out by hand.
 
 The sides are judged differently on purpose: a question judged on one side only is still compared
 (it scores 0 on the side that judges nothing relevant), a question judged on neither is not, and a
@@ -13,10 +13,10 @@ import math
 import pytest
 from scipy import stats
 
-from ranklens.engine.compare import RunSide, compare_runs
+from ranklens.engine.comparing.two_runs import RunSide, compare_runs
 from ranklens.engine.corpus import Question
-from ranklens.engine.significance import wins_ties_losses
-from ranklens.engine.trec import Run
+from ranklens.engine.comparing.significance import wins_ties_losses
+from ranklens.engine.measuring.trec import Run
 
 QUESTIONS = [Question(f"q{i}", f"question {i}", {}) for i in range(1, 8)]
 

@@ -1,15 +1,15 @@
-"""The sides of a comparison (engine/compare.py): a setup's run made now, a saved run, two rankings side by side."""
+"""The sides of a comparison (engine/comparing/two_runs.py): a setup's run made now, a saved run, two rankings side by side."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 
-from ranklens.engine.compare import run_depth, saved_side, setup_run, setup_side, side_by_side
+from ranklens.engine.comparing.two_runs import run_depth, saved_side, setup_run, setup_side, side_by_side
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
-from ranklens.engine.workspace import Workspace
+from ranklens.engine.workspace.store import Workspace
 
 
 def test_moves_are_b_against_a_and_new_and_dropped_are_named() -> None:
@@ -49,8 +49,8 @@ def test_a_run_of_another_corpus_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_run_file_with_unknown_ids_is_a_side_with_its_unknowns_counted(tmp_path: Path) -> None:
-    from ranklens.engine.trec import read_run, write_run
-    from ranklens.engine.workspace import SavedRun
+    from ranklens.engine.measuring.trec import read_run, write_run
+    from ranklens.engine.workspace.store import SavedRun
 
     corpus = load_corpus("studio-alfa")
     workbench = Workbench(corpus)
@@ -68,9 +68,9 @@ def test_a_run_file_with_unknown_ids_is_a_side_with_its_unknowns_counted(tmp_pat
 
 
 def test_the_compare_tabs_summary_groups_thousands() -> None:
-    from ranklens.engine.compare import RunSide, compare_runs
+    from ranklens.engine.comparing.two_runs import RunSide, compare_runs
     from ranklens.engine.corpus import Question
-    from ranklens.engine.trec import Run
+    from ranklens.engine.measuring.trec import Run
     from ranklens.tui.panes.compare import measures_table
 
     questions = [Question(f"q{i}", "t", {"d1": 1}) for i in range(1200)]

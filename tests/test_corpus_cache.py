@@ -13,13 +13,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ranklens.engine.cache import IndexCache
+from ranklens.engine.storage.cache import IndexCache
 from ranklens.engine.corpus import Corpus
-from ranklens.engine.corpus_cache import CorpusCache
+from ranklens.engine.corpus.cache import CorpusCache
 from ranklens.engine.errors import Cancelled, RanklensError
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
-from ranklens.engine.tables import ChunkTable, DocumentTable
+from ranklens.engine.corpus.tables import ChunkTable, DocumentTable
 from tests.support.files import beir_folder
 
 LONG = " ".join(f"parola{i % 997} città" for i in range(6_000))
@@ -133,7 +133,7 @@ def test_tables_behave_as_tuples(tmp_path: Path) -> None:
 
 
 def test_chunks_by_document_row_by_row_are_those_looked_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import ranklens.engine.tables as tables
+    import ranklens.engine.corpus.tables as tables
 
     monkeypatch.setattr(tables, "_ITER_RUN", 2)  # several runs of ids
     folder = generated(tmp_path / "g")
@@ -282,7 +282,7 @@ def test_chunks_by_document_reads_the_columns(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("where", ["folder", "lone file"])
 def test_ungrouped_records_stream_into_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
-    from ranklens.engine import loaders
+    from ranklens.engine.corpus import loaders
 
     folder = ungrouped(tmp_path / "u")
     source = folder if where == "folder" else folder / "corpus.jsonl"
@@ -336,7 +336,7 @@ def test_digests_are_each_files_sha1_and_stop_when_abandoned(tmp_path: Path, mon
     import hashlib
     import threading
 
-    import ranklens.engine.sources as sources
+    import ranklens.engine.corpus.sources as sources
 
     folder = generated(tmp_path / "g")
     stats = sources.stat_sources(folder)
@@ -357,7 +357,7 @@ def test_a_large_files_digest_is_the_sha1_of_its_parts_sha1s(tmp_path: Path, mon
                                                             size: int) -> None:
     import hashlib
 
-    import ranklens.engine.sources as sources
+    import ranklens.engine.corpus.sources as sources
 
     monkeypatch.setattr(sources, "_PART", 1000)
     monkeypatch.setattr(sources, "_READ", 300)  # reads that cut the parts anywhere
@@ -374,7 +374,7 @@ def test_a_large_files_digest_is_the_sha1_of_its_parts_sha1s(tmp_path: Path, mon
 
 
 def test_a_failed_cold_open_abandons_the_digests(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import ranklens.engine.sources as sources
+    import ranklens.engine.corpus.sources as sources
 
     seen: list[bool] = []
 
@@ -397,8 +397,8 @@ def test_a_failed_cold_open_abandons_the_digests(tmp_path: Path, monkeypatch: py
                     | st.text(alphabet="ab\x00é東", max_size=4), unique=True, max_size=30),
        long=st.booleans())
 def test_the_id_order_is_pythons(ids: list[str], long: bool) -> None:
-    from ranklens.engine.corpus_cache import id_order
-    from ranklens.engine.tables import TextColumn
+    from ranklens.engine.corpus.cache import id_order
+    from ranklens.engine.corpus.tables import TextColumn
 
     if long and ids:
         ids[0] = ids[0] * 20 + "x" * 70  # past the fixed-width sort
@@ -409,7 +409,7 @@ def test_the_id_order_is_pythons(ids: list[str], long: bool) -> None:
 
 @pytest.mark.parametrize("with_title", [True, False])
 def test_the_indexed_texts_are_read_from_the_columns(source: Path, tmp_path: Path, with_title: bool) -> None:
-    from ranklens.engine.tables import index_texts
+    from ranklens.engine.corpus.tables import index_texts
 
     parsed = load_corpus(source, use_cache=False)
     expected = list(Workbench(parsed, None).index_texts(parsed.chunks, with_title))

@@ -15,7 +15,7 @@ from collections.abc import Callable
 import pytest
 
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from tests.support.cli import ROOT, assert_error, run_cli, run_on, stderr_lines
 from tests.support.files import DOCS, beir_folder, deny_open, text_folder
 from tests.support.hostile import assert_terminal_safe

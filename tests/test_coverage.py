@@ -128,10 +128,10 @@ def test_compare_of_three_runs_reports_every_runs_coverage(capsys, tmp_path: Pat
 
 
 def test_a_side_exactly_at_the_threshold_is_not_warned_about() -> None:
-    from ranklens.engine.compare import RunSide
+    from ranklens.engine.comparing.two_runs import RunSide
     from ranklens.engine.corpus import Question
-    from ranklens.engine.coverage import judged_coverage
-    from ranklens.engine.trec import Run
+    from ranklens.engine.comparing.coverage import judged_coverage
+    from ranklens.engine.measuring.trec import Run
 
     ranked = [(f"c{i}", 10.0 - i) for i in range(10)]
     eight = {f"c{i}": int(i == 0) for i in range(8)}  # 8 of the top 10 judged: 80 %, the threshold itself

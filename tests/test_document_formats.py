@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from ranklens.engine.loaders import load_corpus
-from ranklens.engine.loaders.formats import format_of
-from ranklens.engine.loaders.formats.building import Unreadable
+from ranklens.engine.corpus.loaders import load_corpus
+from ranklens.engine.corpus.loaders.formats import format_of
+from ranklens.engine.corpus.loaders.formats.building import Unreadable
 from tests.support.documents import SHARED_PDFS, docx_bytes, handbook, pdf_bytes, pptx_bytes
 from tests.support.files import listing, text_folder
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ranklens.engine.metrics import QuestionScores, evaluate
+from ranklens.engine.measuring.metrics import QuestionScores, evaluate
 
 N = 18
 SCORES = np.linspace(1.0, 0.1, N)  # chunk i ranks i + 1

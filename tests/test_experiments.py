@@ -15,9 +15,9 @@ from ranklens.engine.errors import Cancelled, RanklensError
 from ranklens.engine.experiments.chunking import Window, chunk_sweep, sweep_windows
 from ranklens.engine.experiments.indexes import index_sweep
 from ranklens.engine.experiments.scorers import compare_scorers
-from ranklens.engine.index.base import IndexSettingError
-from ranklens.engine.index.vectors import VectorSet
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.ann.base import IndexSettingError
+from ranklens.engine.ann.vectors import VectorSet
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.engine.settings import SettingError
 from tests.support.cli import assert_error, run_cli

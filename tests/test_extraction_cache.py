@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ranklens.engine.corpus_cache import CorpusCache
-from ranklens.engine.loaders import load_corpus
-from ranklens.engine.loaders.formats import html_page, pdf, word
+from ranklens.engine.corpus.cache import CorpusCache
+from ranklens.engine.corpus.loaders import load_corpus
+from ranklens.engine.corpus.loaders.formats import html_page, pdf, word
 from tests.support.documents import HTML, docx_bytes, pdf_bytes
 from tests.support.files import listing, text_folder
 

@@ -14,13 +14,13 @@ import pytest
 
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.experiments.weights import fusion_sweep, grid_lines, verdict_lines
-from ranklens.engine.loaders import load_corpus
-from ranklens.engine.metric_table import NDCG
-from ranklens.engine.metrics import QuestionScores, score_question
+from ranklens.engine.corpus.loaders import load_corpus
+from ranklens.engine.measuring.metric_table import NDCG
+from ranklens.engine.measuring.metrics import QuestionScores, score_question
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.engine.scoring.fusion import convex, rrf, weighted_sum
 from ranklens.engine.setup import Setup
-from ranklens.engine.significance import randomization_test
+from ranklens.engine.comparing.significance import randomization_test
 from tests.support.cli import assert_error, run_cli
 
 

@@ -15,9 +15,9 @@ import pytest
 from ranklens.engine.experiments import fusion_grid
 from ranklens.engine.experiments.fusion_grid import FusionGrid, ndcg_of_tops
 from ranklens.engine.experiments.weights import Candidate, candidates, fusion_sweep, ndcg_tables
-from ranklens.engine.loaders import load_corpus
-from ranklens.engine.metric_table import NDCG
-from ranklens.engine.metrics import QuestionScores, score_question
+from ranklens.engine.corpus.loaders import load_corpus
+from ranklens.engine.measuring.metric_table import NDCG
+from ranklens.engine.measuring.metrics import QuestionScores, score_question
 from ranklens.engine.retriever import Retriever, Workbench, setup_for
 from ranklens.engine.scoring.fusion import NORMALISERS, FusionScorer, convex_weights, fuse_lists
 from ranklens.engine.topk import top_k

@@ -1,4 +1,4 @@
-"""The grade scale (engine/grades.py): 0-3 unless the corpus' ranklens.toml declares its maximum; a grade
+"""The grade scale (engine/judging/grades.py): 0-3 unless the corpus' ranklens.toml declares its maximum; a grade
 off it is refused when judging (one line, status 2) and refuses a whole import of qrels; without a declared
 maximum, the corpus' own qrels grading above 3 raise the scale's top to their highest grade."""
 from __future__ import annotations
@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.grades import GradeError, check_grade, max_grade
-from ranklens.engine.loaders import load_corpus
-from ranklens.engine.workspace import Workspace
+from ranklens.engine.judging.grades import GradeError, check_grade, max_grade
+from ranklens.engine.corpus.loaders import load_corpus
+from ranklens.engine.workspace.store import Workspace
 from tests.support.cli import assert_error, run_cli, run_on
 from tests.support.files import beir_folder
 

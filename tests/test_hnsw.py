@@ -16,9 +16,9 @@ pytest.importorskip("usearch", reason="usearch is not installed: pip install 'ra
 
 from ranklens.engine.errors import Cancelled, RanklensError  # noqa: E402
 from ranklens.engine.experiments.indexes import index_sweep  # noqa: E402
-from ranklens.engine.index.exact import exact_topk  # noqa: E402
-from ranklens.engine.index.hnsw import EF_LADDER, HNSWIndex  # noqa: E402
-from ranklens.engine.index.vectors import VectorSet  # noqa: E402
+from ranklens.engine.ann.exact import exact_topk  # noqa: E402
+from ranklens.engine.ann.hnsw import EF_LADDER, HNSWIndex  # noqa: E402
+from ranklens.engine.ann.vectors import VectorSet  # noqa: E402
 from tests.support.cli import assert_error, run_cli  # noqa: E402
 
 

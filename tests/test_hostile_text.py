@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ranklens.engine.analysis import Analyzer
+from ranklens.engine.text.analysis import Analyzer
 from ranklens.engine.setup import Setup
 from tests.support.cli import ROOT, run_cli, run_on
 from tests.support.files import beir_folder, text_folder

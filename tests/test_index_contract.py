@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 
 from ranklens.engine.experiments.indexes import index_sweep
-from ranklens.engine.index import knobs, registry
-from ranklens.engine.index.base import Found, IndexSettingError, IndexStats, VectorIndex
-from ranklens.engine.index.exact import exact_topk
-from ranklens.engine.index.registry import INDEX_KINDS, register_index
-from ranklens.engine.index.vectors import VectorSet
-from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.ann import knobs, registry
+from ranklens.engine.ann.base import Found, IndexSettingError, IndexStats, VectorIndex
+from ranklens.engine.ann.exact import exact_topk
+from ranklens.engine.ann.registry import INDEX_KINDS, register_index
+from ranklens.engine.ann.vectors import VectorSet
+from ranklens.engine.work.progress import Progress, no_progress
 from tests.support.cli import assert_error, run_cli
 
 

@@ -7,9 +7,9 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 from ranklens.engine.errors import Cancelled, RanklensError
-from ranklens.engine.index.exact import exact_topk, top_k_rows as _top_k_rows
-from ranklens.engine.index.ivf import IVFIndex, cell_warnings, probe_ladder
-from ranklens.engine.synthetic import synthetic_vectors
+from ranklens.engine.ann.exact import exact_topk, top_k_rows as _top_k_rows
+from ranklens.engine.ann.ivf import IVFIndex, cell_warnings, probe_ladder
+from ranklens.engine.ann.synthetic import synthetic_vectors
 from tests.support.ivf_sweep import sweep, sweep_to_dict
 
 SEED_PROBES = [1, 2, 4, 8, 16, 32, 100]
@@ -44,7 +44,7 @@ def test_ms_per_query_is_one_search_of_the_batch_in_milliseconds_over_the_querie
     """A clock that moves 0.25 s per reading makes each batch of 40 queries take 0.25 s: 6.25 ms per query."""
     import types
 
-    from ranklens.engine.index import sweep as sweep_module
+    from ranklens.engine.ann import sweep as sweep_module
 
     readings = iter(np.arange(1000) * 0.25)
     monkeypatch.setattr(sweep_module, "time", types.SimpleNamespace(perf_counter=lambda: float(next(readings))))
@@ -182,7 +182,7 @@ def test_probing_every_cell_of_a_corpus_finds_every_neighbour(capsys) -> None:
 def test_any_encoder_can_go_behind_the_index() -> None:
     """A stand-in neural encoder (fixed random projection of letter counts) through the same sweep."""
     from ranklens.engine.scoring.dense import unit_rows
-    from ranklens.engine.index.vectors import encoder_set
+    from ranklens.engine.ann.vectors import encoder_set
 
     class LetterEncoder:
         name = "letters"

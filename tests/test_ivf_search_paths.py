@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ranklens.engine.index import ivf
-from ranklens.engine.index.ivf import IVFIndex
+from ranklens.engine.ann import ivf
+from ranklens.engine.ann.ivf import IVFIndex
 
 
 def _reference(index: IVFIndex, V: np.ndarray, Q: np.ndarray, k: int, n_probe: int) -> tuple[np.ndarray, np.ndarray]:

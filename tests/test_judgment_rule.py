@@ -1,4 +1,4 @@
-"""One rule for which judgments a number counts (engine/judged.py): every command that measures gives the
+"""One rule for which judgments a number counts (engine/judging/counted.py): every command that measures gives the
 same nDCG@10 for one setup and one set of judgments, and says which judgments it used.
 
 The oracle is ranx: the saved run and the judgments written out by hand (the corpus' gold passages plus
@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from ranklens.engine.judged import judged_corpus
-from ranklens.engine.loaders import load_corpus
-from ranklens.engine.trec import read_run
-from ranklens.engine.workspace import Workspace
+from ranklens.engine.judging.counted import judged_corpus
+from ranklens.engine.corpus.loaders import load_corpus
+from ranklens.engine.measuring.trec import read_run
+from ranklens.engine.workspace.store import Workspace
 from tests.support.cli import run_cli
 
 TFIDF = ("--scorer", "tfidf")

@@ -1,4 +1,4 @@
-"""A question's judgments as chunks (engine/judgments.py ChunkJudge), on chunks written out here.
+"""A question's judgments as chunks (engine/judging/positions.py ChunkJudge), on chunks written out here.
 
 Judgments name chunks or whole documents; a chunk named both ways, or twice, keeps its highest
 grade whatever the order (docs/corpus-format.md). A document judgment with an answer span keeps the
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from ranklens.engine.corpus import Chunk, Question
-from ranklens.engine.judgments import ChunkJudge
+from ranklens.engine.judging.positions import ChunkJudge
 
 # Two documents, d1 cut in three chunks, d2 in one.
 CHUNKS = [
@@ -71,7 +71,7 @@ def test_an_answer_only_question_judges_the_chunks_each_chunk_check_finds(texts,
     """The span is looked for in every chunk at once (the chunks' collapsed texts joined by newlines): the
     chunks found are those ``contains_answer`` finds one by one, with white space of every kind, empty
     texts and spans that would run from one chunk into the next."""
-    from ranklens.engine.chunking import contains_answer
+    from ranklens.engine.chunking.cutting import contains_answer
 
     chunks = [Chunk(f"c{i}", f"d{i}", 0, 0, 1, "".join(w + s for w, s in words)) for i, words in enumerate(texts)]
     span = "".join(w + s for w, s in answer)

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from ranklens.engine.language import detect_language
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.text.language import detect_language
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import setup_for
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"

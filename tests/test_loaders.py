@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from ranklens.corpora import bundled_corpora, bundled_path
 from ranklens.engine.corpus import Corpus
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from tests.support.files import listing, write_jsonl
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -133,7 +133,7 @@ def test_beir_folder_keeps_graded_qrels(tmp_path: Path) -> None:
     assert dict(q1.relevant) == {"d1": 2, "d2": 1}  # score 0 is a judgment of non-relevance
     assert q2.relevant == {} and not q2.answerable
     assert q3.answer == "second text" and q3.answerable
-    # titled records: title + text; the language, absent from a toml, is guessed (engine/language.py)
+    # titled records: title + text; the language, absent from a toml, is guessed (engine/text/language.py)
     assert corpus.settings == {"index_title": True, "language": corpus.settings.get("language")}
     assert corpus.warnings == ()
     assert listing(folder) == before
@@ -284,7 +284,7 @@ def test_bad_utf8_in_jsonl_gives_a_warning(tmp_path: Path) -> None:
 
 
 def test_progress_for_every_block_of_lines_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from ranklens.engine.loaders import jsonl
+    from ranklens.engine.corpus.loaders import jsonl
 
     monkeypatch.setattr(jsonl, "_BLOCK_BYTES", 100_000)
     folder = tmp_path / "big"
@@ -402,7 +402,7 @@ def _many_records(n: int) -> list[dict]:
 
 
 def test_crlf_lines_are_read_by_the_block_reader_as_lf_ones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from ranklens.engine.loaders import jsonl
+    from ranklens.engine.corpus.loaders import jsonl
 
     monkeypatch.setattr(jsonl, "_BLOCK_BYTES", 2_000)
     lf, crlf = tmp_path / "lf.jsonl", tmp_path / "crlf.jsonl"
@@ -418,8 +418,8 @@ def test_crlf_lines_are_read_by_the_block_reader_as_lf_ones(tmp_path: Path, monk
 
 
 def test_an_id_repeated_blocks_later_is_named_by_its_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from ranklens.engine.corpus_cache import CorpusCache
-    from ranklens.engine.loaders import jsonl
+    from ranklens.engine.corpus.cache import CorpusCache
+    from ranklens.engine.corpus.loaders import jsonl
 
     monkeypatch.setattr(jsonl, "_BLOCK_BYTES", 2_000)
     records = _many_records(400)
@@ -446,8 +446,8 @@ ODD_LINES = [b'{"_id": "a", "n": 123456789012345678901234567890}', b'{"_id": "b"
     max_size=30), block=st.sampled_from([1, 60, 1 << 20]))
 def test_the_block_reader_reads_each_line_as_json_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                        lines: list[bytes], block: int) -> None:
-    from ranklens.engine.loaders import jsonl
-    from ranklens.engine.progress import no_progress
+    from ranklens.engine.corpus.loaders import jsonl
+    from ranklens.engine.work.progress import no_progress
 
     path = tmp_path / "odd.jsonl"
     path.write_bytes(b"".join(line + b"\n" for line in lines))

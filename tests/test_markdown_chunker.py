@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ranklens.engine.chunking import chunk_documents, markdown_windows
+from ranklens.engine.chunking.cutting import chunk_documents, markdown_windows
 from ranklens.engine.corpus import Document, normalise_space
 
 splitters = pytest.importorskip("langchain_text_splitters")

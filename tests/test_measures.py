@@ -1,4 +1,4 @@
-"""Measures of runs (engine/measures): names, a hand-worked question, and equality with ranx within 1e-9.
+"""Measures of runs (engine/measuring/measures): names, a hand-worked question, and equality with ranx within 1e-9.
 
 ranx is the oracle: the same ranking and the same qrels go to both. ranx sorts a run by score
 with an unstable sort, so where a run ties scores it gets scores made from our ranks instead
@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.loaders import load_corpus
-from ranklens.engine.measures import DEFAULT_MEASURES, measure_run, parse_measures
+from ranklens.engine.corpus.loaders import load_corpus
+from ranklens.engine.measuring.measures import DEFAULT_MEASURES, measure_run, parse_measures
 from ranklens.engine.retriever import Workbench, setup_for
-from ranklens.engine.runs import make_run, resolved_qrels
-from ranklens.engine.trec import read_run, write_qrels, write_run
+from ranklens.engine.measuring.runs import make_run, resolved_qrels
+from ranklens.engine.measuring.trec import read_run, write_qrels, write_run
 from tests.support.files import beir_folder
 
 CRANFIELD = Path(__file__).resolve().parents[2] / "shared" / "data" / "cranfield"

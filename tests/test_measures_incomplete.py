@@ -16,7 +16,7 @@ import pytrec_eval
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ranklens.engine.measures import measure_run, parse_measures
+from ranklens.engine.measuring.measures import measure_run, parse_measures
 
 CUTS = (1, 3, 5, 10)
 

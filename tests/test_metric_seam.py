@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from ranklens.engine.metric_table import registered_metric
+from ranklens.engine.measuring.metric_table import registered_metric
 from ranklens.tui.panes.chunking import ChunkingPane
 from ranklens.tui.widgets.lists import KeyTable
 from tests.support.cli import run_cli

@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from ranklens.engine.measures import measure_run
-from ranklens.engine.measures.ndcg import ndcg, ndcg_rows
-from ranklens.engine.metric_table import eval_metrics, registered_metric
-from ranklens.engine.metrics import QuestionScores, evaluate
+from ranklens.engine.measuring.measures import measure_run
+from ranklens.engine.measuring.measures.ndcg import ndcg, ndcg_rows
+from ranklens.engine.measuring.metric_table import eval_metrics, registered_metric
+from ranklens.engine.measuring.metrics import QuestionScores, evaluate
 from ranklens.tui.panes.metrics import MetricsPane
 from ranklens.tui.widgets.lists import KeyTable
 from tests.support.cli import run_cli

@@ -9,8 +9,8 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.metric_table import NDCG, RECALL
-from ranklens.engine.metrics import (
+from ranklens.engine.measuring.metric_table import NDCG, RECALL
+from ranklens.engine.measuring.metrics import (
     QuestionScores,
     evaluate,
     gold_rank,

@@ -11,8 +11,8 @@ import math
 import numpy as np
 import pytest
 
-from ranklens.engine.measures import parse_measures
-from ranklens.engine.metrics import QuestionScores, evaluate
+from ranklens.engine.measuring.measures import parse_measures
+from ranklens.engine.measuring.metrics import QuestionScores, evaluate
 
 N = 30
 

@@ -23,9 +23,9 @@ def test_importing_the_engine_loads_no_neural_library() -> None:
     code = (
         "import sys\n"
         "import ranklens.engine.retriever, ranklens.engine.scoring.registry, ranklens.engine.scoring.dense\n"
-        "import ranklens.engine.models, ranklens.engine.rerank, ranklens.engine.embeddings\n"
+        "import ranklens.engine.neural.models, ranklens.engine.neural.rerank, ranklens.engine.storage.embeddings\n"
         "import ranklens.engine.experiments.weights, ranklens.cli.main, ranklens.cli.commands\n"
-        "from ranklens.engine.loaders import load_corpus\n"
+        "from ranklens.engine.corpus.loaders import load_corpus\n"
         "from ranklens.engine.retriever import Workbench, setup_for\n"
         "c = load_corpus('studio-alfa')\n"
         "Workbench(c).retriever(setup_for(c, {'scorer': 'fusion', 'fuse': 'bm25,tfidf', 'fusion_method': 'zscore'}))"
@@ -41,7 +41,7 @@ def test_importing_the_engine_loads_no_neural_library() -> None:
 def without_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     """As if the neural extra were not installed: importing its packages fails (a None entry in
     sys.modules makes ``import`` raise ImportError), whether or not they are on this machine."""
-    from ranklens.engine.models import forget_loaded
+    from ranklens.engine.neural.models import forget_loaded
 
     forget_loaded()
     for name in NEURAL_PACKAGES:

@@ -15,7 +15,7 @@ import pytest  # noqa: E402
 
 pytest.importorskip("sentence_transformers", reason="the neural extra is not installed: pip install 'ranklens[neural]'")
 
-from ranklens.engine.loaders import load_corpus  # noqa: E402
+from ranklens.engine.corpus.loaders import load_corpus  # noqa: E402
 from ranklens.engine.retriever import Workbench, setup_for  # noqa: E402
 from tests.support import tiny_models  # noqa: E402
 from tests.support.cli import assert_error, run_cli  # noqa: E402
@@ -89,7 +89,7 @@ def test_a_broken_model_folder_is_one_line(capsys, tmp_path: Path) -> None:
 
 
 def test_ann_over_the_dense_vectors(capsys, model: Path) -> None:
-    from ranklens.engine.index.exact import exact_topk
+    from ranklens.engine.ann.exact import exact_topk
 
     run = run_cli(capsys, "ann", "studio-alfa", "--scorer", "dense", "--model", str(model), "--index", "exact,ivf",
                   "--json")

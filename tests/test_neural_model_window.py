@@ -8,8 +8,8 @@ import pytest
 
 from ranklens.engine.corpus import Document
 from ranklens.engine.experiments.chunking import Window
-from ranklens.engine.loaders import load_corpus
-from ranklens.engine.model_window import window_check
+from ranklens.engine.corpus.loaders import load_corpus
+from ranklens.engine.chunking.model_window import window_check
 from ranklens.tui.panes.chunking import make_preview
 from tests.support.cli import run_cli
 

@@ -19,9 +19,9 @@ import pytest  # noqa: E402
 
 pytest.importorskip("sentence_transformers", reason="the neural extra is not installed: pip install 'ranklens[neural]'")
 
-from ranklens.engine.loaders import load_corpus  # noqa: E402
-from ranklens.engine.metrics import QuestionScores, evaluate  # noqa: E402
-from ranklens.engine.rerank import evaluate_reranked, rerank_search  # noqa: E402
+from ranklens.engine.corpus.loaders import load_corpus  # noqa: E402
+from ranklens.engine.measuring.metrics import QuestionScores, evaluate  # noqa: E402
+from ranklens.engine.neural.rerank import evaluate_reranked, rerank_search  # noqa: E402
 from ranklens.engine.retriever import Workbench, setup_for  # noqa: E402
 from ranklens.engine.topk import QueryScores  # noqa: E402
 from tests.support import tiny_models  # noqa: E402

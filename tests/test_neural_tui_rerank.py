@@ -19,8 +19,8 @@ pytest.importorskip("sentence_transformers", reason="the neural extra is not ins
 
 from rich.console import Console  # noqa: E402
 
-from ranklens.engine.loaders import load_corpus  # noqa: E402
-from ranklens.engine.rerank import rerank_search  # noqa: E402
+from ranklens.engine.corpus.loaders import load_corpus  # noqa: E402
+from ranklens.engine.neural.rerank import rerank_search  # noqa: E402
 from ranklens.engine.retriever import Workbench, setup_for  # noqa: E402
 from ranklens.tui.app import make_app  # noqa: E402
 from ranklens.tui.widgets.lists import KeyTable  # noqa: E402

@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("sentence_transformers")
 pytest.importorskip("model2vec")
 
-from ranklens.engine.model_window import window_check  # noqa: E402
+from ranklens.engine.chunking.model_window import window_check  # noqa: E402
 from tests.support.cli import run_cli  # noqa: E402
 from tests.support.tiny_models import bi_encoder, static_model  # noqa: E402
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from ranklens.engine.corpus import Chunk, Question
-from ranklens.engine.judgments import ChunkJudge
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.judging.positions import ChunkJudge
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
-from ranklens.engine.runs import resolved_qrels
-from ranklens.engine.trec import read_qrels
-from ranklens.engine.workspace import Workspace
-from ranklens.engine.workspace_files import export_qrels
+from ranklens.engine.measuring.runs import resolved_qrels
+from ranklens.engine.measuring.trec import read_qrels
+from ranklens.engine.workspace.store import Workspace
+from ranklens.engine.workspace.transfer import export_qrels
 from tests.support.files import beir_folder
 
 RECORDS = [{"_id": "a", "text": "cats purr on the mat"}, {"_id": "b", "text": "dogs bark at cats"},

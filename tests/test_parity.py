@@ -4,13 +4,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ranklens.engine.analysis import Analyzer
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.text.analysis import Analyzer
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.engine.scoring.bm25 import BM25Scorer
 from ranklens.engine.scoring.tfidf import TfidfScorer
 from ranklens.engine.setup import Setup
-from ranklens.engine.termindex import TermIndex
+from ranklens.engine.text.termindex import TermIndex
 from ranklens.engine.topk import top_k
 from tests.support.files import beir_folder
 

@@ -15,8 +15,8 @@ import pytest
 
 from ranklens.engine.backends.registry import BACKENDS
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.index import knobs, registry
-from ranklens.engine.metric_table import METRICS
+from ranklens.engine.ann import knobs, registry
+from ranklens.engine.measuring.metric_table import METRICS
 from ranklens.engine.registry import Registry
 from ranklens.engine.scoring.registry import SCORERS
 from tests.support.cli import assert_error, run_cli

@@ -1,4 +1,4 @@
-"""``ranklens pool`` and engine/pool.py against a direct computation from the run and qrels files.
+"""``ranklens pool`` and engine/judging/pool.py against a direct computation from the run and qrels files.
 
 The corpus, two TREC runs and a qrels file (grade 0 rows among them) are written here; the oracle
 reads those files with plain string splitting: the union of each run's top N by score, less the pairs
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from ranklens.engine.pool import Pool, load_pool, queue_state
-from ranklens.engine.workspace import Workspace
+from ranklens.engine.judging.pool import Pool, load_pool, queue_state
+from ranklens.engine.workspace.store import Workspace
 from tests.support.cli import assert_error, run_cli, run_on
 from tests.support.files import beir_folder
 

@@ -10,8 +10,8 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ranklens.engine import cores
-from ranklens.engine.cores import in_parts
+from ranklens.engine.work import cores
+from ranklens.engine.work.cores import in_parts
 from ranklens.engine.scoring.sparse import posting_slices
 
 
@@ -67,11 +67,11 @@ def test_in_parts_raises_a_parts_error() -> None:
 @pytest.mark.parametrize("variant", ["lucene", "robertson", "atire", "bm25l", "bm25+"])
 def test_bm25_built_on_threads_in_small_slices_equals_its_build_in_one(variant: str,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from ranklens.engine.analysis import Analyzer
+    from ranklens.engine.text.analysis import Analyzer
     from ranklens.engine.scoring import bm25 as bm25_module
     from ranklens.engine.scoring.bm25 import BM25Scorer
     from ranklens.engine.setup import Setup
-    from ranklens.engine.termindex import TermIndex
+    from ranklens.engine.text.termindex import TermIndex
     from tests.test_tfidf_build import texts
 
     index = TermIndex.build(texts(), Analyzer.from_setup(Setup()))
@@ -112,10 +112,10 @@ def test_counts_past_a_byte_keep_their_values_in_the_index_and_bm25() -> None:
     # counts are stored in the narrowest type that holds them: 300 needs 16 bits and 70,000 needs 32
     from sklearn.feature_extraction.text import CountVectorizer
 
-    from ranklens.engine.analysis import Analyzer
+    from ranklens.engine.text.analysis import Analyzer
     from ranklens.engine.scoring.bm25 import BM25Scorer, bm25_tfc
     from ranklens.engine.setup import Setup
-    from ranklens.engine.termindex import TermIndex
+    from ranklens.engine.text.termindex import TermIndex
 
     for repeats in (300, 70_000):
         texts = ["alpha " * repeats + "beta", "beta gamma", "alpha gamma gamma"]

@@ -2,7 +2,7 @@
 tab's document tree reads the chunks without building the scorer (a dense model's silent encoding)."""
 from __future__ import annotations
 
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.tui.widgets.work_status import WorkStatus
 

@@ -16,13 +16,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ranklens.engine.analysis import Analyzer
-from ranklens.engine.chunking import Span, sentence_windows, word_windows
+from ranklens.engine.text.analysis import Analyzer
+from ranklens.engine.chunking.cutting import Span, sentence_windows, word_windows
 from ranklens.engine.corpus import Chunk, Corpus, Document
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.loaders import load_corpus
-from ranklens.engine.metric_table import NDCG, RECALL
-from ranklens.engine.metrics import QuestionScores, evaluate, gold_rank, gold_ranks, score_question, threshold_analysis
+from ranklens.engine.corpus.loaders import load_corpus
+from ranklens.engine.measuring.metric_table import NDCG, RECALL
+from ranklens.engine.measuring.metrics import QuestionScores, evaluate, gold_rank, gold_ranks, score_question, threshold_analysis
 from ranklens.engine.prompt import build_prompt
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.engine.scoring.bm25 import BM25Scorer
@@ -30,7 +30,7 @@ from ranklens.engine.scoring.fusion import FusionScorer
 from ranklens.engine.scoring.lsa import LsaScorer
 from ranklens.engine.scoring.tfidf import TfidfScorer
 from ranklens.engine.setup import BM25_VARIANTS, Setup
-from ranklens.engine.termindex import TermIndex
+from ranklens.engine.text.termindex import TermIndex
 from ranklens.engine.topk import top_k
 
 # A nan or a division by zero in engine code is a bug, not a warning to scroll past.

@@ -26,7 +26,7 @@ from ranklens.engine.backends.qdrant import client_push  # noqa: E402
 from ranklens.engine.backends.base import DEPTH  # noqa: E402
 from ranklens.engine.corpus import Chunk, Corpus, Document, Question  # noqa: E402
 from ranklens.engine.errors import Cancelled, RanklensError  # noqa: E402
-from ranklens.engine.loaders import load_corpus  # noqa: E402
+from ranklens.engine.corpus.loaders import load_corpus  # noqa: E402
 from ranklens.engine.retriever import Workbench, setup_for  # noqa: E402
 from tests.test_parity import REPEATING, zipf_corpus, zipf_queries  # noqa: E402
 

@@ -226,7 +226,7 @@ def test_a_shard_missing_a_file_is_refused_as_damaged(capsys, pushed: str, tmp_p
 KILLED_PUSH = """
 import os, signal, sys
 from ranklens.engine.backends.qdrant import push
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 
 def die(done, total, label):
@@ -242,7 +242,7 @@ push(Workbench(corpus).retriever(setup_for(corpus, {"scorer": "bm25"})), sys.arg
 KILLED_AFTER_THE_SWITCH = """
 import os, shutil, signal, sys
 from ranklens.engine.backends.qdrant import push
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 
 shutil.rmtree = lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGKILL)
@@ -255,7 +255,7 @@ PAUSED_PUSH = """
 import sys, time
 from pathlib import Path
 from ranklens.engine.backends.qdrant import push
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 
 paused, go = Path(sys.argv[2]), Path(sys.argv[3])
@@ -417,7 +417,7 @@ import shutil, sys
 from pathlib import Path
 from ranklens.engine.backends.qdrant import push
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 
 filler = Path(sys.argv[2]) / "filler"

@@ -20,7 +20,7 @@ pytest.importorskip("model2vec", reason="the neural extra is not installed: pip 
 
 from ranklens.engine.backends.qdrant import QdrantBackend, client_push, open_collection, push  # noqa: E402
 from ranklens.engine.errors import RanklensError  # noqa: E402
-from ranklens.engine.loaders import load_corpus  # noqa: E402
+from ranklens.engine.corpus.loaders import load_corpus  # noqa: E402
 from ranklens.engine.retriever import Workbench, setup_for  # noqa: E402
 from tests.support import tiny_models  # noqa: E402
 from tests.test_qdrant_backend import assert_ranks_as_the_deep_query  # noqa: E402

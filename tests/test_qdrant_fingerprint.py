@@ -15,10 +15,10 @@ import pytest
 
 from ranklens.engine.backends import fingerprint as fingerprints
 from ranklens.engine.backends.fingerprint import differences, fingerprint, strings_digest
-from ranklens.engine.corpus_cache import CorpusCache
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.cache import CorpusCache
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
-from ranklens.engine.tables import ChunkTable, TextColumn
+from ranklens.engine.corpus.tables import ChunkTable, TextColumn
 
 
 def write_corpus(folder: Path, records: list[tuple[str, str, str]]) -> Path:

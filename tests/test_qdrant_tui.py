@@ -14,7 +14,7 @@ pytest.importorskip("qdrant_edge", reason="the qdrant extra is not installed (pi
 from ranklens.engine.backends.qdrant import push  # noqa: E402
 from ranklens.engine.backends.registry import open_target  # noqa: E402
 from ranklens.engine.experiments.scorers import compare_scorers  # noqa: E402
-from ranklens.engine.loaders import load_corpus  # noqa: E402
+from ranklens.engine.corpus.loaders import load_corpus  # noqa: E402
 from ranklens.engine.retriever import Workbench, setup_for  # noqa: E402
 from ranklens.tui.app import make_app  # noqa: E402
 from ranklens.tui.panes.metrics import MetricsPane  # noqa: E402

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from ranklens.corpora import bundled_path
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 from tests.support.cli import run_on
 from tests.support.files import text_folder

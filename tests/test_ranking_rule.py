@@ -20,12 +20,12 @@ import pytest
 from ranklens.cli.main import main
 from ranklens.engine.corpus import Corpus
 from ranklens.engine.experiments.weights import fusion_sweep
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
-from ranklens.engine.runs import make_run
+from ranklens.engine.measuring.runs import make_run
 from ranklens.engine.setup import Setup
-from ranklens.engine.trec import write_run
-from ranklens.engine.workspace import Workspace
+from ranklens.engine.measuring.trec import write_run
+from ranklens.engine.workspace.store import Workspace
 from ranklens.tui.panes.metrics import MetricsPane
 from tests.support.app import running, search
 from tests.support.cli import run_cli

@@ -1,4 +1,4 @@
-"""Raters in the workspace's judgment log (engine/workspace.py, engine/raters.py): who judged, each one's own
+"""Raters in the workspace's judgment log (engine/workspace/store.py, engine/judging/raters.py): who judged, each one's own
 undo, the rule making several raters' grades one, logs written before raters were recorded."""
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.grades import GradeError
-from ranklens.engine.judged import judged_corpus
-from ranklens.engine.loaders import load_corpus
-from ranklens.engine.raters import check_rater, combine, default_rater
-from ranklens.engine.workspace import Workspace
+from ranklens.engine.judging.grades import GradeError
+from ranklens.engine.judging.counted import judged_corpus
+from ranklens.engine.corpus.loaders import load_corpus
+from ranklens.engine.judging.raters import check_rater, combine, default_rater
+from ranklens.engine.workspace.store import Workspace
 
 
 def write_log(folder: Path, *lines: dict) -> Workspace:

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ranklens.engine.chunking import character_windows, chunk_documents
+from ranklens.engine.chunking.cutting import character_windows, chunk_documents
 from ranklens.engine.corpus import Document
 
 splitters = pytest.importorskip("langchain_text_splitters")

@@ -5,12 +5,12 @@ import math
 
 import pytest
 
-from ranklens.engine.analysis import Analyzer
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.text.analysis import Analyzer
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.engine.scoring.tfidf import TfidfScorer
 from ranklens.engine.setup import Setup
-from ranklens.engine.termindex import TermIndex
+from ranklens.engine.text.termindex import TermIndex
 from tests.support.cli import run_cli
 from tests.support.seeds import SEED_PROMPT, seed_chunk
 

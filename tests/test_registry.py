@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from ranklens.cli.main import build_parser
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.engine.scoring.registry import fusable_names, registered, scorer_names, spec
 from ranklens.engine.setup import Setup

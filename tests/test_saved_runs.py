@@ -1,4 +1,4 @@
-"""Saved runs (engine/runs.py, engine/workspace.py): a run and its sidecar switched so that a save killed
+"""Saved runs (engine/measuring/runs.py, engine/workspace/store.py): a run and its sidecar switched so that a save killed
 between the two is named half-saved by every command, never read as a saved run; a run written to a file
 never replaces a file ranklens did not write without --replace; a sidecar that is not usable JSON is one line."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ranklens.engine.trec import read_run
+from ranklens.engine.measuring.trec import read_run
 from tests.support.cli import assert_error, run_cli, run_on, stderr_lines
 from tests.support.files import beir_folder
 from tests.support.killed import killed_before_rename

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from ranklens.engine.judged import judged_corpus
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.judging.counted import judged_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
-from ranklens.engine.workspace import Workspace
+from ranklens.engine.workspace.store import Workspace
 from ranklens.tui.session import NO_CORPUS, Outcome, Session
 from ranklens.tui.setting_text import changed, describe, inactive_hint, shown, typed_text
 

@@ -8,7 +8,7 @@ import pytest
 
 from ranklens.cli.main import build_parser
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import setup_for
 from ranklens.engine.settings import SettingError
 from ranklens.engine.setup import Setup, setup_settings

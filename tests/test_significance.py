@@ -1,4 +1,4 @@
-"""Paired significance (engine/significance): scipy's ttest_rel, a seeded permutation reference, the bootstrap."""
+"""Paired significance (engine/comparing/significance): scipy's ttest_rel, a seeded permutation reference, the bootstrap."""
 from __future__ import annotations
 
 import itertools
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ranklens.engine.significance import bootstrap_ci, paired_t_test, randomization_test, wins_ties_losses
+from ranklens.engine.comparing.significance import bootstrap_ci, paired_t_test, randomization_test, wins_ties_losses
 
 
 @pytest.mark.parametrize(("seed", "n"), [(0, 2), (1, 5), (2, 30), (3, 225), (4, 1000)])
@@ -100,7 +100,7 @@ def test_unpaired_values_are_refused() -> None:
 def test_corrections_are_statsmodels_multipletests(method: str, seed: int, m: int) -> None:
     from statsmodels.stats.multitest import multipletests
 
-    from ranklens.engine.significance import CORRECTIONS
+    from ranklens.engine.comparing.significance import CORRECTIONS
 
     rng = np.random.default_rng(seed)
     # small p-values, large ones (adjusted past 1: capped) and exact ties, as real families have
@@ -115,7 +115,7 @@ def test_corrections_are_statsmodels_multipletests(method: str, seed: int, m: in
 def test_a_nan_p_value_stays_nan_and_is_not_counted(method: str) -> None:
     from statsmodels.stats.multitest import multipletests
 
-    from ranklens.engine.significance import CORRECTIONS
+    from ranklens.engine.comparing.significance import CORRECTIONS
 
     p = [0.04, math.nan, 0.01, 0.3]
     adjusted = CORRECTIONS[method](p)
@@ -126,7 +126,7 @@ def test_a_nan_p_value_stays_nan_and_is_not_counted(method: str) -> None:
 
 
 def test_holm_by_hand() -> None:
-    from ranklens.engine.significance import holm
+    from ranklens.engine.comparing.significance import holm
 
     # sorted 0.01, 0.02, 0.04 times 3, 2, 1: 0.03, 0.04, 0.04 (the running maximum keeps the last from 0.04 → 0.04)
     assert holm([0.04, 0.01, 0.02]) == pytest.approx([0.04, 0.03, 0.04])

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from ranklens.engine.corpus import Chunk, Question
-from ranklens.engine.judged import judged_corpus
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.judging.counted import judged_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
-from ranklens.engine.workspace import Workspace
+from ranklens.engine.workspace.store import Workspace
 from tests.support.cli import run_cli
 from tests.support.files import text_folder
 

@@ -1,5 +1,5 @@
-"""Judgments that survive re-chunking: a judged chunk records the text it covers (engine/judgment_log.py), and
-under another chunking counts by that text (engine/judgments.py's rule).
+"""Judgments that survive re-chunking: a judged chunk records the text it covers (engine/judging/log.py), and
+under another chunking counts by that text (engine/judging/positions.py's rule).
 
 Oracles: hand computations on a document of 20 four-character words (word i at characters [4i, 4i + 3)),
 and, for "the same chunking gives today's numbers", the same judgments written by their ids alone (the log
@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from ranklens.engine.chunking import chunk_documents
+from ranklens.engine.chunking.cutting import chunk_documents
 from ranklens.engine.corpus import Document, Question, TextSpan
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.judged import judged_corpus
-from ranklens.engine.judgments import ChunkJudge
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.judging.counted import judged_corpus
+from ranklens.engine.judging.positions import ChunkJudge
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
-from ranklens.engine.workspace import Workspace
+from ranklens.engine.workspace.store import Workspace
 from tests.support.cli import run_cli
 from tests.support.files import text_folder
 
@@ -187,8 +187,8 @@ def _reached(span: TextSpan, grade: int, chunks: list) -> set[str]:  # noqa: ANN
 
 def test_a_pool_of_another_chunking_leaves_out_what_judgments_carry_and_its_queue_adds_spans(
         folder: Path, tmp_path: Path) -> None:
-    from ranklens.engine.compare import setup_side
-    from ranklens.engine.pool import judged_now, make_pool, queue_state
+    from ranklens.engine.comparing.two_runs import setup_side
+    from ranklens.engine.judging.pool import judged_now, make_pool, queue_state
 
     ws = Workspace(tmp_path / "ws")
     ws.add_questions([Question("q1", " ".join(f"t{i % 37}x{i % 11}" for i in range(0, 360, 25)))])  # every chunk
@@ -221,7 +221,7 @@ def test_a_pool_of_another_chunking_leaves_out_what_judgments_carry_and_its_queu
 
 @pytest.mark.parametrize("name", ["studio-alfa", "generated"])
 def test_a_cached_corpus_carries_span_judgments_as_its_parse(name: str, tmp_path: Path) -> None:
-    from ranklens.engine.tables import ChunkTable
+    from ranklens.engine.corpus.tables import ChunkTable
     from tests.test_corpus_cache import cached, generated
 
     source = generated(tmp_path / "generated") if name == "generated" else Path(load_corpus(name).source)
@@ -264,7 +264,7 @@ def test_the_chunk_sweep_measures_questions_judged_by_their_chunks_text(capsys, 
 
 
 def test_the_search_tab_grades_a_re_chunked_result_by_the_judged_text(folder: Path, tmp_path: Path) -> None:
-    from ranklens.engine.progress import no_progress
+    from ranklens.engine.work.progress import no_progress
     from ranklens.tui.context import Context
     from ranklens.tui.search_work import find
 

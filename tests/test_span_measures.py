@@ -1,4 +1,4 @@
-"""span_recall@k, span_precision@k, span_iou@k (engine/measures/span_*.py) equal Chroma's chunking-evaluation
+"""span_recall@k, span_precision@k, span_iou@k (engine/measuring/measures/span_*.py) equal Chroma's chunking-evaluation
 scores, transcribed in tests/support/chroma_evaluation.py, on hand-worked and random cases, and eval reports
 them over the relevant text of judged spans and answer spans."""
 from __future__ import annotations
@@ -10,15 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ranklens.engine.corpus import Question
-from ranklens.engine.judged import judged_corpus
-from ranklens.engine.loaders import load_corpus
-from ranklens.engine.measures.covered_text import covered_text
-from ranklens.engine.measures.span_iou import span_iou
-from ranklens.engine.measures.span_precision import span_precision
-from ranklens.engine.measures.span_recall import span_recall
+from ranklens.engine.judging.counted import judged_corpus
+from ranklens.engine.corpus.loaders import load_corpus
+from ranklens.engine.measuring.measures.covered_text import covered_text
+from ranklens.engine.measuring.measures.span_iou import span_iou
+from ranklens.engine.measuring.measures.span_precision import span_precision
+from ranklens.engine.measuring.measures.span_recall import span_recall
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.engine.topk import top_k
-from ranklens.engine.workspace import Workspace
+from ranklens.engine.workspace.store import Workspace
 from tests.support.chroma_evaluation import question_scores, union_ranges
 from tests.support.files import text_folder
 

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from ranklens.engine.cache import IndexCache
+from ranklens.engine.storage.cache import IndexCache
 from ranklens.engine.corpus import Chunk
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
-from ranklens.engine.stored_chunk import StoredChunk
-from ranklens.engine.tables import ChunkTable, take
+from ranklens.engine.corpus.stored_chunk import StoredChunk
+from ranklens.engine.corpus.tables import ChunkTable, take
 from tests.test_corpus_cache import cached, generated
 
 FIELDS = [f.name for f in dataclasses.fields(Chunk)]

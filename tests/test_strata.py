@@ -1,4 +1,4 @@
-"""Questions by a field (engine/strata.py): grouping against hand-made groups, and the measures per stratum
+"""Questions by a field (engine/comparing/strata.py): grouping against hand-made groups, and the measures per stratum
 against the per-question values grouped by hand."""
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from ranklens.engine.compare import compare_runs, setup_side
+from ranklens.engine.comparing.two_runs import compare_runs, setup_side
 from ranklens.engine.corpus import Question
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.experiments.scorers import compare_scorers
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
-from ranklens.engine.strata import (LENGTH, NONE, check_field, compare_strata, field_paths, length_bucket,
+from ranklens.engine.comparing.strata import (LENGTH, NONE, check_field, compare_strata, field_paths, length_bucket,
                                     scorer_strata, stratify)
 from tests.support.seeds import SEED_TFIDF_RANKS
 from tests.support.tagged import studio_answerable, tagged_corpus, tags_of

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from ranklens.engine.corpus import Chunk, Corpus, Document, Question
-from ranklens.engine.loaders import load_corpus
-from ranklens.engine.metrics import QuestionScores, evaluate
+from ranklens.engine.corpus.loaders import load_corpus
+from ranklens.engine.measuring.metrics import QuestionScores, evaluate
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.engine.setup import Setup
 from ranklens.engine.topk import QueryScores, floor_of

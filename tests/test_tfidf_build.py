@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from ranklens.engine.analysis import Analyzer
+from ranklens.engine.text.analysis import Analyzer
 from ranklens.engine.scoring import tfidf as tfidf_module
 from ranklens.engine.scoring.tfidf import TfidfScorer, tf_weight
 from ranklens.engine.setup import Setup
-from ranklens.engine.termindex import TermIndex
+from ranklens.engine.text.termindex import TermIndex
 
 
 def texts(n_docs: int = 700, vocab: int = 5000, seed: int = 2) -> list[str]:
@@ -69,7 +69,7 @@ def test_weights_equal_scikit_learn_and_explanations_add_up() -> None:
 
 
 def test_the_explanation_counts_one_known_term_in_the_singular() -> None:
-    from ranklens.engine.loaders import load_corpus
+    from ranklens.engine.corpus.loaders import load_corpus
     from ranklens.engine.retriever import Workbench, setup_for
 
     corpus = load_corpus("studio-alfa")

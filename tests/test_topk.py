@@ -109,7 +109,7 @@ class _RankingEngine(_Engine):
 @pytest.mark.parametrize(("relevant", "full_scorings"), [([3], 0), ([7], 1)])
 def test_an_engines_evaluation_scores_in_full_only_when_its_top_10_holds_nothing_relevant(
         relevant: list[int], full_scorings: int) -> None:
-    from ranklens.engine.metrics import QuestionScores, score_question
+    from ranklens.engine.measuring.metrics import QuestionScores, score_question
     from ranklens.engine.topk import PendingScores
 
     scores = np.array([0.0] * 5 + [0.5] * 30 + [1.0] * 5 + [2.0] * 6)  # chunk 3 scores 0: beyond the top 10
@@ -124,7 +124,7 @@ def test_an_engines_evaluation_scores_in_full_only_when_its_top_10_holds_nothing
 
 
 def test_an_engine_that_tells_a_rank_is_asked_instead_of_its_deep_query() -> None:
-    from ranklens.engine.metrics import QuestionScores, score_question
+    from ranklens.engine.measuring.metrics import QuestionScores, score_question
     from ranklens.engine.topk import PendingScores
 
     scores = np.array([0.0] * 5 + [0.5] * 30 + [1.0] * 5 + [2.0] * 6)

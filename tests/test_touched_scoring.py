@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
-from ranklens.engine.analysis import Analyzer
+from ranklens.engine.text.analysis import Analyzer
 from ranklens.engine.scoring import sparse
 from ranklens.engine.scoring.bm25 import BM25Scorer
 from ranklens.engine.scoring.tfidf import TfidfScorer
 from ranklens.engine.setup import Setup
-from ranklens.engine.termindex import TermIndex
+from ranklens.engine.text.termindex import TermIndex
 from ranklens.engine.topk import QueryScores, top_k
 
 VARIANTS = ["lucene", "robertson", "atire", "bm25l", "bm25+"]

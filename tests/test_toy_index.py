@@ -10,8 +10,8 @@ import json
 
 import pytest
 
-from ranklens.engine.index import knobs, registry
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.ann import knobs, registry
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.tui.panes.index import IndexPane
 from ranklens.tui.widgets.input import TextBox
 from ranklens.tui.widgets.lists import KeyTable

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.trec import Qrels, Run, count_unknown, decode_id, encode_id, read_qrels, read_run, write_qrels, \
+from ranklens.engine.measuring.trec import Qrels, Run, count_unknown, decode_id, encode_id, read_qrels, read_run, write_qrels, \
     write_run
 
 

@@ -93,7 +93,7 @@ async def test_a_loader_bug_is_a_message_not_the_end_of_the_app(monkeypatch: pyt
 
     async with running(size=SIZE) as pilot:
         app = pilot.app
-        monkeypatch.setattr("ranklens.engine.loaders.load_corpus", broken)
+        monkeypatch.setattr("ranklens.engine.corpus.loaders.load_corpus", broken)
         app.switch_corpus("battery")
         await settle(pilot)
         assert_told(app, ["cannot open battery", "RuntimeError: unforeseen"])

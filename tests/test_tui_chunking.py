@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from ranklens.engine.chunking import contains_answer, sentence_windows, word_windows
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.chunking.cutting import contains_answer, sentence_windows, word_windows
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 from tests.support.panes import PaneHarness, screen_text, settle, until
 from ranklens.tui.app import make_app

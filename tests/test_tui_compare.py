@@ -10,11 +10,11 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Select, Static
 
-from ranklens.engine.compare import run_depth, setup_run
+from ranklens.engine.comparing.two_runs import run_depth, setup_run
 from ranklens.engine.corpus import Question
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
-from ranklens.engine.workspace import Workspace
+from ranklens.engine.workspace.store import Workspace
 from ranklens.tui.app import make_app
 from ranklens.tui.panes.compare import ComparePane
 from ranklens.tui.widgets.lists import KeyTable

@@ -8,9 +8,9 @@ import time
 import pytest
 
 from ranklens.engine.errors import Cancelled
-from ranklens.engine.judged import judged_corpus
-from ranklens.engine.loaders import load_corpus
-from ranklens.engine.workspace import Workspace
+from ranklens.engine.judging.counted import judged_corpus
+from ranklens.engine.corpus.loaders import load_corpus
+from ranklens.engine.workspace.store import Workspace
 from ranklens.tui import corpus_opening
 from ranklens.tui.app import make_app
 from ranklens.tui.panes import metrics as metrics_module
@@ -99,7 +99,7 @@ async def test_a_cancelled_first_open_says_so(monkeypatch) -> None:  # noqa: ANN
     def cancelled(spec, progress):  # noqa: ANN001
         raise Cancelled()
 
-    monkeypatch.setattr("ranklens.engine.loaders.load_corpus", cancelled)
+    monkeypatch.setattr("ranklens.engine.corpus.loaders.load_corpus", cancelled)
     long_spec = "corpora/" + "a-long-folder-name/" * 6 + "zipf-1000000.beir300"  # wider than the screen
     app = make_app(long_spec, cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -169,7 +169,7 @@ async def test_metrics_never_shows_the_previous_corpus_table(monkeypatch) -> Non
 
 
 async def test_the_tui_reads_the_index_cache_as_the_cli_does(monkeypatch) -> None:  # noqa: ANN001
-    from ranklens.engine.cache import IndexCache
+    from ranklens.engine.storage.cache import IndexCache
 
     monkeypatch.setattr(corpus_opening, "CACHE_MIN_CHUNKS", 1)
     async with running(size=SIZE) as pilot:

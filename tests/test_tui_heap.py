@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import gc
 
-from ranklens.engine.progress import no_progress
+from ranklens.engine.work.progress import no_progress
 from tests.support.app import opened, until
 from ranklens.tui.app import make_app
 from ranklens.tui.panes.base import stage

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
-from ranklens.engine.trec import read_run
-from ranklens.engine.workspace import Workspace
+from ranklens.engine.measuring.trec import read_run
+from ranklens.engine.workspace.store import Workspace
 from ranklens.tui.app import make_app
 from ranklens.tui.panes.metrics import MetricsPane
 from ranklens.tui.panes.search import SearchPane
@@ -199,7 +199,7 @@ async def test_why_explains_the_relevant_chunk_the_results_miss() -> None:
 
 
 async def test_hostile_queries_are_saved_and_shown_literally() -> None:
-    from ranklens.engine.visible import clean
+    from ranklens.engine.text.visible import clean
     from tests.support.hostile import HOSTILE_TEXTS
 
     async with running(size=SIZE) as pilot:

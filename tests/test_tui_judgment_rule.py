@@ -1,4 +1,4 @@
-"""The TUI counts judgments by the one rule (issue 20, engine/judged.py): after one judgment of the user's the
+"""The TUI counts judgments by the one rule (issue 20, engine/judging/counted.py): after one judgment of the user's the
 Metrics tab's numbers are ``ranklens eval``'s with the same workspace; "Count my judgments" off (M, or the
 palette) they are ``--no-workspace``'s, the corpus' own. The Metrics and Compare tabs say which they used."""
 from __future__ import annotations

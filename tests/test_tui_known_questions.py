@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import TabbedContent
 
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.tui.app import make_app
 from ranklens.tui.panes.search import SearchPane

@@ -8,7 +8,7 @@ import threading
 import pytest
 from textual.widgets import TabbedContent
 
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.tui.app import make_app
 from ranklens.tui.charts import DotRow, dot_rows
 from ranklens.tui.context import UseQuery

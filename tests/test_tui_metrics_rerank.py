@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ranklens.engine import rerank as engine_rerank
-from ranklens.engine.models import Reranker
-from ranklens.engine.rerank import evaluate_reranked
+from ranklens.engine.neural import rerank as engine_rerank
+from ranklens.engine.neural.models import Reranker
+from ranklens.engine.neural.rerank import evaluate_reranked
 from ranklens.tui.metric_text import metric_columns, metric_text
 from ranklens.tui.panes import metrics
 from ranklens.tui.panes.metrics import MetricsPane

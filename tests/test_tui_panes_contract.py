@@ -20,7 +20,7 @@ from textual.binding import Binding
 from textual.widgets import Static, TabbedContent
 
 from ranklens.engine.errors import Cancelled
-from ranklens.engine.progress import Progress
+from ranklens.engine.work.progress import Progress
 from ranklens.tui.app import make_app
 from ranklens.tui.context import Context
 from ranklens.tui.help import HelpScreen

@@ -9,7 +9,7 @@ import pytest
 from textual.widgets import SelectionList
 
 from ranklens.cli.main import main
-from ranklens.engine.pool import load_pool, pool_names
+from ranklens.engine.judging.pool import load_pool, pool_names
 from ranklens.tui.pool_queue import PoolQueueScreen
 from tests.support.app import name_rater, notifications, running, screen_text, settle
 

@@ -1,7 +1,7 @@
 """The judging queue over a pool (tui/pool_queue.py), driven by keys at 80x24: P opens it, space picks
 runs, m makes the pool; 0-3 grade, s skips, u undoes; the progress line counts; a pool kept in the
 workspace resumes in a new session; runs of two chunkings are refused. The pool itself is checked
-against the workspace's files (engine/pool.py is tested against the run files in test_pool.py)."""
+against the workspace's files (engine/judging/pool.py is tested against the run files in test_pool.py)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,8 +10,8 @@ import pytest
 from textual.widgets import OptionList, SelectionList
 
 from ranklens.cli.main import main
-from ranklens.engine.pool import load_pool, pool_names
-from ranklens.engine.workspace import Workspace
+from ranklens.engine.judging.pool import load_pool, pool_names
+from ranklens.engine.workspace.store import Workspace
 from ranklens.tui.pool_queue import PoolQueuePane, PoolQueueScreen
 from tests.support.app import name_rater, notifications, running, screen_text, settle, until
 from tests.support.judging_queue import open_queue, shown

@@ -11,7 +11,7 @@ import pytest
 from textual import events
 
 from ranklens.corpora import bundled_path
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 from tests.support.app import opened, running, search, settle
 from tests.support.seeds import SEED_PROMPT

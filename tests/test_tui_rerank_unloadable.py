@@ -3,7 +3,7 @@
 with or without the neural extra. At 80x24."""
 from __future__ import annotations
 
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.tui.app import make_app
 from ranklens.tui.widgets.query_box import QueryBox

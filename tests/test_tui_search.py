@@ -11,7 +11,7 @@ from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Retriever, Workbench, setup_for
 from ranklens.tui.app import make_app
 from ranklens.tui.panes import search as search_module

@@ -68,7 +68,7 @@ async def test_the_snapshot_query_shows_scikit_learns_ranking() -> None:
     import numpy as np
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    from ranklens.engine.loaders import load_corpus
+    from ranklens.engine.corpus.loaders import load_corpus
     from ranklens.tui.widgets.lists import KeyTable
 
     corpus = load_corpus("studio-alfa")

@@ -1,4 +1,4 @@
-"""The workspace (engine/workspace): where it lives, the judgment log and undo, locking, runs."""
+"""The workspace (engine/workspace/store): where it lives, the judgment log and undo, locking, runs."""
 from __future__ import annotations
 
 import hashlib
@@ -11,9 +11,9 @@ import pytest
 
 from ranklens.engine.corpus import Question
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.loaders import load_corpus
-from ranklens.engine.trec import Run, read_qrels
-from ranklens.engine.workspace import Workspace, corpus_key
+from ranklens.engine.corpus.loaders import load_corpus
+from ranklens.engine.measuring.trec import Run, read_qrels
+from ranklens.engine.workspace.store import Workspace, corpus_key
 from tests.support.files import beir_folder, listing
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,7 +73,7 @@ def test_a_corrupt_log_line_names_file_and_line(tmp_path: Path) -> None:
 
 _WRITER = """
 import sys
-from ranklens.engine.workspace import Workspace
+from ranklens.engine.workspace.store import Workspace
 workspace = Workspace(sys.argv[1])
 for i in range(int(sys.argv[3])):
     workspace.judge(f"q{i % 7}", f"{sys.argv[2]}-{i}", i % 4)
@@ -176,7 +176,7 @@ CRANFIELD_1 = "what similarity laws must be obeyed when constructing aeroelastic
                                    "  What similarity laws  must be obeyed when constructing aeroelastic models of "
                                    "heated high speed aircraft?  "])
 def test_a_known_question_is_matched_case_spaces_and_end_punctuation_aside(tmp_path: Path, typed: str) -> None:
-    from ranklens.engine.workspace import known_question
+    from ranklens.engine.workspace.store import known_question
 
     corpus = load_corpus(beir_folder(tmp_path / "cran", [{"_id": "184", "text": "similarity laws for heated models"}],
                                      [{"_id": "1", "text": CRANFIELD_1}], "1\t184\t2\n"))

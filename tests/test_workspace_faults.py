@@ -1,4 +1,4 @@
-"""The workspace's writes under faults (engine/workspace.py): an import killed mid-write or failing on a full
+"""The workspace's writes under faults (engine/workspace/store.py): an import killed mid-write or failing on a full
 disk records nothing; a judgment whose qrels file cannot be written is taken back and said so; a writer killed
 between the log and the qrels file is caught up by the next reader; a full or read-only disk is one line and
 exit 2 for every command that writes, a file of the workspace nested too deeply too; nothing half-written."""
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from ranklens.engine.trec import read_qrels
-from ranklens.engine.workspace import Workspace
+from ranklens.engine.measuring.trec import read_qrels
+from ranklens.engine.workspace.store import Workspace
 from tests.support.cli import assert_error, run_cli
 from tests.support.files import beir_folder
 from tests.support.killed import full_mid_write, killed_before_rename, killed_mid_write
@@ -181,7 +181,7 @@ def test_workspace_json_nested_too_deeply_is_one_line_naming_the_file(capsys, tm
 
 def test_a_kept_pool_nested_too_deeply_is_one_line_naming_it(tmp_path: Path) -> None:
     from ranklens.engine.errors import RanklensError
-    from ranklens.engine.pool import load_pool
+    from ranklens.engine.judging.pool import load_pool
 
     (tmp_path / "pools").mkdir()
     (tmp_path / "pools" / "deep.json").write_text("[" * 100_000, encoding="utf-8")

@@ -17,12 +17,12 @@ import tempfile
 from pathlib import Path
 
 from ranklens.cli.options import Parser, add_setup_options, setup_overrides
-from ranklens.engine.compare import RunSide, compare_runs
-from ranklens.engine.loaders import load_corpus
-from ranklens.engine.measures import DEFAULT_MEASURES, parse_measures
+from ranklens.engine.comparing.two_runs import RunSide, compare_runs
+from ranklens.engine.corpus.loaders import load_corpus
+from ranklens.engine.measuring.measures import DEFAULT_MEASURES, parse_measures
 from ranklens.engine.retriever import Workbench, setup_for
-from ranklens.engine.runs import DEFAULT_DEPTH, make_run, resolved_qrels
-from ranklens.engine.trec import read_run, write_qrels, write_run
+from ranklens.engine.measuring.runs import DEFAULT_DEPTH, make_run, resolved_qrels
+from ranklens.engine.measuring.trec import read_run, write_qrels, write_run
 
 RANX_NAMES = {"nDCG": "ndcg", "MRR": "mrr", "hit": "hit_rate", "P": "precision", "R": "recall", "MAP": "map",
               "Rprec": "r-precision"}

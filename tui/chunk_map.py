@@ -18,7 +18,7 @@ from ranklens.engine.corpus import normalise_space
 from ranklens.tui.safe import clean
 
 if TYPE_CHECKING:  # engine.chunking loads numpy, which the first paint must not wait for
-    from ranklens.engine.chunking import Span
+    from ranklens.engine.chunking.cutting import Span
 
 CHUNK_STYLES = ("on $primary 40%", "on $success 30%")  # even and odd chunks: two hues, told apart at a glance
 OVERLAP_STYLE = "bold on $warning 55%"  # text that sits in two chunks or more
@@ -55,7 +55,7 @@ def locate(text: str, sentence: str) -> tuple[int, int] | None:
 
 def find_verdict(text: str, spans: Sequence[Span], sentence: str) -> Verdict | None:
     """None for an empty sentence; else which chunks keep it whole (``contains_answer`` on each)."""
-    from ranklens.engine.chunking import contains_answer  # here, not at the top: see TYPE_CHECKING above
+    from ranklens.engine.chunking.cutting import contains_answer  # here, not at the top: see TYPE_CHECKING above
 
     if not normalise_space(sentence):
         return None

@@ -14,7 +14,7 @@ from ranklens.tui.session import Context
 
 if TYPE_CHECKING:  # numpy and scipy load with the engine; the first paint must not wait for them
     from ranklens.engine.corpus import Corpus
-    from ranklens.engine.workspace import Workspace
+    from ranklens.engine.workspace.store import Workspace
 
 __all__ = ["ChangeSetup", "ChangeWorkspace", "Context", "ListsRuns", "ShowQuery", "TabKeysChanged", "TakesTabKeys",
            "UseQuery", "ranks_alike"]

@@ -1,5 +1,5 @@
 """Opening a corpus for the app: in a worker thread, load it, lay its setup over the command line's,
-count the judgments the one rule counts (engine/judged.py: with its workspace's unless "Count my
+count the judgments the one rule counts (engine/judging/counted.py: with its workspace's unless "Count my
 judgments" is off), build the index of the setup, and rank through the command line's collection
 when it holds the corpus' chunks under that setup; then, on the event loop, make it the session's.
 
@@ -21,11 +21,11 @@ from ranklens.tui.widgets.path_prompt import PathPrompt
 if TYPE_CHECKING:
     from ranklens.engine.backends.base import Backend
     from ranklens.engine.corpus import Corpus
-    from ranklens.engine.judged import Judged
-    from ranklens.engine.progress import Progress
+    from ranklens.engine.judging.counted import Judged
+    from ranklens.engine.work.progress import Progress
     from ranklens.engine.retriever import Workbench
     from ranklens.engine.setup import Setup
-    from ranklens.engine.workspace import Workspace
+    from ranklens.engine.workspace.store import Workspace
     from ranklens.tui.app import RanklensApp
     from ranklens.tui.judgment_watch import Stamp
 
@@ -68,11 +68,11 @@ def open_corpus(spec: str, overrides: dict[str, Any], backend: Backend | None, p
     ``backend`` when it holds the corpus' chunks under its setup; else locally, the reason told. Raises
     ``RanklensError`` or ``Cancelled`` (any other error is a loader's bug); ``backend`` is closed on
     every failure."""
-    from ranklens.engine import loaders
-    from ranklens.engine.cache import IndexCache
+    from ranklens.engine.corpus import loaders
+    from ranklens.engine.storage.cache import IndexCache
     from ranklens.engine.retriever import CACHE_MIN_CHUNKS as ENGINE_CACHE_MIN_CHUNKS
     from ranklens.engine.retriever import Workbench, setup_for
-    from ranklens.engine.workspace import Workspace
+    from ranklens.engine.workspace.store import Workspace
     from ranklens.tui.judgment_watch import stamp
     from ranklens.tui.recent import recent_corpora, remember_corpus
 
@@ -119,7 +119,7 @@ def _through(workbench: Workbench, backend: Backend, setup: Setup,
 def judged_with(corpus: Corpus, workspace: Workspace, counting: bool) -> Judged:
     """``corpus`` with the judgments that count: its own, plus ``workspace``'s when ``counting``. A workspace
     that cannot be read is a warning (the corpus' own judgments count), not a failure to open the corpus."""
-    from ranklens.engine.judged import Judged, judged_corpus
+    from ranklens.engine.judging.counted import Judged, judged_corpus
 
     try:
         return judged_corpus(corpus, workspace if counting else None)

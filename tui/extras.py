@@ -26,7 +26,7 @@ def neural_missing() -> str:
     """Why a neural model cannot load here ("needs the neural extra: pip install …"), "" when it can."""
     if all(importlib.util.find_spec(module) is not None for module in NEURAL_MODULES):
         return ""
-    from ranklens.engine.models import NEURAL_EXTRA  # no model library: those load inside its loaders
+    from ranklens.engine.neural.models import NEURAL_EXTRA  # no model library: those load inside its loaders
 
     return f"needs the neural extra: {NEURAL_EXTRA}"
 

@@ -1,11 +1,11 @@
 """The digit keys that grade, in the Search tab's judge mode and the judging queue: 0 up to the corpus' top
-grade (engine/grades.py: 0-3, or more where the corpus' qrels or its max_grade say so, Cranfield's 0-4). Every
+grade (engine/judging/grades.py: 0-3, or more where the corpus' qrels or its max_grade say so, Cranfield's 0-4). Every
 digit is bound; ``on_the_scale`` turns off those above the scale (check_action), so they do nothing there."""
 from __future__ import annotations
 
 from textual.binding import Binding
 
-from ranklens.engine.grades import DEFAULT_MAX_GRADE
+from ranklens.engine.judging.grades import DEFAULT_MAX_GRADE
 from ranklens.tui.context import Context
 
 GRADE_KEYS = 10

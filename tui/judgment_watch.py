@@ -16,7 +16,7 @@ import os
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ranklens.engine.workspace import Workspace
+    from ranklens.engine.workspace.store import Workspace
     from ranklens.tui.app import RanklensApp
 
 WATCH_EVERY_S = 1.0

@@ -2,19 +2,19 @@
 
 The lesson reports hits as counts ("hit@1 = 10/15"), the engine as fractions;
 the tables show both so either can be checked against the seed. The columns, their
-headers and which are counts come from ``engine/metric_table.py``.
+headers and which are counts come from ``engine/measuring/metric_table.py``.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ranklens.engine.metric_table import eval_metrics, metric
+from ranklens.engine.measuring.metric_table import eval_metrics, metric
 
 # The rule for "better" belongs to the experiments; the tables read it from there.
 from ranklens.engine.experiments.common import ranking
 
 if TYPE_CHECKING:  # the engine's metrics load numpy, which the first paint must not wait for
-    from ranklens.engine.metrics import Evaluation
+    from ranklens.engine.measuring.metrics import Evaluation
 
 __all__ = ["hits", "metric_columns", "metric_text", "plural", "ranking"]
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ranklens.engine.progress import Progress
+from ranklens.engine.work.progress import Progress
 from ranklens.tui.context import Context
 from ranklens.tui.heap import keep_built
 from ranklens.tui.metric_text import metric_columns
@@ -27,8 +27,8 @@ from ranklens.tui.metric_text import metric_columns
 if TYPE_CHECKING:  # numpy comes with the engine's results; the first paint must not wait for it
     from ranklens.engine.experiments.scorers import ScorerComparison
     from ranklens.engine.experiments.weights import FusionSweep
-    from ranklens.engine.rerank import Reranking
-    from ranklens.engine.strata import StratumMeans
+    from ranklens.engine.neural.rerank import Reranking
+    from ranklens.engine.comparing.strata import StratumMeans
 
 RERANKED = "rerank"  # the reranked ranking's name: its row's key, its column of ranks, its row exported
 
@@ -87,7 +87,7 @@ def measure(context: Context, progress: Progress) -> ScorerComparison:
 def rerank(context: Context, progress: Progress) -> Reranked:
     """The setup's scorer reranked by its reranker over the answerable questions (in a worker)."""
     from ranklens.engine.experiments.common import scorer_label
-    from ranklens.engine.rerank import evaluate_reranking, reranker_for
+    from ranklens.engine.neural.rerank import evaluate_reranking, reranker_for
 
     retriever = context.workbench.retriever(context.setup, progress)
     progress(0, 0, f"loading reranker {context.setup.rerank}")
@@ -117,7 +117,7 @@ class StrataTable:
 def strata(context: Context, result: ScorerComparison, by: str | None, progress: Progress) -> StrataTable:
     """``result``'s scorers by the question field ``by``, or by the first field when ``by`` is None or no
     longer a field of the corpus' questions (in a worker)."""
-    from ranklens.engine.strata import field_paths, scorer_strata
+    from ranklens.engine.comparing.strata import field_paths, scorer_strata
 
     questions = context.corpus.questions
     progress(0, 0, "grouping the questions")

@@ -3,7 +3,7 @@
 A screen over the app. First it offers the pools kept in the workspace (``pools/NAME.json``, as
 ``ranklens pool --save`` keeps them), each with how far it is judged, and the runs a new pool
 can be made of: the current setup and the saved runs, picked with space (``[x]``; none is picked
-for the user, and runs of one setup are pooled once), at a depth typed in its box (engine/pool.py
+for the user, and runs of one setup are pooled once), at a depth typed in its box (engine/judging/pool.py
 makes it, in a thread worker, and keeps it in the workspace). Then it
 shows the first unjudged pair: the question, the chunk's text, which runs retrieved it at what
 rank, and "37 of 120 judged". 0-3 (the corpus' scale) grade it, s skips it (to the end of the
@@ -30,7 +30,7 @@ from textual.screen import Screen
 from textual.widgets import Input, OptionList, SelectionList, Static
 from textual.widgets.option_list import Option
 
-from ranklens.engine.progress import Progress
+from ranklens.engine.work.progress import Progress
 from ranklens.tui.context import ChangeWorkspace, Context, TabKeysChanged
 from ranklens.tui.grade_keys import grade_bindings, on_the_scale, scale_top
 from ranklens.tui.panes.base import WorkPane
@@ -42,11 +42,11 @@ from ranklens.tui.widgets.pick_list import PickList
 from ranklens.tui.widgets.work_status import WorkStatus
 
 if TYPE_CHECKING:
-    from ranklens.engine.compare import RunSide
+    from ranklens.engine.comparing.two_runs import RunSide
     from ranklens.engine.corpus import Chunk, Corpus
-    from ranklens.engine.pool import Pool, PoolPair, QueueState
-    from ranklens.engine.judgment_log import Judgment
-    from ranklens.engine.workspace import Workspace
+    from ranklens.engine.judging.pool import Pool, PoolPair, QueueState
+    from ranklens.engine.judging.log import Judgment
+    from ranklens.engine.workspace.store import Workspace
 
 DEFAULT_DEPTH = "10"
 CHOOSE_HINT = "Judge a pool: Enter resumes a kept one, or space picks runs and m makes one"
@@ -80,7 +80,7 @@ class Opened:
 
 def choices(context: Context, progress: Progress) -> Choices:
     """The workspace's pools, each with how far it is judged, and its saved runs (in a thread worker)."""
-    from ranklens.engine.pool import judged_now, load_pool, pool_names, queue_state
+    from ranklens.engine.judging.pool import judged_now, load_pool, pool_names, queue_state
 
     workspace = context.workspace
     if workspace is None:
@@ -100,7 +100,7 @@ def choices(context: Context, progress: Progress) -> Choices:
 
 
 def _opened(context: Context, name: str, pool: Pool, progress: Progress) -> Opened:
-    from ranklens.engine.pool import judged_now, queue_state
+    from ranklens.engine.judging.pool import judged_now, queue_state
 
     assert context.workspace is not None
     state = queue_state(pool, judged_now(context.workbench, context.workspace, context.setup, pool))
@@ -111,7 +111,7 @@ def _opened(context: Context, name: str, pool: Pool, progress: Progress) -> Open
 
 def open_pool(context: Context, name: str, progress: Progress) -> Opened:
     """The pool kept as ``name``, its judged pairs read from the workspace's log now (in a thread worker)."""
-    from ranklens.engine.pool import load_pool
+    from ranklens.engine.judging.pool import load_pool
 
     assert context.workspace is not None
     return _opened(context, name, load_pool(context.workspace, name), progress)
@@ -121,7 +121,7 @@ def make_and_keep(context: Context, picked: list[str], depth: int, progress: Pro
     """A pool of the picked runs (saved names, or the current setup) at ``depth``, one run per setup, kept in the
     workspace under a name made of theirs (in a thread worker)."""
     from ranklens.engine.errors import RanklensError
-    from ranklens.engine.pool import make_pool, pool_names, save_pool
+    from ranklens.engine.judging.pool import make_pool, pool_names, save_pool
 
     assert context.workspace is not None
     chosen, same = one_per_setup([(choice, side(context, choice, progress)) for choice in picked])

@@ -1,7 +1,7 @@
 """Who judges in the TUI: asked once a session, at its first judgment (or undo), in a small dialog
 prefilled with the name given last time (kept in the user's data folder), else the login name.
 
-The name goes with every judgment of the session (engine/raters.py); Escape, or an empty or unusable
+The name goes with every judgment of the session (engine/judging/raters.py); Escape, or an empty or unusable
 name, judges nothing: neither the grade that asked nor those typed while the dialog was asking. Best
 effort: a remembered name that cannot be read or written is the login name.
 """
@@ -22,14 +22,14 @@ HINT = "Enter accepts, Escape cancels (nothing is judged)"
 
 
 def _file() -> Path:
-    from ranklens.engine.workspace import data_home
+    from ranklens.engine.workspace.store import data_home
 
     return data_home() / "ranklens" / "rater.json"
 
 
 def remembered_rater() -> str:
     """The name given last time, when it is still a usable one; else the login name."""
-    from ranklens.engine.raters import default_rater, rater_problem
+    from ranklens.engine.judging.raters import default_rater, rater_problem
 
     try:
         name = json.loads(_file().read_text(encoding="utf-8"))
@@ -41,7 +41,7 @@ def remembered_rater() -> str:
 def remember_rater(name: str) -> None:
     """Keep ``name`` for the next session's dialog."""
     from ranklens.engine.errors import RanklensError
-    from ranklens.engine.trec import atomic_write
+    from ranklens.engine.measuring.trec import atomic_write
 
     target = _file()
     try:
@@ -57,7 +57,7 @@ def ask_rater(app: App[Any], then: Callable[[str | None], None]) -> None:
     The dialog opens unasked, at a grade: the keys typed before it showed (more grades) are not the name's.
     They wait, and once a name is given they are handled as typed; on Escape they go with the grade.
     """
-    from ranklens.engine.raters import rater_problem
+    from ranklens.engine.judging.raters import rater_problem
 
     prompt = PathPrompt(TITLE, remembered_rater(), hint=HINT, unasked=True)
 

@@ -17,7 +17,7 @@ MAX_LISTED = 200  # entries of a folder looked at for a completion: a huge folde
 
 
 def _file() -> Path:
-    from ranklens.engine.cache import cache_root  # no numpy: the cache module imports it lazily
+    from ranklens.engine.storage.cache import cache_root  # no numpy: the cache module imports it lazily
 
     return cache_root() / "recent-corpora.json"
 

@@ -12,7 +12,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.content import Content
 
-from ranklens.engine.visible import clean
+from ranklens.engine.text.visible import clean
 
 
 def safe_text(text: str, style: str = "", keep_newlines: bool = True) -> Text:

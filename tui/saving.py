@@ -21,7 +21,7 @@ from textual.content import Content
 from textual.widget import Widget
 
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.trec import atomic_write
+from ranklens.engine.measuring.trec import atomic_write
 from ranklens.tui.recent import PathSuggester
 from ranklens.tui.safe import clean
 from ranklens.tui.widgets.confirm import Confirm

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from ranklens.engine.analysis import Analyzer
-from ranklens.engine.progress import Progress
+from ranklens.engine.text.analysis import Analyzer
+from ranklens.engine.work.progress import Progress
 from ranklens.engine.setup import Setup
-from ranklens.engine.source import citation
+from ranklens.engine.corpus.source import citation
 from ranklens.tui.context import Context
 from ranklens.tui.safe import one_line, safe_text
 from ranklens.tui.widgets.highlight import highlighted, snippet
@@ -27,10 +27,10 @@ from ranklens.tui.widgets.result_detail import Why, explained_why
 
 if TYPE_CHECKING:
     from ranklens.engine.corpus import Chunk, Corpus
-    from ranklens.engine.models import Reranker
+    from ranklens.engine.neural.models import Reranker
     from ranklens.engine.retriever import Hit, Retriever, SearchResult
     from ranklens.engine.scoring.explain import Explanation
-    from ranklens.engine.workspace import Workspace
+    from ranklens.engine.workspace.store import Workspace
 
 SNIPPET_CHARS = 300  # characters cut for a snippet; the column shows what fits
 
@@ -101,14 +101,14 @@ class Documents:
 def find(context: Context, progress: Progress) -> Found:
     """Run the context's query; each row carries its snippet with the query's terms marked."""
     from ranklens.engine.why import lost_words
-    from ranklens.engine.workspace import known_question
+    from ranklens.engine.workspace.store import known_question
 
     retriever = context.workbench.retriever(context.setup, progress)
     analyzer = analyzer_for(context.setup)
     not_reranked, reranker = "", None
     if context.setup.rerank:
         from ranklens.engine.errors import RanklensError
-        from ranklens.engine.rerank import reranker_for
+        from ranklens.engine.neural.rerank import reranker_for
 
         progress(0, 1, f"loading the reranker {context.setup.rerank}")
         try:
@@ -143,7 +143,7 @@ def find(context: Context, progress: Progress) -> Found:
 def _reranked(retriever: Retriever, analyzer: Analyzer, text: str, reranker: Reranker,
               progress: Progress) -> tuple[SearchResult, list[ResultRow]]:
     """The first stage's results reread by the setup's reranker."""
-    from ranklens.engine.rerank import rerank_search
+    from ranklens.engine.neural.rerank import rerank_search
     from ranklens.engine.retriever import Hit
 
     progress(0, 1, f"reranking with {retriever.setup.rerank}")
@@ -174,7 +174,7 @@ def save_question(text: str, workspace: Workspace, corpus: Corpus) -> str:
 
 
 def undo_judgment(workspace: Workspace, corpus: Corpus) -> str:
-    from ranklens.engine.raters import shown_rater
+    from ranklens.engine.judging.raters import shown_rater
 
     undone = workspace.undo()
     if undone is None:
@@ -220,7 +220,7 @@ def _scores(row: ResultRow) -> str:
 def list_documents(context: Context, progress: Progress) -> Documents:
     """The context's chunks grouped by document, for the tree (the chunks only: the app builds the index and
     the scorer, and says how that goes on the setup line)."""
-    from ranklens.engine.tables import DocumentTable
+    from ranklens.engine.corpus.tables import DocumentTable
 
     chunks = context.workbench.chunks(context.setup, progress)
     documents = context.corpus.documents

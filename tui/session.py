@@ -24,16 +24,16 @@ from ranklens.tui.setting_text import changed, inactive_hint, setting_title, sho
 if TYPE_CHECKING:  # numpy and scipy load with the engine; the first paint must not wait for them
     from ranklens.engine.backends.base import Backend
     from ranklens.engine.corpus import Corpus
-    from ranklens.engine.judged import Judged
+    from ranklens.engine.judging.counted import Judged
     from ranklens.engine.retriever import Workbench
-    from ranklens.engine.workspace import Workspace
+    from ranklens.engine.workspace.store import Workspace
 
 
 @dataclass(frozen=True)
 class Context:
     """The corpus (with its cached indexes), the current setup and query, and the corpus' workspace.
 
-    The workbench's corpus is the corpus with the judgments that count (engine/judged.py): the
+    The workbench's corpus is the corpus with the judgments that count (engine/judging/counted.py): the
     corpus' own plus the workspace's (the user's questions and judgments), or the corpus' own
     alone while "Count my judgments" is off; ``judged`` says which. A change to the workspace,
     or the toggle, makes a new context whose workbench shares the old one's indexes

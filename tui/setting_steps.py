@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 from collections.abc import Callable, Mapping
 
-from ranklens.engine.chunkers import default_window
+from ranklens.engine.chunking.chunkers import default_window
 from ranklens.engine.settings import LANGUAGES, Setting, next_value
 from ranklens.engine.setup import Setup, setup_settings
 

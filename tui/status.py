@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING
 
 from textual.worker import get_current_worker
 
-from ranklens.engine.progress import cancellable
+from ranklens.engine.work.progress import cancellable
 from ranklens.tui.setting_text import describe
 from ranklens.tui.widgets.setup_line import SetupLine
 
 if TYPE_CHECKING:
-    from ranklens.engine.progress import Progress
+    from ranklens.engine.work.progress import Progress
     from ranklens.tui.app import RanklensApp
 
 PROGRESS_EVERY_S = 0.1  # how often a worker's progress reaches the screen

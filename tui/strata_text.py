@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from ranklens.engine.metric_table import metric
+from ranklens.engine.measuring.metric_table import metric
 from ranklens.engine.scoring.registry import spec
 from ranklens.tui.safe import one_line
 

@@ -1,10 +1,10 @@
-"""What the app writes to the open corpus' workspace (engine/workspace.py): the panes' changes (a grade,
+"""What the app writes to the open corpus' workspace (engine/workspace/store.py): the panes' changes (a grade,
 a question saved), the palette's imports and exports, and the runs saved with ``S``; and "Count my
 judgments", which counts the workspace's judgments or leaves them out (as ``--no-workspace``).
 
 A change that judges (a grade, an undo) is made as the session's rater, asked for at the first one
 (tui/rater.py). Every write runs in a thread worker; writes to the workspace run one at a time, in the order made,
-and then the corpus is judged again by the one rule (engine/judged.py) and the session publishes a
+and then the corpus is judged again by the one rule (engine/judging/counted.py) and the session publishes a
 context whose workbench shares the old one's indexes. The app owns one ``WorkspaceActions`` (tui/app.py).
 """
 from __future__ import annotations
@@ -18,15 +18,15 @@ from typing import TYPE_CHECKING
 from textual.content import Content
 
 from ranklens.engine.errors import Cancelled, RanklensError
-from ranklens.engine.runs import RunFiles
+from ranklens.engine.measuring.runs import RunFiles
 from ranklens.tui.context import ListsRuns
 from ranklens.tui.widgets.confirm import Confirm
 from ranklens.tui.widgets.path_prompt import PathPrompt
 
 if TYPE_CHECKING:
     from ranklens.engine.corpus import Corpus
-    from ranklens.engine.judged import Judged
-    from ranklens.engine.workspace import Workspace
+    from ranklens.engine.judging.counted import Judged
+    from ranklens.engine.workspace.store import Workspace
     from ranklens.tui.app import RanklensApp
     from ranklens.tui.session import Context
 
@@ -99,7 +99,7 @@ class WorkspaceActions:
         """Make ``change`` (None: none, the toggle changed or the files are read again), as ``rater`` when
         given, and judge the corpus again, saying so when ``told``; changes run one at a time, in the order
         made."""
-        from ranklens.engine.judged import judged_corpus
+        from ranklens.engine.judging.counted import judged_corpus
         from ranklens.tui.judgment_watch import stamp
 
         with self._lock:
@@ -239,7 +239,7 @@ class WorkspaceActions:
         self.app.push_screen(Confirm(Content(f"{found}. Replace it?")), answered)
 
     def _save_run(self, context: Context, name: str, replace: bool) -> None:
-        from ranklens.engine.compare import run_depth, setup_run
+        from ranklens.engine.comparing.two_runs import run_depth, setup_run
 
         assert context.workspace is not None
         progress = self.app.status.progress()

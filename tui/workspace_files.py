@@ -1,5 +1,5 @@
 """The palette's imports and exports of the workspace's questions and judgments (as `ranklens judgments`
-does them: engine/workspace_files.py). Each runs as ``run(workspace, corpus as loaded, path) -> what to
+does them: engine/workspace/transfer.py). Each runs as ``run(workspace, corpus as loaded, path) -> what to
 tell`` in a thread worker; an import changes the workspace, so the app applies it again afterwards."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from ranklens.tui.metric_text import plural
 
 if TYPE_CHECKING:
     from ranklens.engine.corpus import Corpus
-    from ranklens.engine.workspace import Workspace
+    from ranklens.engine.workspace.store import Workspace
 
 
 @dataclass(frozen=True)
@@ -24,13 +24,13 @@ class WorkspaceFile:
 
 
 def _import_questions(workspace: Workspace, corpus: Corpus, path: Path) -> str:
-    from ranklens.engine.workspace_files import import_questions
+    from ranklens.engine.workspace.transfer import import_questions
 
     return f"imported {plural(len(import_questions(workspace, path)), 'question')} from {path}"
 
 
 def _import_qrels(workspace: Workspace, corpus: Corpus, path: Path) -> str:
-    from ranklens.engine.workspace_files import import_qrels
+    from ranklens.engine.workspace.transfer import import_qrels
 
     known = {q.id for q in workspace.apply(corpus)[0].questions}
     count, warnings = import_qrels(workspace, path, known)
@@ -39,13 +39,13 @@ def _import_qrels(workspace: Workspace, corpus: Corpus, path: Path) -> str:
 
 
 def _export_qrels(workspace: Workspace, corpus: Corpus, path: Path) -> str:
-    from ranklens.engine.workspace_files import export_qrels
+    from ranklens.engine.workspace.transfer import export_qrels
 
     return f"exported {plural(export_qrels(workspace.apply(corpus)[0], path), 'judgment')} to {path}"
 
 
 def _export_questions(workspace: Workspace, corpus: Corpus, path: Path) -> str:
-    from ranklens.engine.workspace_files import export_questions
+    from ranklens.engine.workspace.transfer import export_questions
 
     return f"exported {plural(export_questions(workspace.apply(corpus)[0], path), 'question')} to {path}"
 

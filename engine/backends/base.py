@@ -32,13 +32,13 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ranklens.engine.corpus import Corpus
-    from ranklens.engine.progress import Progress
+    from ranklens.engine.work.progress import Progress
     from ranklens.engine.retriever import Retriever
     from ranklens.engine.scoring.base import Scorer
     from ranklens.engine.scoring.dense import DenseScorer
     from ranklens.engine.scoring.explain import Explanation
     from ranklens.engine.setup import Setup
-    from ranklens.engine.termindex import QueryTerms
+    from ranklens.engine.text.termindex import QueryTerms
     from ranklens.engine.topk import QueryScores
 
 DEPTH = 1000  # results an evaluation asks for per question: a relevant chunk ranked below counts as not found

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ranklens.engine.cache import cache_root, texts_key
-from ranklens.engine.tables import ChunkTable, DocumentTable, TextColumn
+from ranklens.engine.storage.cache import cache_root, texts_key
+from ranklens.engine.corpus.tables import ChunkTable, DocumentTable, TextColumn
 
 if TYPE_CHECKING:
     from ranklens.engine.retriever import Retriever

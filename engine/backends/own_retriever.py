@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from ranklens.engine.retriever import Retriever
     from ranklens.engine.scoring.base import Scorer
     from ranklens.engine.setup import Setup
-    from ranklens.engine.termindex import QueryTerms
+    from ranklens.engine.text.termindex import QueryTerms
 
 ASKED = 100  # hits an evaluation asks each question for
 READ_AHEAD = 64  # questions asked together once searches go through the corpus' questions in order

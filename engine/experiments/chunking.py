@@ -15,15 +15,15 @@ from dataclasses import dataclass
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ranklens.engine.chunkers import CHUNKER_TABLE
+from ranklens.engine.chunking.chunkers import CHUNKER_TABLE
 from ranklens.engine.errors import Cancelled, RanklensError
 from ranklens.engine.experiments.common import Checkpoint, no_checkpoint, ranking, scorer_label, stage
-from ranklens.engine.judged import Carried
-from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.judging.counted import Carried
+from ranklens.engine.work.progress import Progress, no_progress
 from ranklens.engine.settings import SettingError
 
 if TYPE_CHECKING:  # numpy comes with these; importing this module must stay cheap
-    from ranklens.engine.metrics import Evaluation
+    from ranklens.engine.measuring.metrics import Evaluation
     from ranklens.engine.retriever import Workbench
     from ranklens.engine.setup import Setup
 
@@ -32,7 +32,7 @@ SWEEP_SIZES = CHUNKER_TABLE["words"].sweep
 
 @dataclass(frozen=True)
 class Window:
-    """A chunking: chunk size and overlap in the chunker's units (engine/chunkers.py), and the chunker."""
+    """A chunking: chunk size and overlap in the chunker's units (engine/chunking/chunkers.py), and the chunker."""
 
     size: int
     overlap: int
@@ -79,7 +79,7 @@ class SweepCell:
     chunks: int  # how many chunks the corpus makes at this window
     whole: int  # questions with an answer span that lies whole in some chunk (have a relevant chunk)
     notes: tuple[str, ...] = ()  # the retriever's at this window (chunks longer than a dense model's window)
-    carried: Carried = Carried()  # judgments counted here by their chunk's text (engine/judged.py)
+    carried: Carried = Carried()  # judgments counted here by their chunk's text (engine/judging/counted.py)
 
     def to_dict(self) -> dict[str, Any]:
         return {"size": self.window.size, "overlap": self.window.overlap, "chunker": self.window.chunker,
@@ -115,7 +115,7 @@ class ChunkSweep:
 
 def judged_questions(workbench: Workbench) -> list:
     """The questions a re-chunked corpus can still be judged on: an answer span, a chunk judged relevant with its
-    text (engine/judgments.py carries it), or judged per document."""
+    text (engine/judging/positions.py carries it), or judged per document."""
     corpus = workbench.corpus
     return [q for q in corpus.answerable
             if q.answer or any(i in corpus.documents_by_id or i in q.spans for i in q.relevant)]

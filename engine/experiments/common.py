@@ -4,11 +4,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ranklens.engine.metric_table import better_key
-from ranklens.engine.progress import Progress
+from ranklens.engine.measuring.metric_table import better_key
+from ranklens.engine.work.progress import Progress
 
 if TYPE_CHECKING:  # numpy comes with these; importing this module must stay cheap
-    from ranklens.engine.metrics import Evaluation
+    from ranklens.engine.measuring.metrics import Evaluation
     from ranklens.engine.setup import Setup
 
 Checkpoint = Callable[[], None]
@@ -34,7 +34,7 @@ def stage(progress: Progress, index: int, count: int, name: str) -> Progress:
 
 def ranking(evaluation: Evaluation) -> tuple[float, ...]:
     """What "better" means when settings compete: the metrics of the table with a ``better`` place, in
-    order (MRR, then hit@1, then recall@10; ``engine/metric_table.py``).
+    order (MRR, then hit@1, then recall@10; ``engine/measuring/metric_table.py``).
 
     ``max`` over this key keeps the first of equal settings, so callers list
     the cheaper settings first.

@@ -30,9 +30,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ranklens.engine.measures.ndcg import ndcg_rows
-from ranklens.engine.metric_table import NDCG_K
-from ranklens.engine.metrics import QuestionScores, gains_at, relevant_grades
+from ranklens.engine.measuring.measures.ndcg import ndcg_rows
+from ranklens.engine.measuring.metric_table import NDCG_K
+from ranklens.engine.measuring.metrics import QuestionScores, gains_at, relevant_grades
 from ranklens.engine.scoring.fusion import NORMALISERS, fuse_lists, part_weights
 from ranklens.engine.topk import top_k
 

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 from ranklens.engine.errors import Cancelled
 from ranklens.engine.experiments.common import stage
-from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.work.progress import Progress, no_progress
 
 if TYPE_CHECKING:  # numpy comes with these; importing this module must stay cheap
-    from ranklens.engine.index.base import IndexStats
-    from ranklens.engine.index.knobs import IndexKnob
-    from ranklens.engine.index.sweep import SweepRow
-    from ranklens.engine.index.vectors import VectorSet
+    from ranklens.engine.ann.base import IndexStats
+    from ranklens.engine.ann.knobs import IndexKnob
+    from ranklens.engine.ann.sweep import SweepRow
+    from ranklens.engine.ann.vectors import VectorSet
     from ranklens.engine.retriever import Workbench
     from ranklens.engine.setup import Setup
 
@@ -61,7 +61,7 @@ def ann_rows(sweeps: Sequence[IndexSweep]) -> list[dict[str, Any]]:
 
 def synthetic_vectors() -> VectorSet:
     """The lesson's synthetic set (seed 004): 20,000 x 64, 200 queries, 50 topics."""
-    from ranklens.engine.index.vectors import synthetic_set
+    from ranklens.engine.ann.vectors import synthetic_set
 
     return synthetic_set()
 
@@ -76,7 +76,7 @@ def vector_setup(setup: Setup) -> Setup:
 
 def corpus_vectors(workbench: Workbench, setup: Setup, progress: Progress = no_progress) -> VectorSet:
     """The corpus' chunk vectors under ``vector_setup(setup)``, queried by its questions."""
-    from ranklens.engine.index.vectors import corpus_set
+    from ranklens.engine.ann.vectors import corpus_set
 
     return corpus_set(workbench.retriever(vector_setup(setup), progress))
 
@@ -103,7 +103,7 @@ def asked_settings(given: Iterable[tuple[str, IndexKnob, Any]]) -> dict[str, Kin
 
 def check_sweeps(kinds: Sequence[str], settings: Mapping[str, KindSettings]) -> None:
     """Reject unknown kinds and settings that cannot work, before any vector is computed."""
-    from ranklens.engine.index.registry import build_options, index_kind
+    from ranklens.engine.ann.registry import build_options, index_kind
 
     for kind in kinds:
         asked = settings.get(kind, KindSettings())
@@ -134,8 +134,8 @@ def index_sweep(vectors: VectorSet, kind: str = "ivf", param: int | None = None,
     back with ``complete`` False. ``options`` are the kind's other build
     settings by name (HNSW: ``ef_construction``), defaults for those missing.
     """
-    from ranklens.engine.index.registry import build_options, index_kind
-    from ranklens.engine.index.sweep import measure_knob
+    from ranklens.engine.ann.registry import build_options, index_kind
+    from ranklens.engine.ann.sweep import measure_knob
 
     index_class = index_kind(kind)
     chosen = list(values) if values is not None else None

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from ranklens.engine.errors import Cancelled, RanklensError
 from ranklens.engine.experiments.common import Checkpoint, no_checkpoint, scorer_label, stage
-from ranklens.engine.judged import Carried
-from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.judging.counted import Carried
+from ranklens.engine.work.progress import Progress, no_progress
 from ranklens.engine.scoring.registry import scorer_names, spec
 
 if TYPE_CHECKING:  # numpy comes with these; importing this module must stay cheap
-    from ranklens.engine.metrics import Evaluation, ThresholdReport
+    from ranklens.engine.measuring.metrics import Evaluation, ThresholdReport
     from ranklens.engine.retriever import Retriever, Workbench
     from ranklens.engine.setup import Setup
 
@@ -57,7 +57,7 @@ class ScorerComparison:
     threshold_note: str  # why there is no threshold analysis
     complete: bool = True  # False when cancelled: the finished scorers only
     notes: tuple[str, ...] = ()  # what the table leaves out and why (scorers a backend cannot rank)
-    carried: Carried = Carried()  # the judgments counted by their text under the setup's chunking (engine/judged.py)
+    carried: Carried = Carried()  # the judgments counted by their text under the setup's chunking (engine/judging/counted.py)
 
     def to_dict(self) -> dict[str, Any]:
         names = [r.scorer for r in self.scorers]

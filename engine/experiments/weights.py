@@ -24,12 +24,12 @@ import numpy as np
 
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.experiments.fusion_grid import FusionGrid, block_size, ndcg_of_tops
-from ranklens.engine.metric_table import NDCG, NDCG_K
-from ranklens.engine.metrics import QuestionScores
-from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.measuring.metric_table import NDCG, NDCG_K
+from ranklens.engine.measuring.metrics import QuestionScores
+from ranklens.engine.work.progress import Progress, no_progress
 from ranklens.engine.scoring.fusion import FusionScorer
 from ranklens.engine.settings import FUSION_METHODS, WEIGHTED_FUSIONS
-from ranklens.engine.significance import SMALLEST_P_SHOWN, format_p, paired_t_test, randomization_test
+from ranklens.engine.comparing.significance import SMALLEST_P_SHOWN, format_p, paired_t_test, randomization_test
 
 if TYPE_CHECKING:
     from ranklens.engine.retriever import Retriever

@@ -1,10 +1,10 @@
 """The contract of a nearest-neighbour index over unit vectors: build, search with a knob, stats.
 
 An index kind is a subclass of ``VectorIndex`` registered in
-``engine/index/registry.py``. It is built once over the corpus' vectors
+``engine/ann/registry.py``. It is built once over the corpus' vectors
 (rows of norm 1, so the inner product is the cosine) and searched many times;
 a *knob* trades work for recall at search time (``n_probe`` for IVF, later
-``ef_search`` for HNSW). The index sweep (``engine/index/sweep.py``) turns
+``ef_search`` for HNSW). The index sweep (``engine/ann/sweep.py``) turns
 the knob through ``knob_values()`` and measures each value against exact
 search, so a new kind only has to say how it builds, searches and counts.
 
@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING, ClassVar, Self
 import numpy as np
 
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.index.knobs import IndexKnob
-from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.ann.knobs import IndexKnob
+from ranklens.engine.work.progress import Progress, no_progress
 from ranklens.engine.settings import SettingError
 
 if TYPE_CHECKING:
-    from ranklens.engine.index.vectors import VectorSet
+    from ranklens.engine.ann.vectors import VectorSet
 
 
 class IndexSettingError(SettingError):
@@ -70,7 +70,7 @@ class VectorIndex(ABC):
     ``param`` names the one size chosen at build time (``cells`` for IVF,
     None when there is none); ``knob`` the one turned at search time
     (``n_probe``; None for an exact index, which has nothing to trade).
-    A kind is registered in ``engine/index/registry.py`` (see there).
+    A kind is registered in ``engine/ann/registry.py`` (see there).
     """
 
     kind: ClassVar[str]  # the registry's name: "ivf"

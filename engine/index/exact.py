@@ -5,8 +5,8 @@ from typing import Self
 
 import numpy as np
 
-from ranklens.engine.index.base import Found, IndexStats, VectorIndex, check_k
-from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.ann.base import Found, IndexStats, VectorIndex, check_k
+from ranklens.engine.work.progress import Progress, no_progress
 
 # Query rows per block of exact search: bounds the (block x N) score matrix.
 _EXACT_BLOCK_CELLS = 1 << 22

@@ -24,14 +24,14 @@ from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
-from ranklens.engine.batching import paced
+from ranklens.engine.work.batching import paced
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.index.base import Found, IndexSettingError, IndexStats, VectorIndex, check_k
-from ranklens.engine.index.knobs import DEFAULT_M, EF_CONSTRUCTION, EF_LADDER, HNSW_SETTINGS
-from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.ann.base import Found, IndexSettingError, IndexStats, VectorIndex, check_k
+from ranklens.engine.ann.knobs import DEFAULT_M, EF_CONSTRUCTION, EF_LADDER, HNSW_SETTINGS
+from ranklens.engine.work.progress import Progress, no_progress
 
 if TYPE_CHECKING:
-    from ranklens.engine.index.vectors import VectorSet
+    from ranklens.engine.ann.vectors import VectorSet
 
 DEFAULT_EF_SEARCH = 64
 HNSW_EXTRA = "pip install 'ranklens[hnsw]'"

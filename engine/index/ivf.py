@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Self
 
 import numpy as np
 
-from ranklens.engine.index.base import Found, IndexSettingError, IndexStats, VectorIndex, check_k
-from ranklens.engine.index.exact import top_k_rows
-from ranklens.engine.index.knobs import IVF_SETTINGS
-from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.ann.base import Found, IndexSettingError, IndexStats, VectorIndex, check_k
+from ranklens.engine.ann.exact import top_k_rows
+from ranklens.engine.ann.knobs import IVF_SETTINGS
+from ranklens.engine.work.progress import Progress, no_progress
 
 if TYPE_CHECKING:
-    from ranklens.engine.index.vectors import VectorSet
+    from ranklens.engine.ann.vectors import VectorSet
 
 # FAISS warns when k-means gets fewer training points than this per centroid.
 MIN_POINTS_PER_CELL = 39

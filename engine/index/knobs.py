@@ -96,7 +96,7 @@ def declared() -> dict[str, Declared]:
 
         kinds = plugin_entries(PLUGIN_GROUP)
         if kinds:  # registering imports the index kinds (numpy): only when there are plug-ins
-            from ranklens.engine.index.registry import register_index
+            from ranklens.engine.ann.registry import register_index
 
             for kind in kinds:
                 register_index(kind)

@@ -21,10 +21,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ranklens.engine.index.base import IndexSettingError, VectorIndex
-from ranklens.engine.index.knobs import IndexKnob
-from ranklens.engine.metric_table import depth
-from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.ann.base import IndexSettingError, VectorIndex
+from ranklens.engine.ann.knobs import IndexKnob
+from ranklens.engine.measuring.metric_table import depth
+from ranklens.engine.work.progress import Progress, no_progress
 from ranklens.engine.scoring.dense import Encoder
 from ranklens.engine.scoring.registry import spec
 from ranklens.engine.settings import SettingError
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from ranklens.engine.scoring.base import Scorer
     from ranklens.engine.scoring.explain import Explanation
     from ranklens.engine.setup import Setup
-    from ranklens.engine.termindex import QueryTerms
+    from ranklens.engine.text.termindex import QueryTerms
 
 KEPT_K = 10  # eval's "share of exact's top 10 kept"
 
@@ -63,7 +63,7 @@ def build_key(setup: Setup) -> tuple:
 
 def _setup_knob(setup: Setup, role: str) -> IndexKnob | None:
     """The ``setup.ann`` kind's setting playing ``role``, when the setup holds it."""
-    from ranklens.engine.index.registry import index_kind
+    from ranklens.engine.ann.registry import index_kind
 
     knob = index_kind(setup.ann or "").setting(role)
     return knob if knob is not None and knob.setup else None
@@ -76,7 +76,7 @@ def _setup_value(setup: Setup, role: str) -> int | None:
 
 def build_index(scorer: Scorer, setup: Setup, progress: Progress = no_progress) -> VectorIndex:
     """The ``setup.ann`` index over ``scorer``'s chunk vectors (M or cells as the setup says)."""
-    from ranklens.engine.index.registry import index_kind
+    from ranklens.engine.ann.registry import index_kind
 
     assert isinstance(scorer, Encoder)
     kind = index_kind(setup.ann or "")

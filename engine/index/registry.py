@@ -1,6 +1,6 @@
 """The index kinds by name: what ``ranklens ann --index`` and the index sweep accept.
 
-A new kind is one module in ``engine/index/`` (a ``VectorIndex`` subclass)
+A new kind is one module in ``engine/ann/`` (a ``VectorIndex`` subclass)
 plus one entry in ``INDEX_KINDS``; a plug-in outside the package calls
 ``register_index`` instead. Either way that one line is all: ``ann --index``,
 ``--ann`` and the Index tab read the kind's declared ``settings`` from here.
@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.index.base import IndexSettingError, VectorIndex
-from ranklens.engine.index.exact import ExactIndex
-from ranklens.engine.index.hnsw import HNSWIndex
-from ranklens.engine.index.ivf import IVFIndex
-from ranklens.engine.index import knobs
+from ranklens.engine.ann.base import IndexSettingError, VectorIndex
+from ranklens.engine.ann.exact import ExactIndex
+from ranklens.engine.ann.hnsw import HNSWIndex
+from ranklens.engine.ann.ivf import IVFIndex
+from ranklens.engine.ann import knobs
 
 INDEX_KINDS: dict[str, type[VectorIndex]] = {
     ExactIndex.kind: ExactIndex,

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ranklens.engine.index.base import VectorIndex, check_k
-from ranklens.engine.index.exact import exact_topk
+from ranklens.engine.ann.base import VectorIndex, check_k
+from ranklens.engine.ann.exact import exact_topk
 
 _TIE = 1e-12  # scores this close to the k-th best are ties, not misses
 

@@ -27,7 +27,7 @@ class VectorSet:
 
 
 def synthetic_set() -> VectorSet:
-    from ranklens.engine.synthetic import synthetic_vectors
+    from ranklens.engine.ann.synthetic import synthetic_vectors
 
     vectors, queries = synthetic_vectors()
     return VectorSet("synthetic (seed 004: 50 topics)", vectors, queries, default_cells=100)

@@ -10,11 +10,11 @@ document would block or never end.
 
 This module finds the corpus and puts it together; one module per format reads:
 ``toml_settings`` (ranklens.toml), ``jsonl`` (JSON Lines), ``beir`` (corpus.jsonl
-records), ``questions`` (queries.jsonl and qrels, through ``engine/trec.py``'s
+records), ``questions`` (queries.jsonl and qrels, through ``engine/measuring/trec.py``'s
 reader), ``text_folder`` (a folder of documents, through ``formats``: a reader per file format, and
 ``extraction_cache``: slow formats' text kept per file digest); ``reading`` holds what they share.
 
-A large JSONL corpus is read once and kept in the cache (``engine/corpus_cache.py``):
+A large JSONL corpus is read once and kept in the cache (``engine/corpus/cache.py``):
 later opens map it instead of parsing it, after checking that its source files are
 still those it was built from; when they are not, the corpus is read again and the
 returned corpus' warnings say why.
@@ -33,21 +33,21 @@ from typing import TYPE_CHECKING, Any
 
 from ranklens.corpora import bundled_corpora, bundled_path
 from ranklens.engine.corpus import Corpus
-from ranklens.engine.sources import MIN_BYTES, fingerprint, kept_size, stat_sources, with_digests
+from ranklens.engine.corpus.sources import MIN_BYTES, fingerprint, kept_size, stat_sources, with_digests
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.gc_pause import gc_paused
-from ranklens.engine.language import SAMPLE_CHARS, detect_language
-from ranklens.engine.loaders.answer_check import answers_found_nowhere, nowhere_line
-from ranklens.engine.loaders.extraction_cache import ExtractionCache
-from ranklens.engine.loaders.beir import beir_settings, load_beir_blocks, load_beir_corpus
-from ranklens.engine.loaders.questions import load_questions
-from ranklens.engine.loaders.reading import valid_unicode
-from ranklens.engine.loaders.text_folder import load_text_folder
-from ranklens.engine.loaders.toml_settings import read_settings, settings_files
-from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.work.gc_pause import gc_paused
+from ranklens.engine.text.language import SAMPLE_CHARS, detect_language
+from ranklens.engine.corpus.loaders.answer_check import answers_found_nowhere, nowhere_line
+from ranklens.engine.corpus.loaders.extraction_cache import ExtractionCache
+from ranklens.engine.corpus.loaders.beir import beir_settings, load_beir_blocks, load_beir_corpus
+from ranklens.engine.corpus.loaders.questions import load_questions
+from ranklens.engine.corpus.loaders.reading import valid_unicode
+from ranklens.engine.corpus.loaders.text_folder import load_text_folder
+from ranklens.engine.corpus.loaders.toml_settings import read_settings, settings_files
+from ranklens.engine.work.progress import Progress, no_progress
 
 if TYPE_CHECKING:
-    from ranklens.engine.corpus_cache import CorpusCache
+    from ranklens.engine.corpus.cache import CorpusCache
 
 __all__ = ["load_corpus", "valid_unicode"]
 
@@ -78,7 +78,7 @@ def _load_cached(path: Path, name: str, cache: CorpusCache | None, progress: Pro
     abandoned = threading.Event()  # an error or a cancel: the open ends without waiting for the digests
     with ThreadPoolExecutor(1, thread_name_prefix="ranklens-digest") as pool, _setting(abandoned):
         digests = pool.submit(with_digests, path, stats, abandoned)
-        from ranklens.engine.corpus_cache import CorpusCache  # numpy and scipy: only for a corpus it keeps
+        from ranklens.engine.corpus.cache import CorpusCache  # numpy and scipy: only for a corpus it keeps
 
         cache = cache or CorpusCache()
         corpus, stale = cache.open(path, name, digests.result()) if cache.holds(path) else (None, "")
@@ -137,7 +137,7 @@ def _extraction_cache(cache: CorpusCache | None) -> ExtractionCache:
     """Where a text folder's slow formats' extractions are kept: beside the corpus cache's entries."""
     if cache is not None:
         return ExtractionCache(cache.root)
-    from ranklens.engine.cache import cache_root  # numpy and scipy: not on the way to the TUI's first paint
+    from ranklens.engine.storage.cache import cache_root  # numpy and scipy: not on the way to the TUI's first paint
 
     return ExtractionCache(cache_root())
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from ranklens.engine.corpus import Chunk, Document
-from ranklens.engine.gc_pause import gc_paused
-from ranklens.engine.loaders.jsonl import jsonl_blocks, record_id, string_field
-from ranklens.engine.progress import Progress
+from ranklens.engine.work.gc_pause import gc_paused
+from ranklens.engine.corpus.loaders.jsonl import jsonl_blocks, record_id, string_field
+from ranklens.engine.work.progress import Progress
 
 
 @dataclass

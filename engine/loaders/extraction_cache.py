@@ -13,7 +13,7 @@ import json
 import os
 from pathlib import Path
 
-from ranklens.engine.loaders.formats import Extracted, Format
+from ranklens.engine.corpus.loaders.formats import Extracted, Format
 
 _FOLDER = "extracted"
 

@@ -15,9 +15,9 @@ from typing import Any
 import orjson
 
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.json_object import parse_object
-from ranklens.engine.loaders.reading import reading, valid_unicode
-from ranklens.engine.progress import Progress
+from ranklens.engine.storage.json_object import parse_object
+from ranklens.engine.corpus.loaders.reading import reading, valid_unicode
+from ranklens.engine.work.progress import Progress
 
 _BLOCK_BYTES = 4 << 20  # lines read, decoded and checked at once
 # Only a \u escape can put a surrogate into a line decoded from UTF-8; paired ones are joined by json.

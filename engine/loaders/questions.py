@@ -1,7 +1,7 @@
 """A corpus folder's questions: ``queries.jsonl`` with their judgments from ``qrels/`` (BEIR's layout).
 
 A BEIR qrels row is ``query-id<TAB>corpus-id<TAB>score`` after an optional
-header line; it is read by ``engine/trec.py``'s ``read_qrels``, the engine's one
+header line; it is read by ``engine/measuring/trec.py``'s ``read_qrels``, the engine's one
 qrels reader, in this strict layout. Rows naming unknown ids are counted, not
 fatal; a score of 0 or below judges non-relevance: the id goes to the question's
 ``nonrelevant`` (unless another row judges it relevant). A query's fields other
@@ -14,10 +14,10 @@ from pathlib import Path
 
 from ranklens.engine.corpus import Question
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.loaders.jsonl import jsonl, record_id, string_field
-from ranklens.engine.loaders.reading import reading
-from ranklens.engine.progress import Progress
-from ranklens.engine.trec import QrelsLayout, read_qrels
+from ranklens.engine.corpus.loaders.jsonl import jsonl, record_id, string_field
+from ranklens.engine.corpus.loaders.reading import reading
+from ranklens.engine.work.progress import Progress
+from ranklens.engine.measuring.trec import QrelsLayout, read_qrels
 
 
 def load_questions(folder: Path, known: set[str], warnings: list[str], progress: Progress) -> list[Question]:

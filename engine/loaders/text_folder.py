@@ -17,11 +17,11 @@ from collections import Counter
 from pathlib import Path, PurePosixPath
 
 from ranklens.engine.corpus import Document
-from ranklens.engine.loaders.extraction_cache import ExtractionCache
-from ranklens.engine.loaders.formats import Extracted, Format, Unreadable, format_of
-from ranklens.engine.loaders.formats.encoding import marked_encoding
-from ranklens.engine.loaders.reading import require_regular, valid_unicode
-from ranklens.engine.progress import Progress
+from ranklens.engine.corpus.loaders.extraction_cache import ExtractionCache
+from ranklens.engine.corpus.loaders.formats import Extracted, Format, Unreadable, format_of
+from ranklens.engine.corpus.loaders.formats.encoding import marked_encoding
+from ranklens.engine.corpus.loaders.reading import require_regular, valid_unicode
+from ranklens.engine.work.progress import Progress
 
 _PROGRESS_FILES = 100
 _BINARY_PROBE = 8192  # a NUL byte in this many leading bytes marks a text file as binary

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.grades import GRADE_KEY, check_declared
-from ranklens.engine.loaders.reading import reading
+from ranklens.engine.judging.grades import GRADE_KEY, check_declared
+from ranklens.engine.corpus.loaders.reading import reading
 from ranklens.engine.setup import LANGUAGES, Setup
 
 

@@ -6,7 +6,7 @@ Values equal ranx's (and trec_eval's) on the same ranking and qrels (``tests/tes
 ``tests/test_measures_incomplete.py`` against trec_eval itself through pytrec_eval):
 
 - a chunk is relevant when its grade is >= 1; grades are nDCG's gains (linear);
-- the ranking is read as given: ``engine/trec.py`` orders a run file by score, ties by its
+- the ranking is read as given: ``engine/measuring/trec.py`` orders a run file by score, ties by its
   rank column (trec_eval breaks ties by docid, ranx arbitrarily: a run with tied scores may
   measure differently there);
 - the questions measured are those with something relevant; one missing from the run has
@@ -26,18 +26,18 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.measures.average_precision import average_precision
-from ranklens.engine.measures.bpref import bpref
-from ranklens.engine.measures.judged_share import judged_share
-from ranklens.engine.measures.ndcg import ndcg
-from ranklens.engine.measures.ndcg_prime import ndcg_prime
-from ranklens.engine.measures.precision import precision
-from ranklens.engine.measures.precision_prime import precision_prime
-from ranklens.engine.measures.r_precision import r_precision
-from ranklens.engine.measures.recall import recall
-from ranklens.engine.measures.reciprocal_rank import reciprocal_rank
-from ranklens.engine.measures.relevant import relevant_only
-from ranklens.engine.measures.success import success
+from ranklens.engine.measuring.measures.average_precision import average_precision
+from ranklens.engine.measuring.measures.bpref import bpref
+from ranklens.engine.measuring.measures.judged_share import judged_share
+from ranklens.engine.measuring.measures.ndcg import ndcg
+from ranklens.engine.measuring.measures.ndcg_prime import ndcg_prime
+from ranklens.engine.measuring.measures.precision import precision
+from ranklens.engine.measuring.measures.precision_prime import precision_prime
+from ranklens.engine.measuring.measures.r_precision import r_precision
+from ranklens.engine.measuring.measures.recall import recall
+from ranklens.engine.measuring.measures.reciprocal_rank import reciprocal_rank
+from ranklens.engine.measuring.measures.relevant import relevant_only
+from ranklens.engine.measuring.measures.success import success
 
 MeasureFunction = Callable[[Sequence[str], Mapping[str, int], "int | None"], float]
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ranklens.engine.measures.precision import precision
+from ranklens.engine.measuring.measures.precision import precision
 
 
 def judged_share(ranked: Sequence[str], grades: Mapping[str, int], k: int | None = None) -> float:

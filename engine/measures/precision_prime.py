@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ranklens.engine.measures.condensed import condensed
-from ranklens.engine.measures.precision import precision
-from ranklens.engine.measures.relevant import relevant_only
+from ranklens.engine.measuring.measures.condensed import condensed
+from ranklens.engine.measuring.measures.precision import precision
+from ranklens.engine.measuring.measures.relevant import relevant_only
 
 
 def precision_prime(ranked: Sequence[str], grades: Mapping[str, int], k: int | None = None) -> float:

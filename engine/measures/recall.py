@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ranklens.engine.measures.precision import hits
+from ranklens.engine.measuring.measures.precision import hits
 
 
 def recall(ranked: Sequence[str], relevant: Mapping[str, int], k: int | None = None) -> float:

@@ -11,7 +11,7 @@ def reciprocal_rank(ranked: Sequence[str], relevant: Mapping[str, int], k: int |
 
     ``ranked`` is the ranking, best first; ``relevant`` maps the relevant ids (grade >= 1)
     to their grades; ``k`` None reads the whole ranking. Averaged over questions it is MRR@k, cut at
-    k (eval's ``mrr``, in ``engine/metric_table.py``, reads the full rank and is never cut).
+    k (eval's ``mrr``, in ``engine/measuring/metric_table.py``, reads the full rank and is never cut).
     """
     for i, doc in enumerate(ranked[:k], 1):
         if doc in relevant:

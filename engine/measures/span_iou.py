@@ -1,7 +1,7 @@
 """span_iou@k: the relevant text covered over the top k chunks' text plus the relevant text missed (Chroma's IoU)."""
 from __future__ import annotations
 
-from ranklens.engine.measures.covered_text import CoveredText
+from ranklens.engine.measuring.measures.covered_text import CoveredText
 
 
 def span_iou(text: CoveredText) -> float:

@@ -1,7 +1,7 @@
 """span_precision@k: the share of the top k chunks' text that is relevant (Chroma's precision)."""
 from __future__ import annotations
 
-from ranklens.engine.measures.covered_text import CoveredText
+from ranklens.engine.measuring.measures.covered_text import CoveredText
 
 
 def span_precision(text: CoveredText) -> float:

@@ -1,7 +1,7 @@
 """span_recall@k: the share of a question's relevant text its top k chunks cover (Chroma's recall)."""
 from __future__ import annotations
 
-from ranklens.engine.measures.covered_text import CoveredText
+from ranklens.engine.measuring.measures.covered_text import CoveredText
 
 
 def span_recall(text: CoveredText) -> float:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ranklens.engine.scoring.explain import Explanation
-    from ranklens.engine.termindex import QueryTerms
+    from ranklens.engine.text.termindex import QueryTerms
     from ranklens.engine.topk import QueryScores
 
 

@@ -17,10 +17,10 @@ from ranklens.engine.errors import RanklensError
 from ranklens.engine.scoring.explain import Explanation
 
 if TYPE_CHECKING:
-    from ranklens.engine.models import TextEncoder
-    from ranklens.engine.progress import Progress
+    from ranklens.engine.neural.models import TextEncoder
+    from ranklens.engine.work.progress import Progress
     from ranklens.engine.scoring.registry import ScorerInputs
-    from ranklens.engine.termindex import QueryTerms
+    from ranklens.engine.text.termindex import QueryTerms
 
 
 @runtime_checkable
@@ -71,8 +71,8 @@ class DenseScorer:
     @classmethod
     def fit(cls, model: TextEncoder, texts: Sequence[str], cache_dir: Any = None,
             progress: Progress | None = None) -> DenseScorer:
-        from ranklens.engine.embeddings import EmbeddingCache, embeddings_key
-        from ranklens.engine.progress import no_progress
+        from ranklens.engine.storage.embeddings import EmbeddingCache, embeddings_key
+        from ranklens.engine.work.progress import no_progress
 
         notes = list(model.notes)
         cache = EmbeddingCache(cache_dir) if cache_dir is not None else None
@@ -116,9 +116,9 @@ class DenseScorer:
 
 
 def build(inputs: ScorerInputs) -> DenseScorer:
-    from ranklens.engine.model_names import bundled_label
-    from ranklens.engine.model_window import window_check
-    from ranklens.engine.models import load_encoder
+    from ranklens.engine.neural.model_names import bundled_label
+    from ranklens.engine.chunking.model_window import window_check
+    from ranklens.engine.neural.models import load_encoder
 
     model_name = inputs.setup.model
     if not model_name:

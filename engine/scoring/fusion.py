@@ -23,7 +23,7 @@ import numpy as np
 from ranklens.engine.scoring.base import Scorer
 from ranklens.engine.scoring.explain import Explanation
 from ranklens.engine.scoring.registry import ScorerInputs
-from ranklens.engine.termindex import QueryTerms
+from ranklens.engine.text.termindex import QueryTerms
 from ranklens.engine.topk import QueryScores, floor_of, top_k
 
 RRF_DEPTH = 1000

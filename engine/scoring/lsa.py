@@ -16,7 +16,7 @@ from ranklens.engine.scoring.dense import unit_rows
 from ranklens.engine.scoring.explain import Explanation
 from ranklens.engine.scoring.registry import ScorerInputs
 from ranklens.engine.scoring.tfidf import TfidfScorer
-from ranklens.engine.termindex import QueryTerms
+from ranklens.engine.text.termindex import QueryTerms
 
 
 def usable_dims(requested: int, n_docs: int, n_terms: int) -> int:

@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from collections.abc import Callable, Sequence
 
-from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.work.progress import Progress, no_progress
 from ranklens.engine.settings import DELTA_VARIANTS, WEIGHTED_FUSIONS
 from ranklens.engine.registry import Registry
 
 if TYPE_CHECKING:
     from ranklens.engine.scoring.base import Scorer
     from ranklens.engine.setup import Setup
-    from ranklens.engine.termindex import TermIndex
+    from ranklens.engine.text.termindex import TermIndex
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ class ScorerSpec:
     compared: bool = True
     # scores the query's raw text (a neural encoder), so a query with no term known to the corpus still ranks
     reads_text: bool = False
-    # ranks by chunk vectors (an ``Encoder``): may rank through an approximate index (engine/index/ranking.py)
+    # ranks by chunk vectors (an ``Encoder``): may rank through an approximate index (engine/ann/ranking.py)
     vectors: bool = False
 
     def describe(self, setup: Setup) -> str:
@@ -114,7 +114,7 @@ def _fusion_details(setup: Setup) -> str:
 
 
 def _model_label(setup: Setup) -> str:
-    from ranklens.engine.model_names import bundled_label
+    from ranklens.engine.neural.model_names import bundled_label
 
     return bundled_label(setup.model) or Path(setup.model.rstrip("/\\")).name or setup.model
 

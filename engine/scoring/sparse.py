@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ranklens.engine.termindex import narrow_counts
+from ranklens.engine.text.termindex import narrow_counts
 from ranklens.engine.topk import QueryScores, top_k
 
 # Postings per chunk above which a dense N-vector is cheaper than merging the posting
@@ -292,7 +292,7 @@ def _survivors(weights: sp.csc_matrix, terms: np.ndarray, w: np.ndarray, order: 
 
 
 def csc_arrays(weights: sp.csc_matrix) -> dict[str, np.ndarray]:
-    """A CSC matrix's three arrays by name, to be kept on disk (``engine/cache.py``'s ``kept_weights``)."""
+    """A CSC matrix's three arrays by name, to be kept on disk (``engine/storage/cache.py``'s ``kept_weights``)."""
     return {"data": weights.data, "indices": weights.indices, "indptr": weights.indptr}
 
 

@@ -15,11 +15,11 @@ import scipy.sparse as sp
 from ranklens.engine.scoring.base import NoAdjustments
 from ranklens.engine.scoring.explain import Explanation, TermExplanation
 from ranklens.engine.scoring.registry import ScorerInputs
-from ranklens.engine.cache import kept_weights
-from ranklens.engine.cores import in_parts
+from ranklens.engine.storage.cache import kept_weights
+from ranklens.engine.work.cores import in_parts
 from ranklens.engine.scoring.sparse import (column_maxima, csc_arrays, csc_from, narrow_term_major, posting_slices,
                                             query_scores, ranked_top_k, row_values)
-from ranklens.engine.termindex import QueryTerms, TermIndex
+from ranklens.engine.text.termindex import QueryTerms, TermIndex
 from ranklens.engine.topk import QueryScores
 
 

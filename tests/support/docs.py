@@ -1,5 +1,5 @@
 """The generated tables of the docs: the settings table of docs/corpus-format.md (from the settings
-declared on ``Setup``) and eval's metric table of docs/cli.md (from ``engine/metric_table.py``).
+declared on ``Setup``) and eval's metric table of docs/cli.md (from ``engine/measuring/metric_table.py``).
 
 tests/test_docs.py and tests/test_metric_seam.py check that the tables in the documents are
 these, so the documents cannot drift from the code. After adding or changing a setting or a
@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ranklens.cli.options import add_setup_options
-from ranklens.engine.metric_table import eval_metrics
+from ranklens.engine.measuring.metric_table import eval_metrics
 from ranklens.engine.settings import Setting
 from ranklens.engine.setup import setup_settings
 

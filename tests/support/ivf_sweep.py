@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from ranklens.engine.index.ivf import IVFIndex
-from ranklens.engine.index.sweep import SweepRow, measure_knob
-from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.ann.ivf import IVFIndex
+from ranklens.engine.ann.sweep import SweepRow, measure_knob
+from ranklens.engine.work.progress import Progress, no_progress
 
 
 def sweep(V: np.ndarray, Q: np.ndarray, cells: int, probes: Sequence[int], k: int = 10,

@@ -10,7 +10,7 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Input
 
-from ranklens.engine.loaders import load_corpus
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.tui.context import ChangeSetup, Context, UseQuery
 from tests.support.app import screen_text, until  # noqa: F401  (the pane tests' helpers, from one place)

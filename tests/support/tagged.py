@@ -1,4 +1,4 @@
-"""A small BEIR corpus whose questions carry tags, for results by a question field (engine/strata.py)."""
+"""A small BEIR corpus whose questions carry tags, for results by a question field (engine/comparing/strata.py)."""
 from __future__ import annotations
 
 import json

@@ -15,20 +15,20 @@ from typing import Any
 
 import numpy as np
 
-from ranklens.engine.analysis import Analyzer
+from ranklens.engine.text.analysis import Analyzer
 from ranklens.engine.backends.base import PushReport
 from ranklens.engine.backends.fingerprint import differences, fingerprint
 from ranklens.engine.backends.registry import BackendSpec
 from ranklens.engine.corpus import Corpus
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.work.progress import Progress, no_progress
 from ranklens.engine.retriever import Retriever, Workbench
 from ranklens.engine.scoring.base import Scorer
 from ranklens.engine.scoring.bm25 import BM25Scorer
 from ranklens.engine.setup import Setup
-from ranklens.engine.termindex import QueryTerms, TermIndex
+from ranklens.engine.text.termindex import QueryTerms, TermIndex
 from ranklens.engine.topk import top_k
-from ranklens.engine.trec import atomic_write
+from ranklens.engine.measuring.trec import atomic_write
 
 SCHEME = "toy:"
 SPEC = BackendSpec("toy", "toy", (SCHEME,), "toy:FOLDER", "toy:FOLDER (a folder of JSON collections)",

@@ -11,10 +11,10 @@ from typing import Self
 
 import numpy as np
 
-from ranklens.engine.index.base import Found, IndexSettingError, IndexStats, VectorIndex, check_k
-from ranklens.engine.index.exact import ExactIndex
-from ranklens.engine.index.knobs import IndexKnob
-from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.ann.base import Found, IndexSettingError, IndexStats, VectorIndex, check_k
+from ranklens.engine.ann.exact import ExactIndex
+from ranklens.engine.ann.knobs import IndexKnob
+from ranklens.engine.work.progress import Progress, no_progress
 
 DEFAULT_BLOCKS = 4
 

@@ -4,7 +4,7 @@ Precision at 3: the share of a question's top 3 chunks that are relevant, averag
 """
 from __future__ import annotations
 
-from ranklens.engine.metric_table import EvalMetric, Ranked
+from ranklens.engine.measuring.metric_table import EvalMetric, Ranked
 
 
 def precision_at_3(question: Ranked) -> float:

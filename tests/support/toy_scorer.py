@@ -9,7 +9,7 @@ import numpy as np
 from ranklens.engine.scoring.base import NoAdjustments
 from ranklens.engine.scoring.explain import Explanation
 from ranklens.engine.scoring.registry import ScorerInputs, ScorerSpec
-from ranklens.engine.termindex import QueryTerms, TermIndex
+from ranklens.engine.text.termindex import QueryTerms, TermIndex
 
 SPEC = ScorerSpec("coord", "Coord", "tests.support.toy_scorer:build", summary=lambda setup: "coordination level")
 

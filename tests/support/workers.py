@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ranklens.engine.errors import Cancelled
-from ranklens.engine.progress import Progress
+from ranklens.engine.work.progress import Progress
 
 
 def endless(label: str) -> tuple[Callable[..., Any], threading.Event]:

@@ -30,7 +30,7 @@ from textual.message import Message
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from ranklens.engine.errors import Cancelled, RanklensError
-from ranklens.engine.progress import Progress, cancellable, no_progress
+from ranklens.engine.work.progress import Progress, cancellable, no_progress
 from ranklens.tui.colours import theme_colour
 from ranklens.tui.context import Context
 from ranklens.tui.heap import keep_built

@@ -20,14 +20,14 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import DataTable, Input, Static
 
-from ranklens.engine.chunkers import CHUNKER_TABLE, CHUNKERS, default_window
+from ranklens.engine.chunking.chunkers import CHUNKER_TABLE, CHUNKERS, default_window
 from ranklens.engine.corpus import Corpus, Document, normalise_space
-from ranklens.engine.metric_table import better_metrics, better_rule
+from ranklens.engine.measuring.metric_table import better_metrics, better_rule
 from ranklens.engine.experiments.chunking import (  # noqa: F401 - sweep_overlaps: the grid's columns, read by tests
     SWEEP_SIZES, ChunkSweep, Window, sweep_overlaps, sweep_windows,
 )
-from ranklens.engine.model_window import WindowCheck
-from ranklens.engine.progress import Progress
+from ranklens.engine.chunking.model_window import WindowCheck
+from ranklens.engine.work.progress import Progress
 from ranklens.engine.settings import next_value
 from ranklens.engine.setup import Setup, setup_settings
 from ranklens.tui.chunk_map import Verdict, chunk_map, find_verdict, legend
@@ -65,8 +65,8 @@ def make_preview(corpus: Corpus, doc: Document, window: Window, passages: int | 
                  model: str | None = None) -> Preview:
     """Cut ``doc`` (or its first ``passages`` passages) with ``window`` and draw it (in a worker); with the
     dense scorer's ``model``, check which chunks outgrow its window."""
-    from ranklens.engine.chunking import cut  # numpy: loaded off the first paint
-    from ranklens.engine.model_window import window_check
+    from ranklens.engine.chunking.cutting import cut  # numpy: loaded off the first paint
+    from ranklens.engine.chunking.model_window import window_check
 
     own = [c for c in corpus.chunks if c.doc_id == doc.id]
     text = doc.text[:own[passages - 1].end] if passages and own else doc.text

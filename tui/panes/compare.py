@@ -1,15 +1,15 @@
 """The Compare tab: two runs of the corpus' questions side by side, every measure's Δ tested.
 
 A and B are each a saved run of the workspace (``S`` saves one) or the current setup, run
-now. The comparison is engine/compare.py's, as ``ranklens compare`` prints it: the measures
+now. The comparison is engine/comparing/two_runs.py's, as ``ranklens compare`` prints it: the measures
 (A, B, Δ, the paired t-test's and the randomization test's p-values, the bootstrap 95 %
 interval of Δ), wins, ties and losses, a warning when either side's top 10 is less than 80 %
-judged (engine/coverage.py), the questions by how much they moved, and for the
+judged (engine/comparing/coverage.py), the questions by how much they moved, and for the
 selected question the two rankings with each chunk's move and the relevant ones marked.
 ``y`` explains (engine/why.py) why the question's relevant chunk ranks where it does in B.
 
 More runs are added with the third box ("+ run"): A is then the baseline and B, C, … are each
-compared with it as ``ranklens compare BASE B C …`` compares them (engine/compare_many.py), one
+compared with it as ``ranklens compare BASE B C …`` compares them (engine/comparing/many_runs.py), one
 measure at a time (``m`` the next), each run's randomization p corrected over the runs by Holm's
 method; the questions and rankings below stay B against A. ``x`` drops the run added last.
 """
@@ -29,7 +29,7 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import DataTable, Select, Static
 
-from ranklens.engine.progress import Progress
+from ranklens.engine.work.progress import Progress
 from ranklens.tui.context import Context
 from ranklens.tui.panes.base import WorkPane
 from ranklens.tui.safe import one_line, safe_text
@@ -38,9 +38,9 @@ from ranklens.tui.widgets.result_detail import Why, explained_why
 from ranklens.tui.widgets.work_status import WorkStatus
 
 if TYPE_CHECKING:
-    from ranklens.engine.compare import Comparison, Placed, QuestionRow, RunSide
-    from ranklens.engine.compare_many import ManyComparison
-    from ranklens.engine.coverage import Coverage
+    from ranklens.engine.comparing.two_runs import Comparison, Placed, QuestionRow, RunSide
+    from ranklens.engine.comparing.many_runs import ManyComparison
+    from ranklens.engine.comparing.coverage import Coverage
 
 CURRENT = "@current"  # the current setup among the choices; run names start with a letter or digit
 RANKS_SHOWN = 20  # chunks of each ranking listed for the selected question
@@ -57,8 +57,8 @@ class QuestionWhy:
 
 def compare(context: Context, a: str, b: str, progress: Progress) -> Comparison:
     """The comparison of choices ``a`` and ``b`` on the context's questions (in a thread worker)."""
-    from ranklens.engine.compare import compare_runs
-    from ranklens.engine.measures import DEFAULT_MEASURES
+    from ranklens.engine.comparing.two_runs import compare_runs
+    from ranklens.engine.measuring.measures import DEFAULT_MEASURES
 
     sides = [side(context, choice, progress) for choice in (a, b)]
     return compare_runs(sides[0], sides[1], context.corpus.questions, DEFAULT_MEASURES)
@@ -66,8 +66,8 @@ def compare(context: Context, a: str, b: str, progress: Progress) -> Comparison:
 
 def compare_several(context: Context, a: str, others: list[str], progress: Progress) -> ManyComparison:
     """Each of ``others`` against the baseline ``a``, Holm-corrected over them (in a thread worker)."""
-    from ranklens.engine.compare_many import compare_many
-    from ranklens.engine.measures import DEFAULT_MEASURES
+    from ranklens.engine.comparing.many_runs import compare_many
+    from ranklens.engine.measuring.measures import DEFAULT_MEASURES
 
     sides = [side(context, choice, progress) for choice in (a, *others)]
     return compare_many(sides[0], sides[1:], context.corpus.questions, DEFAULT_MEASURES, progress=progress)
@@ -75,7 +75,7 @@ def compare_several(context: Context, a: str, others: list[str], progress: Progr
 
 def side(context: Context, choice: str, progress: Progress) -> RunSide:
     """A saved run of the workspace, or the current setup's run made now."""
-    from ranklens.engine.compare import run_depth, saved_side, setup_side
+    from ranklens.engine.comparing.two_runs import run_depth, saved_side, setup_side
 
     if choice == CURRENT:
         return setup_side(f"current: {context.setup.scorer}", context.workbench, run_depth(context.setup), progress)
@@ -101,7 +101,7 @@ def why_not(context: Context, comparison: Comparison, question: QuestionRow, pro
 
 
 def _p(value: float) -> str:
-    from ranklens.engine.significance import format_p  # with numpy: loaded by then, not at first paint
+    from ranklens.engine.comparing.significance import format_p  # with numpy: loaded by then, not at first paint
 
     return format_p(value)
 
@@ -166,7 +166,7 @@ def _move(placed: Placed) -> Text:
 
 def rankings_view(comparison: Comparison, question: QuestionRow) -> RenderableType:
     """The two rankings of ``question`` side by side: rank, ✓ for a relevant chunk, its id, its move."""
-    from ranklens.engine.compare import side_by_side
+    from ranklens.engine.comparing.two_runs import side_by_side
 
     a = [doc for doc, _ in comparison.a.run.rankings.get(question.id, ())]
     b = [doc for doc, _ in comparison.b.run.rankings.get(question.id, ())]

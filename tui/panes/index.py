@@ -23,9 +23,9 @@ from textual.content import Content
 from textual.widgets import Input, Static
 
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.index import knobs
-from ranklens.engine.index.knobs import IndexKnob, kind_knobs
-from ranklens.engine.progress import Progress
+from ranklens.engine.ann import knobs
+from ranklens.engine.ann.knobs import IndexKnob, kind_knobs
+from ranklens.engine.work.progress import Progress
 from ranklens.tui.charts import Curve, curve_plot, legend
 from ranklens.tui.context import ChangeSetup, Context
 from ranklens.tui.metric_text import plural
@@ -88,7 +88,7 @@ def run_sweeps(context: Context, source: str, kinds: tuple[str, ...], settings: 
                progress: Progress) -> tuple[IndexSweep, ...]:
     """The vector set, then the engine's sweep of every kind over it (in a worker); errors name the boxes."""
     from ranklens.engine.experiments.indexes import check_sweeps, corpus_vectors, index_sweeps, synthetic_vectors
-    from ranklens.engine.index.base import IndexSettingError
+    from ranklens.engine.ann.base import IndexSettingError
 
     try:
         check_sweeps(kinds, settings)
@@ -212,7 +212,7 @@ class IndexPane(WorkPane):
     def action_run(self) -> None:
         if not self.has_corpus():
             return
-        from ranklens.engine.index.hnsw import unavailable
+        from ranklens.engine.ann.hnsw import unavailable
         try:
             settings = self._asked()
         except RanklensError as error:

@@ -9,7 +9,7 @@ so changing only the reranker reranks without measuring the scorers again. The
 tab runs both in workers (tui/metrics_work.py) and draws the results with its
 widgets: the scorers' table, the questions' ranks, the threshold chart. ``b`` shows,
 in place of the ranks, the scorers' numbers per stratum of a question field
-(``engine/strata.py``: tags, metadata, length), grouped in a worker once measured.
+(``engine/comparing/strata.py``: tags, metadata, length), grouped in a worker once measured.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from textual.binding import Binding
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
-from ranklens.engine.metric_table import better_metrics, eval_metrics
+from ranklens.engine.measuring.metric_table import better_metrics, eval_metrics
 from ranklens.engine.scoring.registry import scorer_names, spec
 from ranklens.tui.context import Context, UseQuery
 from ranklens.tui.metric_text import plural
@@ -228,7 +228,7 @@ class MetricsPane(WorkPane):
             r = self.reranked.reranking
             reranked.append(f"reranked by {Path(r.reranker).name} in {r.timing['rerank_s']:.1f} s "
                             f"({r.timing['pairs_per_s']:,.0f} pairs/s)")
-        # Which judgments the numbers count (engine/judged.py), as the command line's reports say it.
+        # Which judgments the numbers count (engine/judging/counted.py), as the command line's reports say it.
         judged = self.context.judged if self.context is not None else None
         counted = (judged.under(result.carried).describe() if judged is not None
                    else plural(result.question_count, 'question'))

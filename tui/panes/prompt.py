@@ -17,7 +17,7 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.widgets import Static
 
-from ranklens.engine.progress import Progress
+from ranklens.engine.work.progress import Progress
 from ranklens.tui.context import Context, ranks_alike
 from ranklens.tui.panes.base import WorkPane
 from ranklens.tui.safe import clean, safe_text

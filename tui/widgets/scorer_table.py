@@ -20,7 +20,7 @@ from ranklens.tui.widgets.lists import KeyTable
 
 if TYPE_CHECKING:  # numpy comes with the engine's results; the first paint must not wait for it
     from ranklens.engine.experiments.scorers import ScorerComparison
-    from ranklens.engine.metrics import Evaluation
+    from ranklens.engine.measuring.metrics import Evaluation
 
 LABEL_MIN = 16  # cells a scorer's label keeps however narrow the pane: cut shorter, labels look alike
 

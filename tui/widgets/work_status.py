@@ -8,7 +8,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import ProgressBar
 
-from ranklens.engine.progress import Progress
+from ranklens.engine.work.progress import Progress
 from ranklens.tui.safe import safe_content
 from ranklens.tui.widgets.fitted_line import FittedLine
 

@@ -35,7 +35,7 @@ from ranklens.engine.backends.qdrant.client import QdrantBackend
 
 if TYPE_CHECKING:
     from ranklens.engine.backends.base import Backend, PushReport
-    from ranklens.engine.progress import Progress
+    from ranklens.engine.work.progress import Progress
     from ranklens.engine.retriever import Retriever
     from ranklens.engine.scoring.dense import DenseScorer
 
@@ -55,7 +55,7 @@ def push(retriever: Retriever, target: str, collection: str | None = None, repla
          progress: Progress | None = None, batch: int = 256, *, dense: DenseScorer | None = None) -> PushReport:
     """``retriever``'s chunks pushed to ``target`` (``base.Push``): a new Edge shard of a ``qdrant:PATH`` folder,
     or a new collection behind an alias on a server."""
-    from ranklens.engine.progress import no_progress
+    from ranklens.engine.work.progress import no_progress
 
     if Target.parse(target).path is not None:
         from ranklens.engine.backends.qdrant import edge_push

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from ranklens.engine.scoring.base import Scorer
     from ranklens.engine.scoring.dense import DenseScorer
-    from ranklens.engine.termindex import QueryTerms
+    from ranklens.engine.text.termindex import QueryTerms
 
 
 class QdrantBackend(PushedCollection):

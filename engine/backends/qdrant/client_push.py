@@ -22,7 +22,7 @@ from ranklens.engine.backends.base import PushReport
 from ranklens.engine.backends.qdrant.connection import DENSE, SPARSE, TIMEOUT_S, Target, alias_target, connect, speaking
 from ranklens.engine.backends.qdrant.vectors import payloads, push_metadata, pushable, sparse_batches
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.work.progress import Progress, no_progress
 
 if TYPE_CHECKING:
     from qdrant_client import QdrantClient

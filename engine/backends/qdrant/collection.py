@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ranklens.engine.retriever import Retriever
     from ranklens.engine.scoring.base import Scorer
     from ranklens.engine.setup import Setup
-    from ranklens.engine.termindex import QueryTerms
+    from ranklens.engine.text.termindex import QueryTerms
 
 
 class Point(Protocol):

@@ -27,7 +27,7 @@ from ranklens.engine.scoring.fusion import RRF_DEPTH
 if TYPE_CHECKING:
     from ranklens.engine.scoring.base import Scorer
     from ranklens.engine.scoring.dense import DenseScorer
-    from ranklens.engine.termindex import QueryTerms
+    from ranklens.engine.text.termindex import QueryTerms
 
 
 def edge_module() -> Any:

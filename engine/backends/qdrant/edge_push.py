@@ -25,7 +25,7 @@ from ranklens.engine.backends.qdrant.edge import edge_module, speaking_edge
 from ranklens.engine.backends.qdrant.edge_store import EdgeStore
 from ranklens.engine.backends.qdrant.vectors import (COLLECTION_BYTES, payloads, push_metadata, pushable,
                                                      sparse_batches, stored_bytes)
-from ranklens.engine.progress import Progress, no_progress
+from ranklens.engine.work.progress import Progress, no_progress
 
 if TYPE_CHECKING:
     from ranklens.engine.retriever import Retriever

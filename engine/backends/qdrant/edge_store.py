@@ -244,7 +244,7 @@ class EdgeStore:
 
 
 def _read_json(path: Path, text: str) -> dict[str, Any]:
-    from ranklens.engine.json_object import parse_object
+    from ranklens.engine.storage.json_object import parse_object
 
     try:
         raw = path.read_bytes()

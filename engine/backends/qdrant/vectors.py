@@ -18,7 +18,7 @@ from ranklens.engine.errors import RanklensError
 
 if TYPE_CHECKING:
     from ranklens.engine.corpus import Chunk
-    from ranklens.engine.progress import Progress
+    from ranklens.engine.work.progress import Progress
     from ranklens.engine.retriever import Retriever
     from ranklens.engine.scoring.dense import DenseScorer
 
@@ -58,7 +58,7 @@ def push_metadata(retriever: Retriever, dense: DenseScorer | None) -> tuple[dict
 def stored_bytes(retriever: Retriever, dims: int | None) -> int:
     """About the bytes the points of ``retriever``'s chunks take on disk (a little more than Edge takes):
     their payload's strings, sparse vectors (a chunk with no terms: one entry), dense vectors of ``dims``."""
-    from ranklens.engine.tables import ChunkTable
+    from ranklens.engine.corpus.tables import ChunkTable
 
     chunks = retriever.chunks
     if isinstance(chunks, ChunkTable):  # a chunk's document id is about as long as its id
@@ -103,7 +103,7 @@ def sparse_batches(retriever: Retriever, batch: int, progress: Progress) -> Iter
 def payloads(chunks: Sequence[Chunk], start: int, stop: int) -> list[dict[str, str]]:
     """What each point of chunks ``start`` to ``stop`` carries besides its vectors: the chunk's id, its
     document's id and its text (from a cached corpus' columns, with no chunk made)."""
-    from ranklens.engine.tables import ChunkTable
+    from ranklens.engine.corpus.tables import ChunkTable
 
     if isinstance(chunks, ChunkTable):
         ids, docs, texts = chunks.fields(start, stop)

@@ -15,7 +15,7 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ranklens.engine.loaders.formats.building import Extracted, Unreadable
+from ranklens.engine.corpus.loaders.formats.building import Extracted, Unreadable
 
 __all__ = ["FORMATS", "Extracted", "Format", "Reader", "Unreadable", "format_of"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-from ranklens.engine.loaders.formats.building import Extracted, TextBuilder
-from ranklens.engine.loaders.formats.encoding import decode, marked_encoding
+from ranklens.engine.corpus.loaders.formats.building import Extracted, TextBuilder
+from ranklens.engine.corpus.loaders.formats.encoding import decode, marked_encoding
 
 _HIDDEN = frozenset({"script", "style", "noscript", "template", "head", "svg", "math", "iframe", "object"})
 _BLOCKS = frozenset({

@@ -12,8 +12,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ranklens.engine.loaders.formats.building import Extracted, TextBuilder
-from ranklens.engine.loaders.formats.encoding import decode
+from ranklens.engine.corpus.loaders.formats.building import Extracted, TextBuilder
+from ranklens.engine.corpus.loaders.formats.encoding import decode
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -57,7 +57,7 @@ def read(data: bytes, name: str, notes: list[str]) -> list[Extracted]:
         elif kind in ("fence", "code_block"):
             built.block(token.content)
         elif kind == "html_block":
-            from ranklens.engine.loaders.formats.html_page import visible_text
+            from ranklens.engine.corpus.loaders.formats.html_page import visible_text
 
             built.block(visible_text(token.content))
     return [built.extracted(title)]

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ranklens.engine.loaders.formats.building import DAMAGED, Extracted, TextBuilder, Unreadable
+from ranklens.engine.corpus.loaders.formats.building import DAMAGED, Extracted, TextBuilder, Unreadable
 
 T = TypeVar("T")
 _CONTROLS = dict.fromkeys(range(32), " ")  # a title's NUL terminator and the like, written by some producers

@@ -9,7 +9,7 @@ import io
 from collections.abc import Iterable
 from typing import Any
 
-from ranklens.engine.loaders.formats.building import DAMAGED, Extracted, TextBuilder, Unreadable
+from ranklens.engine.corpus.loaders.formats.building import DAMAGED, Extracted, TextBuilder, Unreadable
 
 
 def read(data: bytes, name: str, notes: list[str]) -> list[Extracted]:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import csv
 import io
 
-from ranklens.engine.loaders.formats.building import Extracted, Unreadable
-from ranklens.engine.loaders.formats.encoding import decode
+from ranklens.engine.corpus.loaders.formats.building import Extracted, Unreadable
+from ranklens.engine.corpus.loaders.formats.encoding import decode
 
 ID_COLUMNS = ("id", "_id", "doc_id")
 TEXT_COLUMNS = ("text", "content", "body")

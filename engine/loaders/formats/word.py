@@ -10,7 +10,7 @@ import io
 import re
 from typing import Any
 
-from ranklens.engine.loaders.formats.building import DAMAGED, Extracted, TextBuilder, Unreadable
+from ranklens.engine.corpus.loaders.formats.building import DAMAGED, Extracted, TextBuilder, Unreadable
 
 _HEADING_STYLE = re.compile(r"heading (\d)", re.IGNORECASE)
 
