@@ -144,16 +144,21 @@ def run_search(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
 
 def print_search(retriever: Retriever, result: SearchResult, explain: bool = False) -> None:
     """A search's text: the corpus and setup, then a line per hit (with ``explain``, its score term by term)."""
+    from ranklens.engine.backends.base import Unplaced
+
     decimals = retriever.setup.decimals
     say(_header(retriever))
-    if not result.hits:
+    ranked = result.ranked()
+    if not ranked:
         say(f"no results: {result.note}")
         return
-    ids = [terminal_text(h.chunk.id) for h in result.hits]
+    ids = [terminal_text(h.run_id if isinstance(h, Unplaced) else h.chunk.id) for h in ranked]
     id_width = max(map(len, ids))
-    for hit, chunk_id in zip(result.hits, ids):
-        say(f"{hit.rank:>3}  {hit.score:.{decimals}f}  {chunk_id:<{id_width}}  {terminal_text(hit.chunk.text)}")
-        if explain:
+    for hit, shown_id in zip(ranked, ids):
+        # a user's retriever's hit the corpus cannot place keeps its rank, said so, with its text when it has one
+        text = f"(not in the corpus) {hit.text or ''}".rstrip() if isinstance(hit, Unplaced) else hit.chunk.text
+        say(f"{hit.rank:>3}  {hit.score:.{decimals}f}  {shown_id:<{id_width}}  {terminal_text(text)}")
+        if explain and not isinstance(hit, Unplaced):
             print_explanation(retriever.explain(result.query, hit.index))
     if result.unknown:
         say(f"(not in the corpus: {', '.join(terminal_text(t) for t in result.unknown)})")
@@ -168,7 +173,8 @@ def _print_search_json(args: argparse.Namespace, retriever: Retriever, query: st
     if not_reranked:
         data["rerank_error"] = not_reranked
     if args.explain:
-        for row, hit in zip(data["results"], result.hits):
+        chunk_rows = [row for row in data["results"] if not row.get("not_in_corpus")]
+        for row, hit in zip(chunk_rows, result.hits):
             row["explain"] = retriever.explain(query, hit.index).to_dict()
     return print_json(data)
 

@@ -323,6 +323,11 @@ MUTANTS = [
            "every floor is 0: bm25l and bm25+ retrieve every chunk, LSA drops cosines of 0 or below"),
     Mutant("rule-unjudged-unanswerable", "engine/corpus/__init__.py", "if not q.answerable and not q.unjudged]",
            "if not q.answerable]", RULE, "a query saved without judgments counts as unanswerable in threshold"),
+    # -- issue 36: a user's retriever's hits not in the corpus keep their ranks ---------------------------
+    Mutant("unplaced-rank-dropped", "engine/measuring/metrics.py", "    if q.taken:", "    if False:",
+           ("tests/test_backend_unplaced.py",), "eval moves the chunks below a hit not in the corpus up a rank"),
+    Mutant("unplaced-pooled", "engine/judging/pool.py", "if chunk not in side.not_chunks:", "if True:",
+           ("tests/test_backend_unplaced.py",), "a pool offers a hit not in the corpus for judging"),
 ]
 
 

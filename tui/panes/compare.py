@@ -49,6 +49,13 @@ HINT = "Pick A and B with shift+tab: saved runs (S saves one) or the current set
 SAME = "A and B are the same: pick them with shift+tab (S saves a run of this setup)."
 
 
+def _saved_run_names(context: Context, progress: Progress) -> list[str]:
+    try:
+        return context.workspace.run_names() if context.workspace is not None else []
+    except OSError:
+        return []
+
+
 @dataclass(frozen=True)
 class QuestionWhy:
     question: str
@@ -263,19 +270,23 @@ class ComparePane(WorkPane):
     # -- the choices --------------------------------------------------------------------------------
 
     def refresh_content(self, context: Context) -> None:
-        self._fill_choices(context)
-        self._start(context)
+        self._read_choices(context, then_compare=True)
 
     def runs_changed(self) -> None:
         """A run was saved: it is offered at once (the comparison on screen stays)."""
         if self.context is not None:
-            self._fill_choices(self.context)
+            self._read_choices(self.context, then_compare=False)
 
-    def _fill_choices(self, context: Context) -> None:
-        try:
-            names = context.workspace.run_names() if context.workspace is not None else []
-        except OSError:
-            names = []
+    def _read_choices(self, context: Context, *, then_compare: bool) -> None:
+        # Listing the saved runs reads (and checks the digest of) every run file: off the event loop.
+        def filled(names: list[str]) -> None:
+            self._fill_choices(names)
+            if then_compare:
+                self._start(context)
+
+        self.start_work("choices", partial(_saved_run_names, context), filled)
+
+    def _fill_choices(self, names: list[str]) -> None:
         options = [("current setup", CURRENT), *((name, name) for name in names)]
         a, b = self.query_one("#compare-a", Select), self.query_one("#compare-b", Select)
         more = self.query_one("#compare-more", Select)
