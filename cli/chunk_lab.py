@@ -14,7 +14,7 @@ from ranklens.engine.chunking.chunkers import CHUNKER_TABLE
 from ranklens.engine.experiments.chunking import SIGNIFICANCE, ChunkSweep, SweepCell, lab_rule
 from ranklens.engine.judging.counted import Judged
 from ranklens.engine.measuring.metric_table import NDCG, RECALL, SPAN_K, metric
-from ranklens.engine.comparing.significance import format_p
+from ranklens.engine.comparing.p_text import format_p
 
 IOU = f"span_iou@{SPAN_K}"
 MEASURED = (NDCG, RECALL, IOU)  # the grid's metrics, in its order

@@ -29,7 +29,7 @@ from ranklens.engine.measuring.metric_table import NDCG, RECALL, SPAN_K, metric
 from ranklens.engine.experiments.chunking import (  # noqa: F401 - sweep_overlaps: the grid's columns, read by tests
     ChunkSweep, Window, dense_model, lab_chunkers, lab_rule, sweep_overlaps, sweep_windows,
 )
-from ranklens.engine.comparing.significance import format_p
+from ranklens.engine.comparing.p_text import format_p
 from ranklens.engine.chunking.model_window import WindowCheck
 from ranklens.engine.work.progress import Progress
 from ranklens.engine.settings import next_value

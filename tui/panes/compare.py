@@ -29,6 +29,7 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import DataTable, Select, Static
 
+from ranklens.engine.comparing.p_text import format_p
 from ranklens.engine.work.progress import Progress
 from ranklens.tui.context import Context
 from ranklens.tui.panes.base import WorkPane
@@ -107,12 +108,6 @@ def why_not(context: Context, comparison: Comparison, question: QuestionRow, pro
     return QuestionWhy(question.id, explained_why(retriever, question.text, best[0]))
 
 
-def _p(value: float) -> str:
-    from ranklens.engine.comparing.significance import format_p  # with numpy: loaded by then, not at first paint
-
-    return format_p(value)
-
-
 def measures_table(comparison: Comparison) -> Group:
     """The measures: A, B, Δ, both p-values and the 95 % interval of Δ; then wins, ties and losses."""
     table = Table(box=None, padding=(0, 1, 0, 0), show_edge=False, header_style="bold")
@@ -121,8 +116,8 @@ def measures_table(comparison: Comparison) -> Group:
         table.add_column(name, justify="right", no_wrap=True)
     for row in comparison.rows:
         low, high = row.ci95
-        table.add_row(row.name, f"{row.a:.4f}", f"{row.b:.4f}", f"{row.delta:+.4f}", _p(row.p_ttest),
-                      _p(row.p_randomization), f"[{low:+.3f}, {high:+.3f}]")
+        table.add_row(row.name, f"{row.a:.4f}", f"{row.b:.4f}", f"{row.delta:+.4f}", format_p(row.p_ttest),
+                      format_p(row.p_randomization), f"[{low:+.3f}, {high:+.3f}]")
     primary = comparison.primary
     summary = Text(f"B vs A on {primary.name}: {primary.wins:,} wins, {primary.ties:,} ties, {primary.losses:,} losses"
                    f" · {len(comparison.questions):,} questions", style="dim")
@@ -152,7 +147,8 @@ def runs_table(many: ManyComparison, measure: str) -> Group:
         row = run.row(measure)
         low, high = row.ci95
         table.add_row(Text(f"{letter} ") + safe_text(run.side.label, keep_newlines=False), f"{row.b:.4f}",
-                      f"{row.delta:+.4f}", _p(row.p_ttest), _p(row.p_randomization), _p(run.adjusted[measure]),
+                      f"{row.delta:+.4f}", format_p(row.p_ttest), format_p(row.p_randomization),
+                      format_p(run.adjusted[measure]),
                       f"[{low:+.3f}, {high:+.3f}]")
     position = many.measures.index(measure) + 1
     summary = Text(f"{corrected}: p rand. corrected over {len(many.runs)} runs · measure {position} of "
