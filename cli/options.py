@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 from collections.abc import Callable
 
+from ranklens.cli.output import tell
 from ranklens.engine.settings import LANGUAGES, Setting
 from ranklens.engine.setup import all_settings
 from ranklens.engine.setup import declared_settings
@@ -23,6 +24,7 @@ from ranklens.engine.scoring.registry import readers
 _TOML_ONLY = frozenset({"decimals"})
 COMMAND_LINE = "command line"  # the source of settings given as options, in engine messages
 _OWNED = "command_options"  # the setup settings whose option a command defines itself
+_FLAGLESS = "flagless_settings"  # why a scorer's own setting has no flag in this command (warnings)
 
 
 class UsageError(Exception):
@@ -37,6 +39,38 @@ class Parser(argparse.ArgumentParser):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **{**kwargs, "allow_abbrev": False})
+        # the scorers' own settings, added once the command has added its own options (see add_setup_options)
+        self.scorer_settings: list[tuple[argparse._ArgumentGroup, Setting]] = []
+
+    def parse_known_args(self, *args: Any, **kwargs: Any) -> Any:
+        self._add_scorer_settings()
+        return super().parse_known_args(*args, **kwargs)
+
+    def format_usage(self) -> str:
+        self._add_scorer_settings()
+        return super().format_usage()
+
+    def format_help(self) -> str:
+        self._add_scorer_settings()
+        return super().format_help()
+
+    def _add_scorer_settings(self) -> None:
+        """A plug-in scorer cannot know the options of every command: a setting of its own named like one
+        (``--backend``, ``--output``, ``--json``) leaves the option to the command and has no flag there,
+        said by a warning when the command runs; ranklens.toml and the API still set it."""
+        pending, self.scorer_settings = self.scorer_settings, []
+        flagless: list[str] = []
+        for group, spec in pending:
+            flags = _flags(spec)
+            taken = next((flag for flag in flags if flag in self._option_string_actions), None)
+            if taken is None:
+                group.add_argument(flags[0], **_option(spec, f"--scorer {readers(spec.name)[0].name}: "))
+                continue
+            self.set_defaults(**{_OWNED: self.get_default(_OWNED) | {spec.name}})
+            flagless.append(f"scorer {readers(spec.name)[0].name}'s setting {spec.name!r} has no flag in "
+                            f"`{self.prog}`: {taken} is the command's own (set it in ranklens.toml)")
+        if flagless:
+            self.set_defaults(**{_FLAGLESS: tuple(flagless)})
 
     # argparse prints usage and exits on its own; we want one line and status 2 from main()
     def error(self, message: str) -> NoReturn:
@@ -111,6 +145,12 @@ def _stopwords(text: str) -> str:
     )
 
 
+def _flags(spec: Setting) -> tuple[str, ...]:
+    """The option strings a setting's flag takes: a yes/no setting's ``--no-`` form too."""
+    flag = spec.option or ""
+    return (flag, "--no-" + flag.removeprefix("--")) if spec.kind is bool else (flag,)
+
+
 def _option(spec: Setting, reader: str = "") -> dict[str, Any]:
     """add_argument keywords for one setting; ``reader`` starts its help (the scorer that reads it)."""
     flag = spec.option or ""
@@ -133,9 +173,10 @@ def _option(spec: Setting, reader: str = "") -> dict[str, Any]:
     return keywords
 
 
-def add_setup_options(parser: argparse.ArgumentParser, with_k: bool = True) -> None:
+def add_setup_options(parser: Parser, with_k: bool = True) -> None:
     """The setup's options on ``parser``; one the command already has (``ann``'s ``--ef-search``, a list it
-    sweeps) stays the command's, and is no setting there."""
+    sweeps) stays the command's, and is no setting there. The scorers' own settings are added when the
+    parser is first used, so that an option the command adds after these stays the command's too."""
     group = parser.add_argument_group("setup (defaults from the corpus' ranklens.toml)")
     declared = declared_settings()
     own = parser.add_argument_group("the scorers' own settings (each read by its scorer alone)") if declared else group
@@ -143,11 +184,10 @@ def add_setup_options(parser: argparse.ArgumentParser, with_k: bool = True) -> N
     for spec in all_settings().values():
         if spec.option is None or spec.name in _TOML_ONLY or (spec.name == "k" and not with_k):
             continue
-        if spec.option in parser._option_string_actions:
-            owned.append(spec.name)
-            continue
         if spec.name in declared:
-            own.add_argument(spec.option, **_option(spec, f"--scorer {readers(spec.name)[0].name}: "))
+            parser.scorer_settings.append((own, spec))
+        elif spec.option in parser._option_string_actions:
+            owned.append(spec.name)
         else:
             group.add_argument(spec.option, **_option(spec))
     parser.set_defaults(**{_OWNED: frozenset(owned)})
@@ -175,6 +215,8 @@ def option_of(setting: str) -> str:
 def setup_overrides(args: argparse.Namespace) -> dict[str, Any]:
     """The setup options given on the command line, by setting name."""
     owned: frozenset[str] = getattr(args, _OWNED, frozenset())
+    for flagless in getattr(args, _FLAGLESS, ()):
+        tell("warning", flagless)
     values = {name: None if name in owned else getattr(args, name, None) for name in all_settings()}
     if values["overlap"] is not None and values["size"] is None:
         raise UsageError("ranklens: --overlap needs --size")

@@ -442,7 +442,9 @@ class Retriever:
 
         Throughput is the whole batch of questions scored and ranked, index
         excluded; latency is single queries (search as a user runs it) on up to
-        ``latency_sample`` of them.
+        ``latency_sample`` of them. ``latency_sample`` 0 times no single query and
+        leaves ``p50_ms``/``p99_ms`` out: for a caller that shows no timing (the
+        experiments), whose questions would each be answered twice.
         """
         questions = self.corpus.answerable
         if not questions:
@@ -476,9 +478,9 @@ class Retriever:
         timing = {
             "index_s": self.index_s,
             "queries_per_s": len(texts) / batch_s if batch_s > 0 else float("inf"),
-            "p50_ms": float(np.percentile(latencies, 50)),
-            "p99_ms": float(np.percentile(latencies, 99)),
         }
+        if latencies:
+            timing |= {"p50_ms": float(np.percentile(latencies, 50)), "p99_ms": float(np.percentile(latencies, 99))}
         return EvalReport(self.corpus.name, self.description, evaluation, timing)
 
     def top_scores(self, questions: Sequence[Question], progress: Progress = no_progress) -> list[float]:

@@ -50,9 +50,10 @@ class WindowCheck:
         return f"{said}: only their first {self.window} are embedded, here as in a pipeline using this model"
 
 
-def window_check(model: str, texts: Sequence[str]) -> WindowCheck | None:
+def window_check(model: str, texts: Sequence[str], ends: bool = True) -> WindowCheck | None:
     """The chunks of ``texts`` longer than ``model``'s window, counted by that model's own tokenizer; None for a
-    model without a window, or one not loadable here."""
+    model without a window, or one not loadable here. Without ``ends``, ``WindowCheck.ends`` is left empty: a
+    caller that counts the chunks over (a chunk sweep) skips tokenizing each of them again and again."""
     if bundled_model(model) == E5_SMALL:
         if not e5_small_available():
             return None
@@ -62,16 +63,15 @@ def window_check(model: str, texts: Sequence[str]) -> WindowCheck | None:
         # by its words' counts, each distinct word tokenized once (model_tokens.py: a passage's count is their
         # sum and the fixed part's): a hundred times faster than tokenizing every chunk, which a chunk sweep
         # does by the thousand
-        over = tuple(i for i, text in enumerate(texts)
-                     if counter.fixed + sum(map(counter.word, text.split())) > E5_WINDOW)
-        ends = tuple(_window_end(lambda part: counter.passage(part), texts[i], E5_WINDOW) for i in over)
-        return WindowCheck(E5_SMALL, E5_WINDOW, over, len(texts), ends)
+        over = tuple(i for i, text in enumerate(texts) if counter.by_words(text) > E5_WINDOW)
+        found = tuple(_window_end(counter.passage, texts[i], E5_WINDOW) for i in over) if ends else ()
+        return WindowCheck(E5_SMALL, E5_WINDOW, over, len(texts), found)
     window = _own_window(model)
     if window is None:
         return None
     over = tuple(i for i, text in enumerate(texts) if window.count(text) > window.size)
-    ends = tuple(_window_end(window.count, texts[i], window.size) for i in over)
-    return WindowCheck(model, window.size, over, len(texts), ends, averaged=False)
+    found = tuple(_window_end(window.count, texts[i], window.size) for i in over) if ends else ()
+    return WindowCheck(model, window.size, over, len(texts), found, averaged=False)
 
 
 def _own_window(model: str) -> TokenWindow | None:
