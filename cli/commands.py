@@ -121,54 +121,48 @@ def run_search(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     query = query_text(args.query)
     retriever = setup_retriever(args, overrides)
     _note_k(retriever, overrides)
-    # A reranker that cannot load leaves the first stage's results, said to be those: exit status 2 all the same.
-    failed, reranker = "", None
     if retriever.setup.rerank:
         from ranklens.engine.neural.rerank import reranker_for
 
-        try:
-            reranker = reranker_for(retriever)
-        except RanklensError as error:
-            failed = f"{error}; the first stage's results, not reranked"
-            tell("warning", failed)
-    if reranker is not None:
-        return _search_reranked(args, retriever, query, reranker)
-    status = 2 if failed else 0
+        # A reranker that cannot load is bad input, as for eval: one line and exit status 2, no results printed
+        # (a script reading them would take the first stage for the reranked ranking it asked for).
+        return _search_reranked(args, retriever, query, reranker_for(retriever))
     result = retriever.search(query)
     if args.json:
-        _print_search_json(args, retriever, query, result, failed)
-        return status
+        return _print_search_json(args, retriever, query, result)
     print_search(retriever, result, args.explain)
-    return status
+    return 0
 
 
 def print_search(retriever: Retriever, result: SearchResult, explain: bool = False) -> None:
     """A search's text: the corpus and setup, then a line per hit (with ``explain``, its score term by term)."""
+    from ranklens.engine.backends.base import Unplaced
+
     decimals = retriever.setup.decimals
     say(_header(retriever))
-    if not result.hits:
+    ranked = result.ranked()
+    if not ranked:
         say(f"no results: {result.note}")
         return
-    ids = [terminal_text(h.chunk.id) for h in result.hits]
+    ids = [terminal_text(h.run_id if isinstance(h, Unplaced) else h.chunk.id) for h in ranked]
     id_width = max(map(len, ids))
-    for hit, chunk_id in zip(result.hits, ids):
-        say(f"{hit.rank:>3}  {hit.score:.{decimals}f}  {chunk_id:<{id_width}}  {terminal_text(hit.chunk.text)}")
-        if explain:
+    for hit, shown_id in zip(ranked, ids):
+        # a user's retriever's hit the corpus cannot place keeps its rank, said so, with its text when it has one
+        text = f"(not in the corpus) {hit.text or ''}".rstrip() if isinstance(hit, Unplaced) else hit.chunk.text
+        say(f"{hit.rank:>3}  {hit.score:.{decimals}f}  {shown_id:<{id_width}}  {terminal_text(text)}")
+        if explain and not isinstance(hit, Unplaced):
             print_explanation(retriever.explain(result.query, hit.index))
     if result.unknown:
         say(f"(not in the corpus: {', '.join(terminal_text(t) for t in result.unknown)})")
 
 
-def _print_search_json(args: argparse.Namespace, retriever: Retriever, query: str, result: Any,
-                       not_reranked: str = "") -> int:
-    """The search JSON of plain or reranked results: their dict, the setup that ran, explanations on demand, and
-    why the setup's reranker did not rerank them (``rerank_error``)."""
+def _print_search_json(args: argparse.Namespace, retriever: Retriever, query: str, result: Any) -> int:
+    """The search JSON of plain or reranked results: their dict, the setup that ran, explanations on demand."""
     data = result.to_dict(retriever.corpus)
     data["setup"] = retriever.setup.to_dict()  # "scorer" is a label for people; this is for scripts
-    if not_reranked:
-        data["rerank_error"] = not_reranked
     if args.explain:
-        for row, hit in zip(data["results"], result.hits):
+        chunk_rows = [row for row in data["results"] if not row.get("not_in_corpus")]
+        for row, hit in zip(chunk_rows, result.hits):
             row["explain"] = retriever.explain(query, hit.index).to_dict()
     return print_json(data)
 

@@ -1,7 +1,7 @@
 """The experiment subcommands: ivf, ann, compare-scorers, sweep chunks.
 
 Each turns one thing and measures: an index's knob against exact search, every scorer
-under one setup, chunk size x overlap. Parsers (``add_<command>``) and runs
+under one setup, chunker x size x overlap (printed by ``cli/chunk_lab.py``). Parsers (``add_<command>``) and runs
 (``run_<command>``), listed in the subcommand table (``cli/subcommands.py``); engine
 modules are imported inside the runs. The runs print the engine's
 ``engine/experiments/`` tables, the same ones the TUI's tabs show.
@@ -9,7 +9,7 @@ modules are imported inside the runs. The runs print the engine's
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +19,6 @@ from ranklens.cli.output import TerminalProgress, print_json, say, tell, termina
 from ranklens.cli.setup_args import workbench
 from ranklens.engine.chunking.chunkers import CHUNKERS
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.measuring.metric_table import better_rule
 
 if TYPE_CHECKING:
     from ranklens.engine.ann.vectors import VectorSet
@@ -75,16 +74,19 @@ def add_compare_scorers(sub: Any) -> None:
 def add_sweep(sub: Any) -> None:
     sweep = sub.add_parser("sweep", help="vary one setting and measure: sweep chunks")
     experiments = sweep.add_subparsers(dest="experiment", metavar="chunks", required=True, parser_class=Parser)
-    chunks = experiments.add_parser("chunks", help="chunk size x overlap, measured on the questions' answer spans")
+    chunks = experiments.add_parser("chunks", help="chunker x size x overlap, each tested against the setup's "
+                                    "chunking on the judged questions")
     chunks.add_argument("corpus")
     chunks.add_argument("--chunkers", type=_chunkers, metavar="A,B",
                         help="chunkers compared, each over its sizes (default: the setup's chunker; "
                              f"{', '.join(CHUNKERS)})")
-    chunks.add_argument("--sizes", type=int_list("--sizes", 1), metavar="N,N",
-                        help="chunk sizes in each chunker's unit (default: the chunker's, words 20,40,60,100; "
-                             "characters 250,500,1000,2000; tokens 64,128,256,512)")
-    chunks.add_argument("--overlaps", type=int_list("--overlaps", 0), metavar="M,M",
-                        help="overlaps tried with every size (default 0 and a quarter of the size)")
+    chunks.add_argument("--sizes", type=_chunker_values("--sizes", 1), action="append", metavar="[CHUNKER:]N,N",
+                        help="chunk sizes in the chunker's unit, for every chunker or, prefixed, for one; repeat "
+                             "for several (default: the chunker's, words 20,40,60,100; characters 250,500,1000,2000; "
+                             "tokens 64,128,256,512)")
+    chunks.add_argument("--overlaps", type=_chunker_values("--overlaps", 0), action="append", metavar="[CHUNKER:]M,M",
+                        help="overlaps tried with every size, for every chunker or, prefixed, for one "
+                             "(default 0 and a quarter of the size; 0 and 1 sentence)")
     chunks.add_argument("--json", action="store_true")
     add_workspace_options(chunks)
     add_setup_options(chunks)
@@ -231,46 +233,46 @@ def run_compare_scorers(args: argparse.Namespace, overrides: dict[str, Any]) -> 
 
 
 def run_sweep_chunks(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
-    from ranklens.engine.chunking.chunkers import CHUNKER_TABLE
+    from ranklens.cli.chunk_lab import say_chunk_lab
     from ranklens.engine.experiments.chunking import chunk_sweep, sweep_windows
 
     bench, setup, judged = workbench(args, overrides)
     chunkers = args.chunkers or [setup.chunker]
+    sizes, overlaps = _per_chunker("--sizes", args.sizes, chunkers), _per_chunker("--overlaps", args.overlaps, chunkers)
     with _flags(_SWEEP_FLAGS):
-        windows = tuple(w for chunker in chunkers for w in sweep_windows(args.sizes, args.overlaps, chunker))
+        windows = tuple(w for chunker in chunkers
+                        for w in sweep_windows(sizes.get(chunker), overlaps.get(chunker), chunker))
     with TerminalProgress() as progress:
         sweep = chunk_sweep(bench, setup, windows, progress)
     if args.json:
         return print_json({**sweep.to_dict(), "judgments": judged.to_dict()})
-    n = sweep.questions
-    units = ", ".join(f"{c} ({CHUNKER_TABLE[c].units})" for c in chunkers)
-    say(f"# {sweep.corpus} · {judged.describe()} · {sweep.scorer} · chunks by {units}")
-    # whole: out of the questions with an answer span; judged per document alone, there is nothing to count
-    whole_header = f"{'whole':>7} " if sweep.spans else ""
-    # carried: your judgments of chunks counted at that window by their text, of those naming another chunking's
-    by_text = any(cell.carried.moved for cell in sweep.cells)
-    carried_header = f"{'carried':>7} " if by_text else ""
-    by = f"{'chunker':<10}" if len(chunkers) > 1 else ""
-    say(f"  {by}{'size':>5} {'overlap':>7} {'chunks':>7} {whole_header}{carried_header}{metric_headers()}")
-    for i, cell in enumerate(sweep.cells):
-        mark = "★ " if i == sweep.winner else "  "
-        whole = f"{f'{cell.whole}/{sweep.spans}':>7} " if sweep.spans else ""
-        carried = f"{f'{cell.carried.carried}/{cell.carried.moved}':>7} " if by_text else ""
-        chunker = f"{cell.window.chunker:<10}" if by else ""
-        say(f"{mark}{chunker}{cell.window.size:>5} {cell.window.overlap:>7} {cell.chunks:>7} {whole}{carried}"
-            f"{metric_cells(cell.evaluation.metrics, n)}")
-    whole_note = (" · whole: questions whose answer span some chunk holds whole" if sweep.spans else
-                  "" if by_text else " · judged per document, no answer spans: no chunk can cut an answer")
-    say(f"★ best by {better_rule()}{whole_note}")
-    if by_text:
-        say("carried: your judgments reaching the window's chunks by their text, of those judged in another chunking")
-    # a note of every window once (the model's own); one of some windows with it (chunks longer than the model's)
-    common = set.intersection(*(set(cell.notes) for cell in sweep.cells)) if sweep.cells else set()
-    for note in dict.fromkeys(note for cell in sweep.cells for note in cell.notes if note in common):
-        tell("note", note)
-    for cell in sweep.cells:
-        for note in cell.notes:
-            if note not in common:
-                tell("note", f"{cell.window.label}: {note}")
-    say_metric_notes()
+    say_chunk_lab(sweep, judged)
     return 0
+
+
+def _per_chunker(flag: str, given: list[tuple[str | None, list[int]]] | None,
+                 chunkers: list[str]) -> dict[str, list[int]]:
+    """``--sizes 20,40 --sizes recursive:250,500`` as each chunker's values: its own, else the unprefixed ones."""
+    values: dict[str | None, list[int]] = {}
+    for chunker, numbers in given or []:
+        if chunker is not None and chunker not in chunkers:
+            raise RanklensError(f"{flag}: {chunker} is not swept (add it to --chunkers: {','.join(chunkers)})")
+        values[chunker] = numbers
+    return {chunker: values[chunker] for chunker in chunkers if chunker in values} | (
+        {chunker: values[None] for chunker in chunkers if chunker not in values} if None in values else {})
+
+
+def _chunker_values(flag: str, low: int) -> Callable[[str], tuple[str | None, list[int]]]:
+    """``N,N`` for every chunker, or ``CHUNKER:N,N`` for one (in its units)."""
+    numbers = int_list(flag, low)
+
+    def parse(text: str) -> tuple[str | None, list[int]]:
+        name, colon, rest = text.partition(":")
+        if not colon:
+            return None, numbers(text)
+        if name.strip() not in CHUNKERS:
+            raise argparse.ArgumentTypeError(f"{flag}: unknown chunker {name.strip()!r} in {text!r} "
+                                             f"(choose from {', '.join(CHUNKERS)})")
+        return name.strip(), numbers(rest)
+
+    return parse

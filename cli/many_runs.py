@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ranklens.cli.output import say, terminal_text
+from ranklens.engine.comparing.p_text import format_p as _p
 
 if TYPE_CHECKING:
     from ranklens.engine.comparing.two_runs import RunSide
@@ -23,8 +24,6 @@ def _named(code: str, side: RunSide) -> str:
 
 
 def print_many(judged: Judged, comparison: ManyComparison) -> None:
-    from ranklens.engine.comparing.significance import format_p as _p
-
     runs = comparison.runs
     corrected = CORRECTION_NAMES[comparison.correction]
     say(f"# {judged.corpus.name} · {len(comparison.questions)} judged questions ({judged.describe()}) · "

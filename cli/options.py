@@ -1,10 +1,10 @@
 """The command line's argparse pieces: the parser, option value types, and the setup options.
 
-The setup options are derived from the settings declared on ``Setup``. Every setting with an
-option gets one (``--k1``, ``--bm25-variant``, ``--sublinear-tf`` /
-``--no-sublinear-tf``...), with its help, default and choices from the declaration; a new
-setting or scorer shows up here without an edit. Values are parsed here so a bad one
-names its flag; the engine then checks how they combine.
+The setup options are derived from the settings declared on ``Setup`` and on the scorers' specs
+(a plug-in's ``--boost``). Every setting with an option gets one (``--k1``, ``--bm25-variant``,
+``--sublinear-tf`` / ``--no-sublinear-tf``...), with its help, default and choices from the
+declaration; a new setting or scorer shows up here without an edit. Values are parsed here so a
+bad one names its flag; the engine then checks how they combine.
 """
 from __future__ import annotations
 
@@ -14,13 +14,17 @@ from pathlib import Path
 from typing import Any, NoReturn
 from collections.abc import Callable
 
+from ranklens.cli.output import tell
 from ranklens.engine.settings import LANGUAGES, Setting
-from ranklens.engine.setup import setup_settings
+from ranklens.engine.setup import all_settings
+from ranklens.engine.setup import declared_settings
+from ranklens.engine.scoring.registry import readers
 
 # Settings the command line leaves to ranklens.toml: how scores are printed.
 _TOML_ONLY = frozenset({"decimals"})
 COMMAND_LINE = "command line"  # the source of settings given as options, in engine messages
 _OWNED = "command_options"  # the setup settings whose option a command defines itself
+_FLAGLESS = "flagless_settings"  # why a scorer's own setting has no flag in this command (warnings)
 
 
 class UsageError(Exception):
@@ -35,6 +39,38 @@ class Parser(argparse.ArgumentParser):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **{**kwargs, "allow_abbrev": False})
+        # the scorers' own settings, added once the command has added its own options (see add_setup_options)
+        self.scorer_settings: list[tuple[argparse._ArgumentGroup, Setting]] = []
+
+    def parse_known_args(self, *args: Any, **kwargs: Any) -> Any:
+        self._add_scorer_settings()
+        return super().parse_known_args(*args, **kwargs)
+
+    def format_usage(self) -> str:
+        self._add_scorer_settings()
+        return super().format_usage()
+
+    def format_help(self) -> str:
+        self._add_scorer_settings()
+        return super().format_help()
+
+    def _add_scorer_settings(self) -> None:
+        """A plug-in scorer cannot know the options of every command: a setting of its own named like one
+        (``--backend``, ``--output``, ``--json``) leaves the option to the command and has no flag there,
+        said by a warning when the command runs; ranklens.toml and the API still set it."""
+        pending, self.scorer_settings = self.scorer_settings, []
+        flagless: list[str] = []
+        for group, spec in pending:
+            flags = _flags(spec)
+            taken = next((flag for flag in flags if flag in self._option_string_actions), None)
+            if taken is None:
+                group.add_argument(flags[0], **_option(spec, f"--scorer {readers(spec.name)[0].name}: "))
+                continue
+            self.set_defaults(**{_OWNED: self.get_default(_OWNED) | {spec.name}})
+            flagless.append(f"scorer {readers(spec.name)[0].name}'s setting {spec.name!r} has no flag in "
+                            f"`{self.prog}`: {taken} is the command's own (set it in ranklens.toml)")
+        if flagless:
+            self.set_defaults(**{_FLAGLESS: tuple(flagless)})
 
     # argparse prints usage and exits on its own; we want one line and status 2 from main()
     def error(self, message: str) -> NoReturn:
@@ -109,11 +145,17 @@ def _stopwords(text: str) -> str:
     )
 
 
-def _option(spec: Setting) -> dict[str, Any]:
-    """add_argument keywords for one setting."""
+def _flags(spec: Setting) -> tuple[str, ...]:
+    """The option strings a setting's flag takes: a yes/no setting's ``--no-`` form too."""
+    flag = spec.option or ""
+    return (flag, "--no-" + flag.removeprefix("--")) if spec.kind is bool else (flag,)
+
+
+def _option(spec: Setting, reader: str = "") -> dict[str, Any]:
+    """add_argument keywords for one setting; ``reader`` starts its help (the scorer that reads it)."""
     flag = spec.option or ""
     default = spec.default if not isinstance(spec.default, tuple) else ",".join(spec.default)
-    help_text = spec.help if spec.default is None else f"{spec.help} (default {default})"
+    help_text = reader + (spec.help if spec.default is None else f"{spec.help} (default {default})")
     keywords: dict[str, Any] = {"dest": spec.name, "default": None, "help": help_text}
     if spec.metavar:
         keywords["metavar"] = spec.metavar
@@ -131,18 +173,23 @@ def _option(spec: Setting) -> dict[str, Any]:
     return keywords
 
 
-def add_setup_options(parser: argparse.ArgumentParser, with_k: bool = True) -> None:
+def add_setup_options(parser: Parser, with_k: bool = True) -> None:
     """The setup's options on ``parser``; one the command already has (``ann``'s ``--ef-search``, a list it
-    sweeps) stays the command's, and is no setting there."""
+    sweeps) stays the command's, and is no setting there. The scorers' own settings are added when the
+    parser is first used, so that an option the command adds after these stays the command's too."""
     group = parser.add_argument_group("setup (defaults from the corpus' ranklens.toml)")
+    declared = declared_settings()
+    own = parser.add_argument_group("the scorers' own settings (each read by its scorer alone)") if declared else group
     owned = []
-    for spec in setup_settings().values():
+    for spec in all_settings().values():
         if spec.option is None or spec.name in _TOML_ONLY or (spec.name == "k" and not with_k):
             continue
-        if spec.option in parser._option_string_actions:
+        if spec.name in declared:
+            parser.scorer_settings.append((own, spec))
+        elif spec.option in parser._option_string_actions:
             owned.append(spec.name)
-            continue
-        group.add_argument(spec.option, **_option(spec))
+        else:
+            group.add_argument(spec.option, **_option(spec))
     parser.set_defaults(**{_OWNED: frozenset(owned)})
     group.add_argument("--sentences", dest="chunker", action="store_const", const="sentences",
                        help="chunk by whole sentences (--overlap in sentences); short for --chunker sentences")
@@ -161,14 +208,16 @@ def add_workspace_options(parser: argparse.ArgumentParser, measures: bool = True
 
 def option_of(setting: str) -> str:
     """The flag that sets ``setting`` (the setting's name when it has none)."""
-    spec = setup_settings().get(setting)
+    spec = all_settings().get(setting)
     return (spec.option if spec else None) or setting
 
 
 def setup_overrides(args: argparse.Namespace) -> dict[str, Any]:
     """The setup options given on the command line, by setting name."""
     owned: frozenset[str] = getattr(args, _OWNED, frozenset())
-    values = {name: None if name in owned else getattr(args, name, None) for name in setup_settings()}
+    for flagless in getattr(args, _FLAGLESS, ()):
+        tell("warning", flagless)
+    values = {name: None if name in owned else getattr(args, name, None) for name in all_settings()}
     if values["overlap"] is not None and values["size"] is None:
         raise UsageError("ranklens: --overlap needs --size")
     return {key: value for key, value in values.items() if value is not None}

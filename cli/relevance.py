@@ -309,7 +309,7 @@ def tell_findings(comparison: Comparison | ManyComparison) -> None:
 
 
 def print_comparison(judged: Judged, comparison: Comparison) -> None:
-    from ranklens.engine.comparing.significance import format_p as _p
+    from ranklens.engine.comparing.p_text import format_p as _p
 
     a, b = comparison.a, comparison.b
     say(f"# {judged.corpus.name} · {len(comparison.questions)} judged questions ({judged.describe()}) · "

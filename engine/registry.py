@@ -4,7 +4,7 @@ Each table (``scoring/registry.py``, ``backends/registry.py``, ``metric_table.py
 its specs; a plug-in adds one with ``register``, a test for the length of a ``with registered(...)``.
 
 A table with an entry-point ``group`` (``ranklens.scorers``, ``ranklens.backends``,
-``ranklens.measures``; the index kinds' ``ranklens.indexes`` in ``index/knobs.py``) also takes
+``ranklens.measures``; the index kinds' ``ranklens.indexes`` in ``ann/knobs.py``) also takes
 the specs that installed packages declare there: each entry point names a spec
 (``coord = "my_package.scoring:SPEC"``). They are loaded on the table's first lookup, not at
 import, so starting ranklens costs only that scan without plug-ins.

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 from ranklens.engine.text.analysis import Analyzer
-from ranklens.engine.backends.base import Backend, attached_backend, over_backend
+from ranklens.engine.backends.base import Backend, Unplaced, Unplacing, attached_backend, over_backend
 from ranklens.engine.storage.cache import IndexCache, corpus_index_key, index_key
 from ranklens.engine.chunking.cutting import chunk_documents
 from ranklens.engine.corpus import Chunk, Corpus, Question
@@ -41,7 +41,7 @@ from ranklens.engine.chunking.chunkers import default_window
 from ranklens.engine.setup import Setup
 from ranklens.engine.corpus.tables import ChunkTable, DocumentTable, index_texts, take
 from ranklens.engine.text.termindex import QueryTerms, TermIndex
-from ranklens.engine.topk import PendingScores, QueryScores, floor_of, top_k
+from ranklens.engine.topk import PendingScores, QueryScores, floor_of, rank_around, top_k
 
 MAX_CHUNKINGS = 3  # chunkings kept in memory per corpus (a chunk sweep visits many)
 MAX_TERM_INDEXES = 4  # term indexes kept, across chunkings and analysis settings
@@ -107,6 +107,14 @@ class SearchResult:
     terms: tuple[str, ...]  # the query's terms after analysis
     unknown: tuple[str, ...]  # terms the corpus does not contain
     note: str = ""  # why there are no hits, when there are none
+    # a user's own retriever's hits that are no chunk of the corpus, each at its rank (``hits`` skip those ranks)
+    unplaced: tuple[Unplaced, ...] = ()
+
+    def ranked(self) -> list[Hit | Unplaced]:
+        """The hits and the results that are no chunk, by rank."""
+        if not self.unplaced:
+            return list(self.hits)
+        return sorted([*self.hits, *self.unplaced], key=lambda hit: hit.rank)
 
     def to_dict(self, corpus: Corpus) -> dict:
         return {
@@ -123,8 +131,10 @@ class SearchResult:
                     "doc_id": h.chunk.doc_id,
                     "text": h.chunk.text,
                     "source": chunk_source(corpus.document(h.chunk.doc_id), h.chunk),
-                }
-                for h in self.hits
+                } if isinstance(h, Hit) else
+                {"rank": h.rank, "id": h.id, "score": h.score, "document": None, "doc_id": None, "text": h.text,
+                 "not_in_corpus": True}
+                for h in self.ranked()
             ],
         }
 
@@ -338,12 +348,25 @@ class Retriever:
         # scored as far as the top k needs: touched chunks only, long low-weight postings skipped
         scores = PendingScores(self.scorer, query, len(self.chunks))
         top, values = scores.retrieved_top(k)  # not kept: a chunk the query does not match (engine/topk.py)
-        if not top.size:  # the terms weigh nothing: idf 0 (BM25 robertson, atire) or no LSA direction
+        unplaced = self._unplaced(query, k)
+        if not top.size and not unplaced:  # the terms weigh nothing: idf 0 (BM25 robertson, atire), no LSA direction
             return SearchResult(text, describe, [], query.terms, unknown,
                                 note="every chunk scores 0 for the query's terms")
         rows = top.tolist()
         hits = Hit.ranked(rows, take(self.chunks, rows), values.tolist())
-        return SearchResult(text, describe, hits, query.terms, unknown)
+        if unplaced:  # the hits keep the ranks around those of the retriever's results that are no chunk
+            taken = np.array([u.rank for u in unplaced], dtype=np.int64)
+            hits = [replace(hit, rank=rank_around(hit.rank, taken)) for hit in hits]
+            hits = [hit for hit in hits if hit.rank <= k]
+        return SearchResult(text, describe, hits, query.terms, unknown, unplaced=tuple(unplaced))
+
+    def _unplaced(self, query: QueryTerms, k: int | None) -> list[Unplaced]:
+        """The results of the query's top ``k`` (None: as deep as the scorer ranks) that are no chunk (a user's
+        own retriever's), by rank."""
+        if not capable(self.scorer, Unplacing):
+            return []
+        scorer = cast(Unplacing, self.scorer)
+        return scorer.unplaced(query, scorer.depth if k is None else k)
 
     def explain(self, text: str, chunk_index: int) -> Explanation:
         return self.scorer.explain(self.query(text), chunk_index)
@@ -419,7 +442,9 @@ class Retriever:
 
         Throughput is the whole batch of questions scored and ranked, index
         excluded; latency is single queries (search as a user runs it) on up to
-        ``latency_sample`` of them.
+        ``latency_sample`` of them. ``latency_sample`` 0 times no single query and
+        leaves ``p50_ms``/``p99_ms`` out: for a caller that shows no timing (the
+        experiments), whose questions would each be answered twice.
         """
         questions = self.corpus.answerable
         if not questions:
@@ -435,10 +460,12 @@ class Retriever:
                 if self.setup.k > depth():
                     top_k(scores, self.setup.k)  # answering includes ranking: the throughput counts it
                 relevant = judged[i]
+                # as deep as the full rank reads: the ranks the retriever's results that are no chunk hold
+                unplaced = self._unplaced(scores.query, None) if isinstance(scores, PendingScores) else []
                 yield QuestionScores(questions[i].id, questions[i].text, scores,
                                      np.fromiter(relevant.keys(), dtype=np.int64, count=len(relevant)),
                                      np.fromiter(relevant.values(), dtype=np.float64, count=len(relevant)),
-                                     texts_judged[i])
+                                     texts_judged[i], tuple(u.rank for u in unplaced))
 
         started = time.perf_counter()
         evaluation = evaluate(rows(), self.setup.k)  # scoring, ranking and metrics of every question
@@ -451,9 +478,9 @@ class Retriever:
         timing = {
             "index_s": self.index_s,
             "queries_per_s": len(texts) / batch_s if batch_s > 0 else float("inf"),
-            "p50_ms": float(np.percentile(latencies, 50)),
-            "p99_ms": float(np.percentile(latencies, 99)),
         }
+        if latencies:
+            timing |= {"p50_ms": float(np.percentile(latencies, 50)), "p99_ms": float(np.percentile(latencies, 99))}
         return EvalReport(self.corpus.name, self.description, evaluation, timing)
 
     def top_scores(self, questions: Sequence[Question], progress: Progress = no_progress) -> list[float]:

@@ -6,6 +6,10 @@ corpus' ``ranklens.toml`` settings first, then explicit overrides, through
 is declared once with ``setting(...)``: its type, default, range or choices,
 help and TUI step; checking, the command-line options and the TUI's keys are
 derived from these declarations (``engine/settings.py``).
+
+A scorer may declare settings of its own on its spec (``ScorerSpec.own_settings``);
+a setup holds their values in one field, ``declared``, and takes them by name like
+its own fields: ``from_mapping({"boost": 2})``, ``replace(boost=2)``, ``value_of("boost")``.
 """
 from __future__ import annotations
 
@@ -14,18 +18,22 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from collections.abc import Mapping
 
 from ranklens.engine.chunking.chunkers import CHUNKER_TABLE, CHUNKERS
 from ranklens.engine.scoring.registry import fusable_names, scorer_names, spec
+from ranklens.engine.scoring.registry import SCORERS
+from ranklens.engine.scoring.registry import running_scorers
 from ranklens.engine.settings import (
     BM25_VARIANTS, DIMS_LADDER, FUSION_METHODS, LANGUAGES, MAX_DECIMALS, OVERLAP_LADDER,
     SIZE_LADDER, SKLEARN_TOKEN_PATTERN, Setting, SettingError, Step, check_value, setting, settings_of,
 )
 
 # Plain words the settings use as values, re-exported for the front ends.
-__all__ = ["BM25_VARIANTS", "CHUNKERS", "FUSION_METHODS", "LANGUAGES", "Setup", "setup_settings"]
+__all__ = ["BM25_VARIANTS", "CHUNKERS", "FUSION_METHODS", "LANGUAGES", "Setup", "all_settings", "setup_settings"]
+
+T = TypeVar("T")
 
 # What ranklens.toml may hold besides settings.
 _NOT_SETTINGS = ("description", "name")
@@ -107,6 +115,10 @@ class Setup:
                                 "(on for BEIR records with titles, unless ranklens.toml says otherwise)")
     language: str | None = setting(None, "the corpus' language", choices=LANGUAGES)
     decimals: int = setting(3, "digits of scores printed", minimum=0, maximum=MAX_DECIMALS)
+    # The values given to settings the scorers declare on their specs (``ScorerSpec.own_settings``), as
+    # (name, value) pairs sorted by name, a value equal to its default left out: a setup stays hashable and
+    # equal to any other that runs alike. Set by name (``boost=2``), never as this field.
+    declared: tuple[tuple[str, Any], ...] = ()
 
     @classmethod
     def from_mapping(cls, *layers: Mapping[str, Any], source: str = "settings") -> Setup:
@@ -133,7 +145,7 @@ class Setup:
         Unlike a layer of ``from_mapping`` (where None means "not given"), None here
         is a value: ``replace(rerank=None)`` turns the reranker off.
         """
-        setup = dataclasses.replace(self, **_checked(changes, "setup"))
+        setup = dataclasses.replace(self, **_checked(changes, "setup", self.declared))
         setup.validate("setup")
         return setup
 
@@ -164,23 +176,46 @@ class Setup:
         parts.append(f"k={self.k}")
         return " · ".join(parts)
 
+    def value_of(self, name: str) -> Any:
+        """The value of the setting ``name``: a field, or a setting a registered scorer declares."""
+        if name in setup_settings():
+            return getattr(self, name)
+        return dict(self.declared).get(name, declared_settings()[name].default)
+
+    def read(self, declaration: type[T]) -> T:
+        """A scorer's own settings (its ``own_settings`` dataclass) with this setup's values."""
+        given = dict(self.declared)
+        return declaration(**{name: given[name] for name in settings_of(declaration) if name in given})
+
     def to_dict(self) -> dict[str, Any]:
-        """Every setting by name, JSON-ready: what a script needs to rebuild this setup."""
-        return {key: list(value) if isinstance(value, tuple) else value
-                for key, value in dataclasses.asdict(self).items()}
+        """Every setting by name, JSON-ready: what a script needs to rebuild this setup (the running
+        scorers' own settings too, and any other scorer's given)."""
+        values = {name: getattr(self, name) for name in setup_settings()}
+        values.update(self.declared)
+        values.update((name, self.value_of(name)) for scorer in running_scorers(self) for name in scorer.declared())
+        return {key: list(value) if isinstance(value, tuple) else value for key, value in values.items()}
 
 
-def _checked(values: Mapping[str, Any], source: str) -> dict[str, Any]:
-    """Each value as its setting's type; an unknown key or a bad value names ``source`` and the setting."""
-    known = setup_settings()
-    checked = {}
+def _checked(values: Mapping[str, Any], source: str, held: tuple[tuple[str, Any], ...] = ()) -> dict[str, Any]:
+    """Each value as its setting's type, those of the scorers' own settings merged into ``held`` as the
+    ``declared`` field; an unknown key or a bad value names ``source`` and the setting."""
+    fields = setup_settings()
+    known = fields if all(key in fields for key in values) else all_settings()  # plug-ins' only when asked
+    checked, declared = {}, dict(held)
     for key, value in values.items():
         if key not in known:
             raise SettingError(key, f"unknown setting {key!r} (known: {', '.join(sorted(known))})", source)
         try:
-            checked[key] = check_value(known[key], value)
+            value = check_value(known[key], value)
         except SettingError as error:
             raise SettingError(key, error.message, source) from None
+        if key in fields:
+            checked[key] = value
+        else:
+            declared[key] = value
+    if known is not fields:
+        checked["declared"] = tuple(sorted((key, value) for key, value in declared.items()
+                                           if value != known[key].default))
     return checked
 
 
@@ -203,6 +238,29 @@ def ann_values(setup: Setup) -> list[str]:
 def setup_settings() -> dict[str, Setting]:
     """Every setting of ``Setup`` by field name, in declaration order."""
     return settings_of(Setup)
+
+
+def declared_settings() -> dict[str, Setting]:
+    """The settings the registered scorers declare on their specs, by name (loads the plug-ins).
+
+    A name is one setting: one that ``Setup`` has, or that another scorer declares, would give two
+    settings one flag and one ranklens.toml key, and is refused naming both."""
+    fields = setup_settings()
+    found: dict[str, Setting] = {}
+    owners: dict[str, str] = {}
+    for scorer in SCORERS.entries():
+        for name, declared in scorer.declared().items():
+            if name in fields or name in found:
+                owner = "the setup" if name in fields else f"scorer {owners[name]}"
+                raise SettingError(name, f"scorer {scorer.name} declares a setting {name!r}, which {owner} "
+                                   "has already")
+            found[name], owners[name] = declared, scorer.name
+    return found
+
+
+def all_settings() -> dict[str, Setting]:
+    """Every setting a setup takes by name: its fields', then the scorers' own (the plug-ins' loaded)."""
+    return {**setup_settings(), **declared_settings()}
 
 
 def _check_token_pattern(pattern: str, source: str) -> None:

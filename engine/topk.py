@@ -381,3 +381,29 @@ def _rank_in_top(known: np.ndarray, values: np.ndarray, relevant: np.ndarray) ->
         return None
     hits = np.flatnonzero(np.isin(known, relevant) & (values > values[-1]))
     return int(hits[0]) + 1 if hits.size else None
+
+
+# Ranks held by no chunk: a user's own retriever may rank a hit the corpus cannot place
+# (engine/backends/placing.py). It keeps its rank as a result nothing judges relevant, so the chunks
+# below it do not move up: the ranks of a question's chunks skip the ranks ``taken`` (1-based, ascending).
+NO_CHUNK = -1  # the position a rank held by no chunk has in a top list laid out by ``around_taken``
+
+
+def rank_around(rank: int, taken: np.ndarray) -> int:
+    """The rank among all results of the chunk ranked ``rank`` among the chunks: the ``rank``-th rank not taken."""
+    if not taken.size:
+        return rank
+    return rank + int(np.searchsorted(taken - np.arange(taken.size), rank, side="right"))
+
+
+def around_taken(top: np.ndarray, taken: np.ndarray, k: int) -> np.ndarray:
+    """The first ``k`` ranks of ``top`` (chunk positions, best first) laid around the ``taken`` ranks, which hold
+    ``NO_CHUNK``: what a measure reads rank by rank."""
+    if not taken.size:
+        return top[:k]
+    taken = taken[taken <= k]
+    free = np.setdiff1d(np.arange(1, k + 1), taken)[:top.size]
+    laid = np.full(max(int(free[-1]) if free.size else 0, int(taken[-1]) if taken.size else 0), NO_CHUNK,
+                   dtype=np.int64)
+    laid[free - 1] = top[:free.size]
+    return laid

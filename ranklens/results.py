@@ -43,7 +43,7 @@ class Hits(Printed):
         return list(self.to_dict()["results"])
 
     def __len__(self) -> int:
-        return len(self._result.hits)
+        return len(self._result.ranked())
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         return iter(self.results)

@@ -8,70 +8,14 @@ or a 401 on the first request is one line, exit status 2.
 from __future__ import annotations
 
 import json
-import random
 import socket
-import statistics
 from pathlib import Path
 
 import pytest
 
 from tests.support.cli import assert_error, run_cli
-from tests.support.files import beir_folder
-from tests.support.ranking_server import Ranking, mapping, serving
-
-QUESTIONS = 30
-DOCS = 40
-
-
-def corpus(folder: Path) -> tuple[Path, dict[str, dict[str, int]], dict[str, Ranking], dict[str, str]]:
-    """A BEIR corpus, its qrels, and a ranking per question text the server answers with: every relevant
-    document somewhere in the top 15 (some beyond 10), distinct scores, nothing but known ids."""
-    rng = random.Random(7)
-    docs = [{"_id": f"d{i:02}", "title": "", "text": f"alpha{i} beta{i} gamma"} for i in range(DOCS)]
-    qrels: dict[str, dict[str, int]] = {}
-    rankings: dict[str, Ranking] = {}
-    texts: dict[str, str] = {}
-    for q in range(QUESTIONS):
-        qid, text = f"q{q:02}", f"question {q} about alpha{q}"
-        order = rng.sample(range(DOCS), 15)
-        relevant = rng.sample(order, rng.choice((1, 2)))
-        qrels[qid] = {f"d{d:02}": rng.choice((1, 2)) for d in relevant}
-        rankings[text] = [(f"d{d:02}", round(30.0 - rank - rng.random() * 0.5, 6), None)
-                          for rank, d in enumerate(order)]
-        texts[qid] = text
-    qrel_lines = "".join(f"{qid}\t{doc}\t{grade}\n" for qid, judged in qrels.items() for doc, grade in judged.items())
-    path = beir_folder(folder / "c", docs, [{"_id": qid, "text": text} for qid, text in texts.items()], qrel_lines)
-    return path, qrels, rankings, texts
-
-
-def per_question(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
-    """Each question's measures of ``run`` as trec_eval computes them (pytrec_eval)."""
-    pytrec_eval = pytest.importorskip("pytrec_eval")
-    measures = {"success.1,3", "recip_rank", "ndcg_cut.10", "recall.10"}
-    measured = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(
-        {qid: run.get(qid) or {"no-such-doc": 0.0} for qid in qrels})
-    return measured
-
-
-TREC_NAMES = {"hit@1": "success_1", "hit@3": "success_3", "mrr": "recip_rank", "ndcg@10": "ndcg_cut_10",
-              "recall@10": "recall_10"}
-
-
-def trec_metrics(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> dict[str, float]:
-    """ranklens' eval metrics of ``run`` as trec_eval computes them (pytrec_eval)."""
-    measured = per_question(qrels, run)
-    return {ours: statistics.mean(q[theirs] for q in measured.values()) for ours, theirs in TREC_NAMES.items()}
-
-
-def trec_part(metrics: dict[str, float]) -> dict[str, float]:
-    """The metrics of eval's JSON that trec_eval defines (the span measures have their own oracle:
-    tests/test_span_measures.py)."""
-    return {ours: metrics[ours] for ours in TREC_NAMES}
-
-
-def as_run(rankings: dict[str, Ranking], texts: dict[str, str], failed: set[str] = frozenset()
-           ) -> dict[str, dict[str, float]]:
-    return {qid: {doc: score for doc, score, _ in rankings[text]} for qid, text in texts.items() if qid not in failed}
+from tests.support.known_rankings import QUESTIONS, as_run, corpus, per_question, trec_metrics, trec_part
+from tests.support.ranking_server import mapping, serving
 
 
 def eval_json(capsys: pytest.CaptureFixture[str], folder: Path, toml: str, *more: str):  # noqa: ANN201

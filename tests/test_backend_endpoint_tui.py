@@ -40,10 +40,13 @@ async def test_the_tui_opened_with_a_backend_ranks_through_the_endpoint(tmp_path
 
     chunks = load_corpus("studio-alfa").chunks
     ranking = [(chunks[i].id, 2.0 - rank / 10, None) for rank, i in enumerate((4, 9))]
-    with serving({QUERY: ranking}) as server:
+    stranger = ("faq-17", 1.95, None)  # between the two: not in the corpus, it keeps rank 2
+    with serving({QUERY: [ranking[0], stranger, ranking[1]]}) as server:
         (tmp_path / "search.toml").write_text(mapping(server.url), encoding="utf-8")
         backend = open_target(f"endpoint:{tmp_path / 'search.toml'}")  # as `ranklens C --backend ...` opens it
         async with running("studio-alfa", backend=backend) as pilot:
             assert "through endpoint:search.toml" in setup_line(pilot.app)
             pane = await search(pilot, QUERY)
-            assert [row.hit.chunk.id for row in pane._found.rows] == [ident for ident, _, _ in ranking]
+            assert [(row.hit.rank, row.hit.chunk.id) for row in pane._found.rows] == \
+                [(1, ranking[0][0]), (3, ranking[1][0])]
+            assert "hits not in the corpus: #2 faq-17" in pane._found.lost

@@ -68,6 +68,6 @@ def test_sweep_chunks_compares_chunkers_each_in_its_own_units(capsys, folder: Pa
     recursive_250 = next(c for c in data["cells"] if (c["chunker"], c["size"], c["overlap"]) == ("recursive", 250, 0))
     assert recursive_250["chunks"] == len(langchain(LEAVE, 250, 0)) + len(langchain(EXPENSES, 250, 0))
     human = run_cli(capsys, "sweep", "chunks", str(folder), "--chunkers", "recursive", "--sizes", "250")
-    assert human.status == 0 and "chunks by recursive (characters)" in human.out
+    assert human.status == 0 and "\nrecursive (characters)\n" in human.out
     bad = run_cli(capsys, "sweep", "chunks", str(folder), "--chunkers", "words,pages")
     assert bad.status == 2 and "--chunkers: unknown chunker 'pages'" in bad.err

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ranklens.engine.comparing.significance import format_p
+from ranklens.engine.comparing.p_text import format_p
 from tests.support.cli import assert_error, run_cli
 
 

@@ -1,4 +1,5 @@
-"""The sides of a comparison (engine/comparing/two_runs.py): a setup's run made now, a saved run, two rankings side by side."""
+"""The sides of a comparison (engine/comparing/two_runs.py): a setup's run made now, a saved run, two rankings side by
+side."""
 from __future__ import annotations
 
 from pathlib import Path

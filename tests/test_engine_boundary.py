@@ -44,7 +44,8 @@ def test_no_engine_module_imports_textual_or_rich() -> None:
 def test_engine_imports_without_textual_or_sklearn_until_lsa() -> None:
     code = (
         "import sys\n"
-        "import ranklens.engine.retriever, ranklens.engine.corpus.loaders, ranklens.engine.measuring.metrics, ranklens.engine.prompt\n"
+        "import ranklens.engine.retriever, ranklens.engine.corpus.loaders, ranklens.engine.measuring.metrics\n"
+        "import ranklens.engine.prompt\n"
         "import ranklens.engine.ann.ivf, ranklens.engine.ann.vectors, ranklens.engine.settings\n"
         "from ranklens.engine.corpus.loaders import load_corpus\n"
         "from ranklens.engine.retriever import Workbench, setup_for\n"

@@ -150,6 +150,12 @@ def test_a_sweep_needs_questions_it_can_judge_after_rechunking(tmp_path: Path) -
         chunk_sweep(workbench, setup_for(workbench.corpus))
 
 
+@pytest.fixture()
+def no_token_counter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The text tables without the window column (counted only with the neural extra): one layout anywhere."""
+    monkeypatch.setattr("ranklens.engine.chunking.model_window.e5_small_available", lambda: False)
+
+
 def _by_document(tmp_path: Path, answer: str | None = None) -> Path:
     words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda",
              "mu", "nu", "xi", "omicron", "pi", "rho", "sigma"]
@@ -159,24 +165,26 @@ def _by_document(tmp_path: Path, answer: str | None = None) -> Path:
     return beir_folder(tmp_path / "c", records, queries, "q1\td0\t1\nq2\td1\t1\n")
 
 
+@pytest.mark.usefixtures("no_token_counter")
 def test_a_corpus_judged_per_document_has_no_whole_column(capsys, tmp_path: Path) -> None:
     folder = str(_by_document(tmp_path))
     text = run_cli(capsys, "sweep", "chunks", folder, "--sizes", "10,20")
     assert text.status == 0, text.err
-    header = text.out.splitlines()[1]
-    assert header.split()[:4] == ["size", "overlap", "chunks", "hit@1"], header
-    assert "whole" not in header and "judged per document, no answer spans" in text.out
+    header = text.out.splitlines()[3]
+    assert header.split()[:4] == ["size", "overlap", "chunks", "nDCG@10"], header
+    assert "whole" not in header and "whole:" not in text.out
     data = run_cli(capsys, "sweep", "chunks", folder, "--sizes", "10,20", "--json").json
     assert data["answer_spans"] == 0 and {cell["whole"] for cell in data["cells"]} == {0}
 
 
+@pytest.mark.usefixtures("no_token_counter")
 def test_the_whole_column_counts_the_questions_with_an_answer_span(capsys, tmp_path: Path) -> None:
     folder = str(_by_document(tmp_path, answer="gamma delta epsilon zeta eta theta iota kappa"))
     data = run_cli(capsys, "sweep", "chunks", folder, "--sizes", "4,20", "--overlaps", "0", "--json").json
     assert data["answer_spans"] == 1
     assert [cell["whole"] for cell in data["cells"]] == [0, 1]  # 8 words cannot lie whole in 4-word windows
     text = run_cli(capsys, "sweep", "chunks", folder, "--sizes", "4,20", "--overlaps", "0")
-    assert text.out.splitlines()[1].split()[3] == "whole" and "0/1" in text.out and "1/1" in text.out
+    assert text.out.splitlines()[3].split()[3] == "whole" and "0/1" in text.out and "1/1" in text.out
 
 
 # -- the index sweep -----------------------------------------------------------------------------
@@ -244,12 +252,13 @@ def test_compare_scorers_on_the_command_line(capsys) -> None:
     assert "threshold (BM25 lucene): best" in human.out
 
 
+@pytest.mark.usefixtures("no_token_counter")
 def test_sweep_chunks_on_the_command_line(capsys) -> None:
     data = run_cli(capsys, "sweep", "chunks", "studio-alfa", "--sizes", "20,40", "--overlaps", "0,10", "--json").json
     assert [(c["size"], c["overlap"]) for c in data["cells"]] == [(20, 0), (20, 10), (40, 0), (40, 10)]
     assert data["best"] == {"size": 40, "overlap": 10, "chunker": "words"} and data["complete"]
     human = run_cli(capsys, "sweep", "chunks", "studio-alfa", "--sizes", "40", "--overlaps", "10")
-    assert human.status == 0 and "★    40      10      18   15/15" in human.out
+    assert human.status == 0 and "★    40      10      18  15/15   0.737" in human.out
 
 
 def test_experiment_commands_refuse_bad_input_in_one_line(capsys, tmp_path: Path) -> None:

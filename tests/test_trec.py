@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ranklens.engine.errors import RanklensError
-from ranklens.engine.measuring.trec import Qrels, Run, count_unknown, decode_id, encode_id, read_qrels, read_run, write_qrels, \
-    write_run
+from ranklens.engine.measuring.trec import Qrels, Run, count_unknown, decode_id, encode_id, read_qrels, read_run, \
+    write_qrels, write_run
 
 
 def test_a_run_round_trips_scores_and_order(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from ranklens.engine.chunking.chunkers import CHUNKER_TABLE
 from ranklens.engine.chunking.cutting import contains_answer, sentence_windows, word_windows
 from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
@@ -14,7 +15,7 @@ from tests.support.panes import PaneHarness, screen_text, settle, until
 from ranklens.tui.app import make_app
 from ranklens.tui.context import ChangeSetup, Context
 from ranklens.tui.metric_text import ranking
-from ranklens.tui.panes.chunking import SWEEP_SIZES, ChunkingPane, sweep_overlaps
+from ranklens.tui.panes.chunking import ChunkingPane, sweep_overlaps
 from ranklens.tui.widgets.lists import KeyTable
 
 ANSWER = "entro cinque giorni dalla notifica di scarto"
@@ -114,23 +115,27 @@ async def test_the_sweep_highlights_the_winner_and_enter_applies_a_setting() -> 
         pane = app.query_one(ChunkingPane)
         sweep = pane.sweep
         assert sweep is not None
-        # The winner is the best by the stated rule, recomputed from the engine.
+        # The winner is the best by the stated rule (nDCG@10, then "better"), recomputed from the engine over
+        # the lab's grid: words' sizes and overlaps, then recursive's.
         workbench = Workbench(load_corpus("studio-alfa"))
         setup = setup_for(workbench.corpus)
-        settings = [(s, o) for s in SWEEP_SIZES for o in sweep_overlaps(s, "words")]
-        evaluations = [workbench.retriever(setup.replace(size=s, overlap=o)).evaluate().evaluation for s, o in settings]
-        best = max(range(len(settings)), key=lambda i: ranking(evaluations[i]))
-        assert settings[sweep.winner] == settings[best]
-        table = app.query_one("#chunk-sweep", KeyTable)
+        settings = [(c, s, o) for c in ("words", "recursive") for s in CHUNKER_TABLE[c].sweep
+                    for o in sweep_overlaps(s, c)]
+        evaluations = [workbench.retriever(setup.replace(chunker=c, size=s, overlap=o)).evaluate().evaluation
+                       for c, s, o in settings]
+        best = max(range(len(settings)), key=lambda i: (round(evaluations[i].metrics["ndcg@10"], 9),
+                                                        *ranking(evaluations[i])))
+        assert settings[sweep.winner] == settings[best] and settings[best][0] == "words"
+        table = app.query_one("#chunk-sweep", KeyTable)  # the winner's chunker's map
         cells = [table.get_row_at(r)[c].plain for r in range(table.row_count) for c in range(2)]
-        assert [c.startswith("★") for c in cells] == [i == best for i in range(len(settings))]
+        assert [c.startswith("★") for c in cells] == [i == best for i in range(len(cells))]
         assert "wins" in screen_text(app)
         table.focus()
         await pilot.pause()
         assert table.cursor_coordinate == (best // 2, best % 2)  # the cursor starts on the winner
         await pilot.press("enter")
         await settle(pilot)
-        size, overlap = settings[best]
+        _, size, overlap = settings[best]
         changes = [m.changes for m in app.messages if isinstance(m, ChangeSetup)]
         assert changes == [{"size": size, "overlap": overlap, "chunker": "words"}]
         assert app.context.setup.size == size  # the harness applied it like the app: the preview follows

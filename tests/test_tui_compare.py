@@ -256,3 +256,22 @@ def test_compare_tab_with_three_runs_snapshot(snap_compare) -> None:  # noqa: AN
         await pilot.pause()
 
     assert snap_compare(make_app("studio-alfa", cursor_blink=False), terminal_size=(80, 24), run_before=show)
+
+
+async def test_the_saved_runs_are_listed_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    save_runs("studio-alfa", "tfidf")
+    listed_in: list[threading.Thread] = []
+    run_names = Workspace.run_names
+
+    def recorded(self: Workspace, *args, **kwargs) -> list[str]:  # noqa: ANN002, ANN003
+        listed_in.append(threading.current_thread())
+        return run_names(self, *args, **kwargs)
+
+    monkeypatch.setattr(Workspace, "run_names", recorded)
+    async with running(size=SIZE) as pilot:
+        await pilot.press("escape", "6")
+        await settle(pilot)
+        assert pilot.app.query_one("#compare-a", Select).value == "tfidf"  # the saved run, offered
+    assert listed_in and threading.main_thread() not in listed_in

@@ -52,4 +52,4 @@ async def test_a_new_corpus_starts_without_the_old_ones_filter_find_box_and_swee
         chunking = screen_text(app)
         assert app.query_one("#chunk-find", Input).value == ""
         assert "not in this text" not in chunking and "giorni di" not in chunking
-        assert "wins for" not in chunking and "r sweeps chunk sizes" in chunking
+        assert "wins for" not in chunking and "r sweeps chunkers, sizes and overlaps" in chunking

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from textual.screen import Screen
-from textual.widgets import OptionList, SelectionList, Static
+from textual.widgets import OptionList, SelectionList
 
 from ranklens.cli.main import main
 from ranklens.engine.judging.pool import load_pool, pool_names
@@ -16,6 +16,7 @@ from ranklens.engine.workspace.store import Workspace
 from ranklens.tui.pool_queue import PoolQueuePane, PoolQueueScreen
 from ranklens.tui.widgets.footer import FittedFooter
 from tests.support.app import name_rater, notifications, running, screen_text, settle, until
+from tests.support.judging_queue import open_queue, shown
 
 SIZE = (80, 24)
 
@@ -35,16 +36,6 @@ def workspace(app) -> Workspace:  # noqa: ANN001
 
 def pane(app) -> PoolQueuePane:  # noqa: ANN001
     return app.screen.query_one(PoolQueuePane)
-
-
-def shown(app, part: str) -> str:  # noqa: ANN001
-    return str(app.screen.query_one(f"#pool-{part}", Static).content)
-
-
-async def open_queue(pilot) -> None:  # noqa: ANN001
-    await pilot.press("escape", "P")  # out of the query box first: P would type there
-    await name_rater(pilot)  # asked before the queue opens, once a session
-    assert isinstance(pilot.app.screen, PoolQueueScreen)
 
 
 async def make_pool(pilot, *downs: int) -> None:  # noqa: ANN001

@@ -31,6 +31,7 @@ from ranklens.tui.collections import Collections
 from ranklens.tui.context import ChangeSetup, ChangeWorkspace, ShowQuery, TabKeysChanged, TakesTabKeys, UseQuery
 from ranklens.tui.corpus_opening import CorpusOpener
 from ranklens.tui.heap import release_kept
+from ranklens.tui.grade_keys import grade_key_display
 from ranklens.tui.help import HelpScreen
 from ranklens.tui.index_build import IndexBuilder
 from ranklens.tui.judgment_watch import JudgmentWatch
@@ -158,6 +159,9 @@ class RanklensApp(App[None]):
         # f1 while typing is the footer's way of showing f1 there; the help lists f1 once, with ?.
         own = [binding for binding in self.APP_BINDINGS if binding.action != "help_while_typing"]
         return [*own, *tabs, *self.SETTING_BINDINGS]
+
+    def get_key_display(self, binding: Binding) -> str:
+        return grade_key_display(binding, self.context) or super().get_key_display(binding)
 
     @property
     def context(self) -> Context | None:
@@ -391,12 +395,12 @@ class RanklensApp(App[None]):
     def action_type_setting(self, name: str) -> None:
         """Ask for a setting no key steps (a model, a reranker, fusion's parts...), then apply it."""
         from ranklens.engine.settings import OFF_WORDS
-        from ranklens.engine.setup import setup_settings
+        from ranklens.engine.setup import all_settings
 
         if self.context is None:
             self.notify("no corpus is open yet", severity="warning")
             return
-        spec = setup_settings()[name]
+        spec = all_settings()[name]
 
         def chosen(text: str | None) -> None:
             if text is not None:

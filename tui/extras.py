@@ -35,7 +35,7 @@ def neural_settings() -> frozenset[str]:
     """The settings only a neural model reads: the text-reading scorers' own (the dense model) and the
     reranker's."""
     return frozenset({*(name for scorer in scorer_names() if spec(scorer).reads_text
-                        for name in spec(scorer).settings), *RERANK_SETTINGS})
+                        for name in spec(scorer).reads()), *RERANK_SETTINGS})
 
 
 def unavailable_scorers() -> list[str]:

@@ -14,7 +14,7 @@ from textual.widgets import TabbedContent
 from ranklens.tui.extras import neural_missing, neural_settings, unavailable_scorers
 from ranklens.tui.key_map import app_rows, own_bindings, rows_for
 from ranklens.tui.palette import PaletteCommand
-from ranklens.tui.setting_steps import SETTING_STEPS
+from ranklens.tui.setting_steps import setting_steps
 from ranklens.tui.setting_text import setting_title, shown, typed_settings
 
 if TYPE_CHECKING:
@@ -48,13 +48,13 @@ def palette_commands(app: RanklensApp) -> list[PaletteCommand]:
                 for row in rows]
     commands += [PaletteCommand(f"Setting: {step.description}", partial(app.action_setting, step.id),
                                 "no key: palette only")
-                 for step in SETTING_STEPS if step.key is None]
+                 for step in setting_steps() if step.key is None]
     context = app.session.context
     if context is not None:
         neural = neural_settings() if missing else frozenset()
         commands += [PaletteCommand(f"Set {setting_title(name)}…", partial(app.action_type_setting, name),
                                     (f"unavailable: {missing} · " if name in neural else "")
-                                    + f"now {shown(getattr(context.setup, name))} · typed: no key")
+                                    + f"now {shown(context.setup.value_of(name))} · typed: no key")
                      for name in typed_settings()]
     commands += [PaletteCommand(entry.name, partial(app.action_workspace_file, entry.name),
                                 "the corpus' workspace: " + ("into it" if entry.imports else "out of it"))

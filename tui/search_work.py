@@ -131,7 +131,9 @@ def find(context: Context, progress: Progress) -> Found:
                                                           key=lambda i: (-grades.get(i, 1), i)))
     lost = lost_words(retriever, context.query)
     said = [("not in the corpus", [w.word for w in lost if w.reason == "not in the vocabulary"]),
-            ("stop words", [w.word for w in lost if w.reason == "stop word"])]
+            ("stop words", [w.word for w in lost if w.reason == "stop word"]),
+            # a user's retriever's hits the corpus cannot place: their ranks are the table's missing ones
+            ("hits not in the corpus", [f"#{u.rank} {u.run_id}" for u in result.unplaced])]
     return Found(context, rows, result.note or "No chunk matches.", tuple(result.terms), relevant,
                  question is not None and question.answerable,
                  " · ".join(f"{name}: {', '.join(words)}" for name, words in said if words), grades, unseen,

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.settings import parse_text
-from ranklens.engine.setup import Setup, setup_settings
+from ranklens.engine.setup import Setup, all_settings
 from ranklens.tui.extras import unavailable
-from ranklens.tui.setting_steps import STEPS_BY_ID, SettingStep
+from ranklens.tui.setting_steps import SettingStep, find_step
 from ranklens.tui.setting_text import changed, inactive_hint, setting_title, shown
 
 if TYPE_CHECKING:  # numpy and scipy load with the engine; the first paint must not wait for them
@@ -214,7 +214,7 @@ class Session:
         says so."""
         if self.context is None:
             return NO_CORPUS
-        step = STEPS_BY_ID[step_id]
+        step = find_step(step_id)
         # Steps start from what runs: under LSA clamped to 18 dimensions, d goes to 16, not from 100 to 64.
         # Not the scorer under a collection, which runs BM25 whatever is asked: s would stay on LSA for ever.
         base = self.ran if self.ran is not None else self.context.setup
@@ -227,7 +227,7 @@ class Session:
             return dataclasses.replace(outcome, said=" · ".join(filter(None, [*skipped, hint])))
         if outcome.said:
             return outcome
-        return Outcome(said=f"{setting_title(step.setting)} stays {shown(getattr(base, step.setting))}")
+        return Outcome(said=f"{setting_title(step.setting)} stays {shown(base.value_of(step.setting))}")
 
     def _runnable_step(self, step: SettingStep, base: Setup) -> tuple[dict[str, Any], list[str]]:
         """``step``'s changes from ``base``, stepping past values that cannot run here (a dense scorer
@@ -250,7 +250,7 @@ class Session:
     def type_setting(self, name: str, text: str) -> Outcome:
         """Apply ``text`` typed for the setting ``name``, read as the command line and ranklens.toml read it."""
         try:
-            value = parse_text(setup_settings()[name], text)
+            value = parse_text(all_settings()[name], text)
         except RanklensError as error:
             return Outcome(said=str(error), warning=True)
         outcome = self.apply({name: value})

@@ -2,7 +2,11 @@
 
 Every setting declared with a ``Step`` gets one step (a cycle or a toggle) or two
 (down and up), whose key, description and move come from the declaration; the
-app's bindings, the help screen and the palette read ``SETTING_STEPS``. Each step
+app's bindings, the help screen and the palette read ``SETTING_STEPS``. A setting a
+scorer declares on its spec (a plug-in's) steps from the palette alone
+(``setting_steps``): the app's keys are bound before the plug-ins load, which waits
+for a first lookup so that the first paint never scans the installed packages, and a
+plug-in cannot know which keys are free. Each step
 turns the current setup into the changes to apply; the app passes them through
 ``Setup.replace``, so a step that leaves the valid range (b above 1, k below 1)
 becomes a validation message, not a broken setup.
@@ -12,6 +16,7 @@ documents (100/20), and for a corpus' own passages a re-chunking starts there.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 from collections.abc import Callable, Mapping
@@ -19,6 +24,7 @@ from collections.abc import Callable, Mapping
 from ranklens.engine.chunking.chunkers import default_window
 from ranklens.engine.settings import LANGUAGES, Setting, next_value
 from ranklens.engine.setup import Setup, setup_settings
+from ranklens.engine.setup import declared_settings
 
 Changes = dict[str, Any]
 Change = Callable[[Setup, Mapping[str, Any]], Changes]  # (setup, corpus settings) -> changes
@@ -65,7 +71,7 @@ def _move(spec: Setting, up: bool) -> Change:
                 return {"size": size, "overlap": min(overlap, max(size - 1, 0))}
             return {"size": size, "overlap": next_value(spec, overlap, up)}
         options = _OPTIONS.get(spec.name)
-        current = getattr(setup, spec.name)
+        current = setup.value_of(spec.name)
         return {spec.name: next_value(spec, current, up, options(setup, corpus_settings) if options else None)}
 
     return change
@@ -98,3 +104,15 @@ SETTING_STEPS: tuple[SettingStep, ...] = (
     SettingStep("native_chunks", None, "Use the corpus' own passages (undo re-chunking)", _native, "size"),
 )
 STEPS_BY_ID = {step.id: step for step in SETTING_STEPS}
+
+
+def setting_steps() -> tuple[SettingStep, ...]:
+    """``SETTING_STEPS`` and the steps of the settings the scorers declare, those without a key."""
+    return (*SETTING_STEPS, *(step for spec in declared_settings().values() if spec.step is not None
+                              for step in _steps(dataclasses.replace(spec, step=dataclasses.replace(
+                                  spec.step, keys=None)))))
+
+
+def find_step(step_id: str) -> SettingStep:
+    """The step ``step_id``: a key's, or a palette command's (a scorer's own setting's too)."""
+    return STEPS_BY_ID.get(step_id) or next(step for step in setting_steps() if step.id == step_id)

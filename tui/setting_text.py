@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ranklens.engine.scoring.registry import scorer_names, spec
-from ranklens.engine.setup import Setup, setup_settings
+from ranklens.engine.scoring.registry import readers, running_scorers, spec
+from ranklens.engine.setup import Setup, all_settings
 from ranklens.tui.setting_steps import SETTING_STEPS
 
 
@@ -26,20 +26,21 @@ def describe(setup: Setup) -> str:
 
 def changed(before: Setup, after: Setup) -> str:
     """The settings that differ, as "BM25 k1 1.3 → 1.2, scorer bm25 → tfidf"."""
-    parts = [f"{setting_title(name)} {shown(getattr(before, name))} → {shown(getattr(after, name))}"
-             for name in setup_settings() if getattr(before, name) != getattr(after, name)]
+    parts = [f"{setting_title(name)} {shown(before.value_of(name))} → {shown(after.value_of(name))}"
+             for name in all_settings() if before.value_of(name) != after.value_of(name)]
     return ", ".join(parts) or "no change"
 
 
 def setting_title(name: str) -> str:
-    """The setting ``name`` (a Setup field) as the app names it: "BM25 k1", "chunk size"."""
-    return setup_settings()[name].label()
+    """The setting ``name`` (a Setup field, a scorer's own) as the app names it: "BM25 k1", "chunk size"."""
+    return all_settings()[name].label()
 
 
 def typed_settings() -> tuple[str, ...]:
-    """The settings no key steps: the palette asks for their value."""
+    """The settings no key steps, and the scorers' own (a key for them is not bound): the palette asks for
+    their value."""
     stepped = {step.setting for step in SETTING_STEPS}
-    return tuple(name for name in setup_settings() if name not in stepped)
+    return tuple(name for name in all_settings() if name not in stepped)
 
 
 def shown(value: Any) -> str:
@@ -55,7 +56,7 @@ def shown(value: Any) -> str:
 
 def typed_text(setup: Setup, name: str) -> str:
     """The value of ``name`` as the box asking for it starts: what the user would type (parts joined by commas)."""
-    current = getattr(setup, name)
+    current = setup.value_of(name)
     if current is None:
         return ""
     return ",".join(current) if isinstance(current, tuple) else shown(current)
@@ -64,12 +65,11 @@ def typed_text(setup: Setup, name: str) -> str:
 def inactive_hint(setup: Setup, name: str) -> str:
     """What to say when a key changes ``name``, a setting that only another scorer reads: that it
     does not change the ranking on screen ("BM25 k1 1.3 — applies to BM25; the active scorer is TF-IDF")."""
-    readers = [spec(n) for n in scorer_names() if name in spec(n).settings]
-    if not readers:
+    reading = readers(name)
+    if not reading:
         return ""  # analysis, chunking, k: every scorer reads them
-    active = spec(setup.scorer)
-    running = {setup.scorer, *(active.parts(setup) if active.parts else ())}
-    if any(reader.name in running for reader in readers):
+    running = {scorer.name for scorer in running_scorers(setup)}
+    if any(reader.name in running for reader in reading):
         return ""
-    return (f"{setting_title(name)} {shown(getattr(setup, name))} — applies to "
-            f"{', '.join(reader.label for reader in readers)}; the active scorer is {active.label}")
+    return (f"{setting_title(name)} {shown(setup.value_of(name))} — applies to "
+            f"{', '.join(reader.label for reader in reading)}; the active scorer is {spec(setup.scorer).label}")

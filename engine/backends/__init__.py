@@ -1,1 +1,2 @@
-"""External engines that hold a corpus' chunks and rank them (Qdrant), behind the retriever's scorer contract."""
+"""Engines outside ranklens that rank a corpus' chunks, behind the retriever's scorer contract: Qdrant, and your
+own retriever (a Python function or an HTTP endpoint)."""

@@ -24,7 +24,7 @@ import contextvars
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 from ranklens.engine.scoring.registry import spec
 
@@ -50,11 +50,12 @@ AGREE_RELATIVE = 1e-5
 class Backend(Protocol):
     """An external engine holding one corpus' chunks (point id = chunk position).
 
-    Three members are optional: ``depth``, the results an evaluation asks for per question (``DEPTH`` when
+    Four members are optional: ``depth``, the results an evaluation asks for per question (``DEPTH`` when
     absent; a service asked over a network is asked for fewer, once, and a relevant chunk below counts as
     not found); ``report()``, lines for the user after the work (questions whose request failed, hits the
     corpus could not place); ``twin`` (True when absent), whether the local scorer computes the engine's
-    scores, which an explanation then compares.
+    scores, which an explanation then compares; ``unplaced(query, k, scorer)``, the hits of its top k that are no
+    chunk of the corpus (``Unplaced``), each keeping its rank.
     """
 
     @property
@@ -101,6 +102,34 @@ class Backend(Protocol):
         ...
 
     def close(self) -> None:
+        ...
+
+
+@dataclass(frozen=True)
+class Unplaced:
+    """A hit of a user's own retriever that the corpus cannot place (``engine/backends/placing.py``): it keeps its
+    ``rank`` among the results as a result nothing judges relevant (``engine/topk.py``'s ranks held by no chunk)."""
+
+    rank: int
+    id: str | None
+    score: float
+    text: str | None = None
+
+    @property
+    def run_id(self) -> str:
+        """Its id in a run file: the retriever's own (never a chunk's, or it would be placed), else made of its
+        rank; trec_eval reads either as unjudged."""
+        return self.id if self.id is not None else f"unplaced-{self.rank}"
+
+
+@runtime_checkable
+class Unplacing(Protocol):
+    """A scorer whose rankings may hold results that are no chunk (a user's own retriever through a backend)."""
+
+    depth: int  # results a question is ranked to when scored in full
+
+    def unplaced(self, query: QueryTerms, k: int) -> list[Unplaced]:
+        """The results of the query's top ``k`` that are no chunk, by rank."""
         ...
 
 
@@ -193,6 +222,13 @@ class BackendScorer:
         answers = iter(self.backend.search_batch(asked, min(k, self.n), self.local))
         return [_ties_by_index(*next(answers)) if self._asks(q) else (np.zeros(0, dtype=np.int64), np.zeros(0))
                 for q in queries]
+
+    def unplaced(self, query: QueryTerms, k: int) -> list[Unplaced]:
+        """The hits of the engine's top ``k`` the corpus cannot place, each at its rank (a user's own retriever's)."""
+        unplaced = getattr(self.backend, "unplaced", None)
+        if unplaced is None or not self._asks(query):
+            return []
+        return cast("list[Unplaced]", unplaced(query, min(k, self.n), self.local))
 
     def _asks(self, query: QueryTerms) -> bool:
         """Whether the engine is asked: a query with no term of the corpus ranks nothing (``needs_terms``)."""

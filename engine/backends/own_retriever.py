@@ -5,7 +5,8 @@ ranks by itself: it answers with hits (an id, a score, maybe a text), not
 with ranklens' chunk positions. It asks the subclass (``python_function.py``,
 ``endpoint.py``) for the hits of many questions at once (``ask``), places
 each hit among the retriever's chunks (``placing.py``) and keeps what a
-report must say: the hits the corpus cannot place, and the questions whose
+report must say: the hits the corpus cannot place (each keeps its rank as a
+result that is no chunk: ``unplaced``, ``engine/topk.py``), and the questions whose
 request failed (status and a short excerpt). A failed question ranks nothing,
 so it counts as a miss and every other question is still measured; a failure
 of the very first request (a refused connection, a 401, a function that
@@ -33,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ranklens.engine.backends.base import Unplaced
 from ranklens.engine.backends.placing import Placement
 from ranklens.engine.errors import RanklensError
 
@@ -219,7 +221,7 @@ class OwnRetriever:
         if unplaced:
             lines.append(f"{sum(unplaced.values())} hits of {self.name} are not in the corpus (neither a chunk "
                          f"nor a document id, nor a text found in a document), in {len(unplaced)} question(s): "
-                         "left out of their rankings")
+                         "each keeps its rank, never relevant")
         return lines
 
     @property
@@ -287,25 +289,45 @@ class OwnRetriever:
                 self._answers.popitem(last=False)
 
     def _positions(self, text: str, hits: list[Hit], scorer: Scorer, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """(chunk positions, scores) of the hits the corpus places, in the retriever's order; a chunk placed
-        twice keeps its first (best) hit."""
+        """(chunk positions, scores) of the hits the corpus places, in the retriever's order; the others counted."""
+        ids, scores, unplaced = self._placed(hits, scorer, k)
+        if unplaced:
+            with self._lock:  # the deepest ask's count: a search of the top 5 after an evaluation finds fewer
+                self._unplaced[text] = max(self._unplaced.get(text, 0), len(unplaced))
+        return ids, scores
+
+    def unplaced(self, query: QueryTerms, k: int, scorer: Scorer) -> list[Unplaced]:
+        """The hits of the question's top ``k`` the corpus cannot place, each at its rank (none once failed)."""
+        answer = self._kept(query.text, k)
+        if answer is None or isinstance(answer, Failure):
+            return []
+        return self._placed(answer, scorer, k)[2]
+
+    def _placed(self, hits: list[Hit], scorer: Scorer, k: int) -> tuple[np.ndarray, np.ndarray, list[Unplaced]]:
+        """(chunk positions, scores) of the first ``k`` hits the corpus places, in the retriever's order, and the
+        hits it cannot place with their ranks. A chunk placed twice keeps its first (best) hit, and a hit the corpus
+        cannot place repeating an earlier one's id is that one: each is ranked once. Ranks are by descending
+        score: a hit not placed comes after the chunks of its score and the hits not placed before it."""
         _, placement = self._placements[id(scorer)]
         ids: list[int] = []
         scores: list[float] = []
         seen: set[int] = set()
-        unplaced = 0
-        for hit in hits[:k]:
+        not_placed: dict[str | int, Hit] = {}
+        for number, hit in enumerate(hits[:k]):
             position = placement.place(hit.id, hit.text)
             if position is None:
-                unplaced += 1
+                not_placed.setdefault(hit.id if hit.id is not None else number, hit)
             elif position not in seen:
                 seen.add(position)
                 ids.append(position)
                 scores.append(hit.score)
-        if unplaced:
-            with self._lock:
-                self._unplaced[text] = unplaced
-        return np.asarray(ids, dtype=np.int64), np.asarray(scores, dtype=np.float64)
+        placed = np.asarray(scores, dtype=np.float64)
+        ascending = np.sort(placed)
+        unplaced = []
+        for above, hit in enumerate(sorted(not_placed.values(), key=lambda h: -h.score)):
+            chunks_above = placed.size - int(np.searchsorted(ascending, hit.score, side="left"))
+            unplaced.append(Unplaced(above + chunks_above + 1, hit.id, hit.score, hit.text))
+        return np.asarray(ids, dtype=np.int64), placed, unplaced
 
 
 def _nothing() -> tuple[np.ndarray, np.ndarray]:

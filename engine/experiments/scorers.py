@@ -57,7 +57,8 @@ class ScorerComparison:
     threshold_note: str  # why there is no threshold analysis
     complete: bool = True  # False when cancelled: the finished scorers only
     notes: tuple[str, ...] = ()  # what the table leaves out and why (scorers a backend cannot rank)
-    carried: Carried = Carried()  # the judgments counted by their text under the setup's chunking (engine/judging/counted.py)
+    # the judgments counted by their text under the setup's chunking (engine/judging/counted.py)
+    carried: Carried = Carried()
 
     def to_dict(self) -> dict[str, Any]:
         names = [r.scorer for r in self.scorers]
@@ -98,7 +99,7 @@ def compare_scorers(workbench: Workbench, setup: Setup, scorers: Sequence[str] |
             report = stage(progress, i, steps, spec(name).label)
             report(0, 1, "indexing")
             retriever = workbench.retriever(setup.replace(scorer=name), report)
-            evaluation = retriever.evaluate(report).evaluation
+            evaluation = retriever.evaluate(report, latency_sample=0).evaluation  # no timing shown
             retrievers[name] = retriever
             results.append(ScorerResult(name, scorer_label(retriever.setup), evaluation, tuple(retriever.notes)))
         checkpoint()

@@ -29,7 +29,8 @@ from ranklens.engine.measuring.metrics import QuestionScores
 from ranklens.engine.work.progress import Progress, no_progress
 from ranklens.engine.scoring.fusion import FusionScorer
 from ranklens.engine.settings import FUSION_METHODS, WEIGHTED_FUSIONS
-from ranklens.engine.comparing.significance import SMALLEST_P_SHOWN, format_p, paired_t_test, randomization_test
+from ranklens.engine.comparing.p_text import SMALLEST_P_SHOWN, format_p
+from ranklens.engine.comparing.significance import paired_t_test, randomization_test
 
 if TYPE_CHECKING:
     from ranklens.engine.retriever import Retriever

@@ -1,7 +1,7 @@
 """Dense vectors: an encoder turns texts into vectors compared by cosine.
 
 LSA is the encoder learned from the corpus itself. The IVF sweep takes any
-``Encoder`` with its chunk vectors (``engine.index.vectors.encoder_set``), so a
+``Encoder`` with its chunk vectors (``engine.ann.vectors.encoder_set``), so a
 neural encoder plugs in there by implementing this protocol: the dense scorer
 below does, with a bi-encoder loaded by ``engine.models`` (the neural extra).
 """

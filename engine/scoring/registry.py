@@ -3,7 +3,14 @@
 Setup validation, the command line's ``--scorer`` choices, the TUI's scorer
 cycle, labels, the list of scorers fusion may combine and the metrics table all
 read this registry. A new scorer is one module in ``engine/scoring/`` with a
-``build(inputs) -> Scorer`` function, plus one ``register`` line below.
+``build(inputs) -> Scorer`` function, plus one ``register`` line below (or an
+entry point of another package, engine/registry.py).
+
+A scorer may declare settings of its own (``ScorerSpec.own_settings``: a frozen
+dataclass of ``setting(...)`` fields, as ``Setup`` declares its own): their flags,
+ranklens.toml keys, API keywords and the TUI's palette entries are derived as for
+``Setup``'s, and a setup holds their values (``Setup.declared``) without a field
+of its own for each.
 
 Importing this module is cheap (no numpy): the command line and the TUI's
 first paint read it; a scorer's module is imported when it is first built.
@@ -12,12 +19,15 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from collections.abc import Callable, Sequence
 
 from ranklens.engine.work.progress import Progress, no_progress
 from ranklens.engine.settings import DELTA_VARIANTS, WEIGHTED_FUSIONS
+from ranklens.engine.settings import Setting
+from ranklens.engine.settings import settings_of
 from ranklens.engine.registry import Registry
 
 if TYPE_CHECKING:
@@ -49,6 +59,10 @@ class ScorerSpec:
     label: str  # the short column heading: "BM25"
     build: str  # "module:function" taking ``ScorerInputs``, imported when first built
     settings: tuple[str, ...] = ()  # Setup fields the scorer reads: its cache key; the TUI's "inactive" hint
+    # a frozen dataclass declaring settings of the scorer's own with ``setting(...)``, read back with
+    # ``setup.read(it)``; with ``settings``, what the scorer reads (``reads``). The built-in scorers keep
+    # theirs on ``Setup``, where ranklens.toml files and saved runs already name them.
+    own_settings: type | None = None
     # how the setup line names it: the variant ("BM25 lucene") and its parameters ("k1=1.2 b=0.75")
     summary: Callable[[Setup], str] | None = None
     details: Callable[[Setup], str] | None = None
@@ -64,16 +78,26 @@ class ScorerSpec:
     vectors: bool = False
 
     def describe(self, setup: Setup) -> str:
+        """How the setup line names it: the summary, then the details, or else its own settings' values."""
         head = self.summary(setup) if self.summary else self.label
-        tail = self.details(setup) if self.details else ""
+        tail = self.details(setup) if self.details else " ".join(
+            f"{name}={_shown(setup.value_of(name))}" for name in self.declared())
         return f"{head} {tail}".strip()
+
+    def declared(self) -> dict[str, Setting]:
+        """The settings of its own the scorer declares (``own_settings``), by name."""
+        return declared_settings(self.own_settings) if self.own_settings else {}
+
+    def reads(self) -> tuple[str, ...]:
+        """Every setting the scorer reads: the ``Setup`` fields it names, then those it declares."""
+        return (*self.settings, *self.declared())
 
     def short(self, setup: Setup) -> str:
         return self.summary(setup) if self.summary else self.label
 
     def key(self, setup: Setup) -> tuple:
         """What identifies a built scorer on one term index: equal keys, equal scores."""
-        own = tuple(getattr(setup, name) for name in self.settings)
+        own = tuple(setup.value_of(name) for name in self.reads())
         parts = tuple(spec(p).key(setup) for p in self.parts(setup)) if self.parts else ()
         return (self.name, own, parts)
 
@@ -94,6 +118,27 @@ register, unregister, registered, spec = SCORERS.register, SCORERS.unregister, S
 
 def scorer_names() -> tuple[str, ...]:
     return SCORERS.names()
+
+
+def running_scorers(setup: Setup) -> tuple[ScorerSpec, ...]:
+    """The scorers ``setup`` runs: its scorer and the parts it is built from (fusion's)."""
+    active = spec(setup.scorer)
+    return (active, *(spec(part) for part in active.parts(setup))) if active.parts else (active,)
+
+
+def readers(setting: str) -> list[ScorerSpec]:
+    """The scorers that read the setting ``setting`` (a ``Setup`` field they name, or one they declare)."""
+    return [scorer for scorer in SCORERS.entries() if setting in scorer.reads()]
+
+
+@cache
+def declared_settings(declaration: type) -> dict[str, Setting]:
+    """The settings a dataclass declares (a scorer's ``own_settings``), read once per class."""
+    return settings_of(declaration)
+
+
+def _shown(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def fusable_names() -> tuple[str, ...]:

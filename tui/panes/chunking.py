@@ -1,9 +1,13 @@
 """The Chunking tab: one document cut into chunks you can see, and a sweep that measures the cut.
 
 The preview is the pane's own (size, overlap and chunker change with keys and
-touch nothing else); `u` or Enter on a sweep cell hands a setting to the whole
-app. The find box answers the lesson's question: does this sentence stay
-whole in some chunk? It works on the whole document, or on its first
+touch nothing else); `u` or Enter on a cell of the sweep's heat map hands a
+setting to the whole app. The sweep (`r`) is the chunking lab: the preview's
+chunker and the other of words and recursive, each size by overlap, tested
+against the setup's own chunking; the heat map shows one chunker at a time
+(`c` on it: the next), the cell under the cursor in full on the line below.
+The find box answers the lesson's question: does this sentence stay whole in
+some chunk? It works on the whole document, or on its first
 passages (`p`): seed 004 chunked the first two passages of "fatture".
 """
 from __future__ import annotations
@@ -12,7 +16,6 @@ import dataclasses
 from dataclasses import dataclass
 from collections.abc import Hashable
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.timer import Timer
 from textual.binding import Binding
@@ -22,18 +25,20 @@ from textual.widgets import DataTable, Input, Static
 
 from ranklens.engine.chunking.chunkers import CHUNKER_TABLE, CHUNKERS, default_window
 from ranklens.engine.corpus import Corpus, Document, normalise_space
-from ranklens.engine.measuring.metric_table import better_metrics, better_rule
+from ranklens.engine.measuring.metric_table import NDCG, RECALL, SPAN_K, metric
 from ranklens.engine.experiments.chunking import (  # noqa: F401 - sweep_overlaps: the grid's columns, read by tests
-    SWEEP_SIZES, ChunkSweep, Window, sweep_overlaps, sweep_windows,
+    ChunkSweep, Window, dense_model, lab_chunkers, lab_rule, sweep_overlaps, sweep_windows,
 )
+from ranklens.engine.comparing.p_text import format_p
 from ranklens.engine.chunking.model_window import WindowCheck
 from ranklens.engine.work.progress import Progress
 from ranklens.engine.settings import next_value
-from ranklens.engine.setup import Setup, setup_settings
+from ranklens.engine.setup import setup_settings
 from ranklens.tui.chunk_map import Verdict, chunk_map, find_verdict, legend
 from ranklens.tui.context import ChangeSetup, Context
 from ranklens.tui.heap import keep_built
 from ranklens.tui.safe import clean, one_line, safe_text
+from ranklens.tui.widgets.chunk_grid import ChunkGrid
 from ranklens.tui.widgets.fitted_line import FittedLine
 from ranklens.tui.widgets.input import TextBox
 from ranklens.tui.widgets.lists import KeyScroll, KeyTable
@@ -43,7 +48,7 @@ from ranklens.tui.widgets.work_status import WorkStatus
 
 MAX_PREVIEW_CHARS = 20_000  # a longer document is measured whole but drawn only this far
 MAX_DOCUMENTS = 2_000  # rows of the document list; the rest are reachable from the Search tab
-HINT = "r sweeps chunk sizes and overlaps against the questions' answers"
+HINT = "r sweeps chunkers, sizes and overlaps against the setup's chunking"
 
 
 @dataclass(frozen=True)
@@ -81,12 +86,6 @@ def make_preview(corpus: Corpus, doc: Document, window: Window, passages: int | 
                    check)
 
 
-def dense_model(setup: Setup) -> str | None:
-    """The model whose window the chunks must fit: the dense scorer's, alone or fused."""
-    dense = setup.scorer == "dense" or (setup.scorer == "fusion" and "dense" in setup.fuse)
-    return setup.model if dense else None
-
-
 def answer_spans(corpus: Corpus, ids: set[str], text: str) -> tuple[str, ...]:
     """The answer spans of the questions judged on a document (``ids``: its own and its chunks') that
     ``text``, the document as shown, holds.
@@ -105,11 +104,38 @@ def sweep_key(context: Context) -> Hashable:
     return (context.workbench, dataclasses.replace(context.setup, size=None, overlap=0, chunker="words"))
 
 
+def lab_windows(chunker: str) -> tuple[Window, ...]:
+    """The tab's grid: each of ``lab_chunkers(chunker)`` over its default sizes and overlaps."""
+    return tuple(w for name in lab_chunkers(chunker) for w in sweep_windows(chunker=name))
+
+
 def run_sweep(context: Context, chunker: str, progress: Progress) -> ChunkSweep:
-    """The engine's chunk sweep over the default grid with the preview's chunker (in a worker)."""
+    """The engine's chunk sweep over ``lab_windows(chunker)`` (in a worker)."""
     from ranklens.engine.experiments.chunking import chunk_sweep  # numpy: loaded off the first paint
 
-    return chunk_sweep(context.workbench, context.setup, sweep_windows(chunker=chunker), progress, keep_built)
+    return chunk_sweep(context.workbench, context.setup, lab_windows(chunker), progress, keep_built)
+
+
+def cell_detail(sweep: ChunkSweep, index: int) -> Content:
+    """One cell's numbers in full, for the panel beside the heat map (lines short enough for 80 columns)."""
+    cell = sweep.cells[index]
+    n = sweep.questions
+    base = sweep.baseline
+    current = base is not None and cell.window == base.window
+    carried = f" · {cell.carried.carried}/{cell.carried.moved} carried" if cell.carried.moved else ""
+    share = cell.over_share
+    lines = [
+        " ".join(f"{metric(key).header} {metric(key).text(cell.evaluation.metrics[key], n)}"
+                 for key in (NDCG, RECALL, f"span_iou@{SPAN_K}")),
+        f"{cell.chunks:,} chunks{carried}",
+        (f"over {sweep.window_model}'s window: not counted" if cell.over_window is None or share is None else
+         f"{cell.over_window:,} over {sweep.window_model}'s {sweep.window_tokens} tokens ({share:.1%})"),
+    ]
+    if base is not None:
+        # against the chunking the setup had when swept (named under the panel): Enter may have changed it since
+        lines.append(f"p {format_p(cell.holm)} (Holm) against {base.evaluation.metrics[NDCG]:.3f}")
+    mark = "★ " if index == sweep.winner else "= " if current else ""
+    return Content.assemble((f"{mark}{cell.window.label}", "bold"), *(f"\n{line}" for line in lines))
 
 
 def switched_window(before: Window, chunker: str) -> Window:
@@ -145,12 +171,6 @@ class FindBox(TextBox):
     """The sentence to find; Escape (TextBox's) hands the keys back to the tab."""
 
 
-class SweepTable(KeyTable):
-    """The sweep grid; Enter is described because it changes the whole app."""
-
-    BINDINGS = [Binding("enter", "select_cursor", "use", tooltip="Use in app", id="chunking.apply_cell")]
-
-
 class ChunkingPane(WorkPane):
     DEFAULT_CSS = """
     ChunkingPane #chunk-facts { height: 1; text-wrap: nowrap; }
@@ -160,8 +180,10 @@ class ChunkingPane(WorkPane):
     ChunkingPane #chunk-find { height: 3; border-subtitle-color: $text-muted; }
     ChunkingPane #chunk-find.-whole { border-subtitle-color: $success; border-subtitle-style: bold; }
     ChunkingPane #chunk-find.-cut { border-subtitle-color: $error; border-subtitle-style: bold; }
-    ChunkingPane #chunk-sweep { height: auto; max-height: 7; display: none; }
-    ChunkingPane.-swept #chunk-sweep { display: block; }
+    ChunkingPane #chunk-lab { height: auto; max-height: 7; display: none; }
+    ChunkingPane.-swept #chunk-lab { display: block; }
+    ChunkingPane #chunk-sweep { width: auto; max-width: 50%; height: auto; max-height: 7; }
+    ChunkingPane #chunk-cell { width: 1fr; height: 7; padding: 0 1; }
     """
     # Footer labels are short; the help and the palette read the tooltips. Shown: what fits in 80 columns.
     BINDINGS = [
@@ -199,7 +221,9 @@ class ChunkingPane(WorkPane):
             with KeyScroll(id="chunk-view", classes="-framed"):
                 yield Static(id="chunk-text", markup=False)
         yield FindBox(placeholder="a sentence: does it stay whole in some chunk?", id="chunk-find", classes="-framed")
-        yield SweepTable(id="chunk-sweep", cursor_type="cell", classes="-framed")
+        with Horizontal(id="chunk-lab"):
+            yield ChunkGrid(id="chunk-sweep", classes="-framed")
+            yield Static(id="chunk-cell", markup=False, classes="-framed")
 
     def on_mount(self) -> None:
         self.query_one("#chunk-documents", KeyTable).add_column("document")
@@ -208,7 +232,7 @@ class ChunkingPane(WorkPane):
         view.border_title = "chunks"
         view.border_subtitle = legend()
         self.query_one("#chunk-find", FindBox).border_title = "find (f) · n: an answer span"
-        self.query_one("#chunk-sweep", SweepTable).border_title = "sweep · Enter uses a setting"
+        self.query_one("#chunk-cell", Static).border_title = "cell · Enter on it uses it"
         self.query_one(WorkStatus).show(HINT)
 
     # -- following the app ---------------------------------------------------------------------
@@ -347,54 +371,51 @@ class ChunkingPane(WorkPane):
             return
         context, chunker = self._shown_for, self.window.chunker
         self.start_work("sweep", lambda progress: run_sweep(context, chunker, progress), self._show_sweep,
-                        label=f"sweeping {len(CHUNKER_TABLE[chunker].sweep) * 2} chunkings")
+                        label=f"sweeping {len(lab_windows(chunker))} chunkings", keeps_partial=True)
 
     def _show_sweep(self, sweep: ChunkSweep | None) -> None:
         self.sweep = sweep
         self.set_class(sweep is not None, "-swept")
-        table = self.query_one("#chunk-sweep", SweepTable)
-        table.clear(columns=True)
+        grid = self.query_one("#chunk-sweep", ChunkGrid)
+        grid.show(sweep)
         if sweep is None:  # the winner named on the status line was another chunking's, or corpus'
             self.query_one(WorkStatus).show(HINT)
         if sweep is None or sweep.winner is None:
             return
-        overlaps = sweep.columns
-        chunker = sweep.windows[0].chunker
-        names = ["no overlap", "1 sentence overlap" if chunker == "sentences" else "overlap 25%"]
-        for name in names[:overlaps]:
-            table.add_column(name)
-        for row in range(len(sweep.cells) // overlaps):
-            table.add_row(*(self._sweep_cell(sweep, row * overlaps + col) for col in range(overlaps)))
-        table.move_cursor(row=sweep.winner // overlaps, column=sweep.winner % overlaps)
+        self._show_cell(sweep.winner)
+        if not isinstance(self.app.focused, Input):  # the map is what r asked for: its keys (c, Enter) answer now
+            grid.focus()
+        self.query_one("#chunk-cell", Static).border_subtitle = (
+            None if sweep.baseline is None else f"against {sweep.baseline.label}")
         best = sweep.cells[sweep.winner]
+        stopped = "" if sweep.complete else f" of {len(sweep.cells)} measured (stopped)"
         self.query_one(WorkStatus).show(
-            f"★ {best.window.label} wins for {sweep.scorer} ({better_rule()}) · Enter uses a cell")
+            f"★ {best.window.label} wins for {sweep.scorer}{stopped} ({lab_rule()}) · Enter uses a cell")
 
-    def _sweep_cell(self, sweep: ChunkSweep, index: int) -> Text:
-        cell = sweep.cells[index]
-        e = cell.evaluation
-        # the first two metrics of "better", the ones that decide most cells: a cell has room for two
-        shown = " ".join(f"{m.header} {m.text(e.metrics[m.key], len(e.per_question))}" for m in better_metrics()[:2])
-        star = "★" if index == sweep.winner else " "
-        text = f"{star} {cell.window.size}/{cell.window.overlap} {shown} {cell.chunks} ch"
-        return Text(text, style=f"bold {self.colour('success')}" if index == sweep.winner else "")
+    def _show_cell(self, index: int | None) -> None:
+        if self.sweep is not None and index is not None:
+            self.query_one("#chunk-cell", Static).update(cell_detail(self.sweep, index))
 
     def on_data_table_cell_highlighted(self, event: DataTable.CellHighlighted) -> None:
         # Moving through the grid previews each setting, so the chunks behind a number are visible.
-        if event.data_table.id == "chunk-sweep" and event.data_table.has_focus and self.sweep is not None:
+        if event.data_table.id == "chunk-sweep" and self.sweep is not None:
             event.stop()
-            self.window = self._cell_window(event.coordinate.row, event.coordinate.column)
-            self._start_preview()
+            grid = self.query_one("#chunk-sweep", ChunkGrid)
+            if event.coordinate != grid.cursor_coordinate:  # drawing moved the cursor on since: not a place to show
+                return
+            index = grid.index_at(*event.coordinate)
+            self._show_cell(index)
+            if grid.moved_to(*event.coordinate) and grid.has_focus and index is not None:
+                self.window = self.sweep.cells[index].window
+                self._start_preview()
 
     def on_data_table_cell_selected(self, event: DataTable.CellSelected) -> None:
         if event.data_table.id == "chunk-sweep" and self.sweep is not None:
             event.stop()
-            self.window = self._cell_window(event.coordinate.row, event.coordinate.column)
-            self.action_use()
-
-    def _cell_window(self, row: int, column: int) -> Window:
-        assert self.sweep is not None  # a cell of the sweep's grid was chosen
-        return self.sweep.cells[row * self.sweep.columns + column].window
+            index = self.query_one("#chunk-sweep", ChunkGrid).index_at(*event.coordinate)
+            if index is not None:
+                self.window = self.sweep.cells[index].window
+                self.action_use()
 
     def action_use(self) -> None:
         if self.window is None:

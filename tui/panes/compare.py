@@ -29,6 +29,7 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import DataTable, Select, Static
 
+from ranklens.engine.comparing.p_text import format_p
 from ranklens.engine.work.progress import Progress
 from ranklens.tui.context import Context
 from ranklens.tui.panes.base import WorkPane
@@ -47,6 +48,13 @@ RANKS_SHOWN = 20  # chunks of each ranking listed for the selected question
 # Whole at 80 columns: where A and B are is what a first visit needs to read.
 HINT = "Pick A and B with shift+tab: saved runs (S saves one) or the current setup."
 SAME = "A and B are the same: pick them with shift+tab (S saves a run of this setup)."
+
+
+def _saved_run_names(context: Context, progress: Progress) -> list[str]:
+    try:
+        return context.workspace.run_names() if context.workspace is not None else []
+    except OSError:
+        return []
 
 
 @dataclass(frozen=True)
@@ -100,12 +108,6 @@ def why_not(context: Context, comparison: Comparison, question: QuestionRow, pro
     return QuestionWhy(question.id, explained_why(retriever, question.text, best[0]))
 
 
-def _p(value: float) -> str:
-    from ranklens.engine.comparing.significance import format_p  # with numpy: loaded by then, not at first paint
-
-    return format_p(value)
-
-
 def measures_table(comparison: Comparison) -> Group:
     """The measures: A, B, Δ, both p-values and the 95 % interval of Δ; then wins, ties and losses."""
     table = Table(box=None, padding=(0, 1, 0, 0), show_edge=False, header_style="bold")
@@ -114,8 +116,8 @@ def measures_table(comparison: Comparison) -> Group:
         table.add_column(name, justify="right", no_wrap=True)
     for row in comparison.rows:
         low, high = row.ci95
-        table.add_row(row.name, f"{row.a:.4f}", f"{row.b:.4f}", f"{row.delta:+.4f}", _p(row.p_ttest),
-                      _p(row.p_randomization), f"[{low:+.3f}, {high:+.3f}]")
+        table.add_row(row.name, f"{row.a:.4f}", f"{row.b:.4f}", f"{row.delta:+.4f}", format_p(row.p_ttest),
+                      format_p(row.p_randomization), f"[{low:+.3f}, {high:+.3f}]")
     primary = comparison.primary
     summary = Text(f"B vs A on {primary.name}: {primary.wins:,} wins, {primary.ties:,} ties, {primary.losses:,} losses"
                    f" · {len(comparison.questions):,} questions", style="dim")
@@ -145,7 +147,8 @@ def runs_table(many: ManyComparison, measure: str) -> Group:
         row = run.row(measure)
         low, high = row.ci95
         table.add_row(Text(f"{letter} ") + safe_text(run.side.label, keep_newlines=False), f"{row.b:.4f}",
-                      f"{row.delta:+.4f}", _p(row.p_ttest), _p(row.p_randomization), _p(run.adjusted[measure]),
+                      f"{row.delta:+.4f}", format_p(row.p_ttest), format_p(row.p_randomization),
+                      format_p(run.adjusted[measure]),
                       f"[{low:+.3f}, {high:+.3f}]")
     position = many.measures.index(measure) + 1
     summary = Text(f"{corrected}: p rand. corrected over {len(many.runs)} runs · measure {position} of "
@@ -263,19 +266,23 @@ class ComparePane(WorkPane):
     # -- the choices --------------------------------------------------------------------------------
 
     def refresh_content(self, context: Context) -> None:
-        self._fill_choices(context)
-        self._start(context)
+        self._read_choices(context, then_compare=True)
 
     def runs_changed(self) -> None:
         """A run was saved: it is offered at once (the comparison on screen stays)."""
         if self.context is not None:
-            self._fill_choices(self.context)
+            self._read_choices(self.context, then_compare=False)
 
-    def _fill_choices(self, context: Context) -> None:
-        try:
-            names = context.workspace.run_names() if context.workspace is not None else []
-        except OSError:
-            names = []
+    def _read_choices(self, context: Context, *, then_compare: bool) -> None:
+        # Listing the saved runs reads (and checks the digest of) every run file: off the event loop.
+        def filled(names: list[str]) -> None:
+            self._fill_choices(names)
+            if then_compare:
+                self._start(context)
+
+        self.start_work("choices", partial(_saved_run_names, context), filled)
+
+    def _fill_choices(self, names: list[str]) -> None:
         options = [("current setup", CURRENT), *((name, name) for name in names)]
         a, b = self.query_one("#compare-a", Select), self.query_one("#compare-b", Select)
         more = self.query_one("#compare-more", Select)

@@ -6,7 +6,8 @@ worker path (tui/panes/base.py), which drops a result computed for an older
 context, so a stale result never reaches the screen. The work itself is in
 tui/search_work.py; the documents tree and the results table are widgets.
 
-Judging: J turns judge mode on; then 0-3 grade the selected result for the query (saved as a
+Judging: J turns judge mode on; then the digits of the corpus' scale (0-3, or up to its top grade, shown in
+the footer; a digit above it says the scale) grade the selected result for the query (saved as a
 question of the corpus' workspace if it is not one yet), u takes the latest judgment back and o
 shows the judged results only; meanwhile the digits grade, so alt+digit switches tabs (the tab bar,
 the footer and the results' title say so). The app writes the workspace and publishes a context with it
@@ -27,7 +28,7 @@ from textual.widgets import DataTable, Input
 
 from ranklens.engine.scoring.registry import spec
 from ranklens.tui.context import ChangeWorkspace, Context, ShowQuery, TabKeysChanged, ranks_alike
-from ranklens.tui.grade_keys import grade_bindings, on_the_scale
+from ranklens.tui.grade_keys import grade_bindings, off_the_scale
 from ranklens.tui.panes.base import WorkPane
 from ranklens.tui.safe import one_line
 from ranklens.tui.search_work import (
@@ -54,8 +55,9 @@ class SearchPane(WorkPane):
     BINDINGS = [
         # Judge mode's keys first: in judge mode the footer shows them before the others, which at 80 columns
         # it leaves out (each key whole or not at all: tui/widgets/footer.py).
-        Binding("J", "judge_mode", "judge", tooltip="Judge mode on/off: 0-3 grade the selected result, and "
-                                                    "alt+digit switches tabs meanwhile", id="search.judge"),
+        Binding("J", "judge_mode", "judge", tooltip="Judge mode on/off: the digits of the corpus' scale grade the "
+                                                    "selected result, and alt+digit switches tabs meanwhile",
+                id="search.judge"),
         # In judge mode only (check_action): otherwise 1-3 switch tabs, as everywhere.
         *grade_bindings("search", "Judge mode: grade the selected result"),
         Binding("u", "undo_judgment", "undo", tooltip="Judge mode: take back the latest judgment",
@@ -87,7 +89,7 @@ class SearchPane(WorkPane):
         self._debounce: Timer | None = None
         self._found: Found | None = None  # what the rows on screen come from
         self._told = ""  # the latest warning of the reranker that could not load
-        self.judging = False  # judge mode: 0-3 grade the selected result
+        self.judging = False  # judge mode: the digits of the corpus' scale grade the selected result
         self.judged_only = False
         self.shown_query: str | None = None  # the query the results on screen were computed for
         self.shown_generation = -1
@@ -248,8 +250,6 @@ class SearchPane(WorkPane):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in self.JUDGING and not self.judging:
             return False  # the key falls through to the app: 1-3 switch tabs
-        if action == "grade" and not on_the_scale(self.context, parameters):
-            return False  # above the corpus' scale
         return super().check_action(action, parameters)
 
     def takes_tab_keys(self) -> bool:
@@ -273,6 +273,10 @@ class SearchPane(WorkPane):
         return self.context.rater if self.context is not None else ""
 
     def action_grade(self, grade: int) -> None:
+        off = off_the_scale(self.context, grade)
+        if off is not None:
+            self.notify(off, severity="warning")
+            return
         results = self.query_one(ResultsTable)
         row, context = results.selected(), self._shown
         if row is None or context is None or not context.query.strip():

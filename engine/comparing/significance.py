@@ -161,14 +161,3 @@ def holm(p_values: Sequence[float]) -> list[float]:
 
 
 CORRECTIONS = {"holm": holm, "bonferroni": bonferroni}  # --correction's choices, the default first
-
-
-SMALLEST_P_SHOWN = 0.0001
-
-
-def format_p(value: float) -> str:
-    """A p-value for people: four decimals, ``< 0.0001`` below them (a t-test's p can underflow to 0, and
-    ``0e+00`` reads as impossible), ``—`` when there is no test (NaN)."""
-    if value != value:
-        return "—"
-    return f"{value:.4f}" if value >= SMALLEST_P_SHOWN else f"< {SMALLEST_P_SHOWN:.4f}"

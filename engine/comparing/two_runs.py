@@ -45,6 +45,8 @@ class RunSide:
     describe: str = ""  # the setup in one line, when known
     setup: dict[str, Any] | None = None
     notes: tuple[str, ...] = ()  # what reading the run found: unknown ids, ties, questions missing
+    # ids it ranks that are no chunk of its chunking (a user's retriever's hits the corpus cannot place)
+    not_chunks: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -216,7 +218,14 @@ def setup_run(workbench: Workbench, setup: Setup, name: str,
 def setup_side(label: str, workbench: Workbench, setup: Setup, progress: Progress = no_progress) -> RunSide:
     """A side made now: ``setup``'s run of every question."""
     run, meta, qrels = setup_run(workbench, setup, label, progress)
-    return RunSide(label, run, qrels, meta["describe"], meta["setup"])
+    # only a backend ranks what is no chunk: ranklens' own setups rank chunks alone
+    not_chunks = _not_chunks(run, workbench, setup) if meta["backend"] else frozenset()
+    return RunSide(label, run, qrels, meta["describe"], meta["setup"], not_chunks=not_chunks)
+
+
+def _not_chunks(run: Run, workbench: Workbench, setup: Setup) -> frozenset[str]:
+    chunk_ids = {c.id for c in workbench.retriever(judged_setup(setup)).chunks}
+    return frozenset(doc for ranking in run.rankings.values() for doc, _ in ranking if doc not in chunk_ids)
 
 
 def saved_side(saved: SavedRun, workbench: Workbench) -> RunSide:
@@ -260,7 +269,7 @@ def saved_side(saved: SavedRun, workbench: Workbench) -> RunSide:
     notes += [f"{where}: {w}" for w in count_unknown(run, question_ids, chunk_ids)]
     describe = str(meta.get("describe") or ("" if meta else "a TREC run file"))
     return RunSide(saved.name, run, resolved_judgments(workbench, setup), describe,
-                   stored if isinstance(stored, dict) else None, tuple(notes))
+                   stored if isinstance(stored, dict) else None, tuple(notes), frozenset(ranked - chunk_ids))
 
 
 def saved_measures(saved: SavedRun, workbench: Workbench,

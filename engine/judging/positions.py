@@ -181,8 +181,8 @@ class ChunkJudge:
         return found
 
     def relevant_text(self, question: Question) -> RelevantText:
-        """The question's relevant text, what the span measures read (engine/measuring/measures/covered_text.py): the text
-        of its chunks judged relevant (recorded with the judgment, else this chunking's chunk of the id), its
+        """The question's relevant text, what the span measures read (engine/measuring/measures/covered_text.py):
+        the text of its chunks judged relevant (recorded with the judgment, else this chunking's chunk of the id), its
         answer span wherever a document holds it, and the text of a document judged relevant without one."""
         rows = self._rows
         rows.resolve(question.relevant)

@@ -1,4 +1,4 @@
-"""Nearest-neighbour indexes over unit vectors, behind one contract.
+"""Approximate nearest-neighbour (ANN) indexes over unit vectors, behind one contract.
 
 ``base``      the contract: ``VectorIndex`` (build, search with a knob, stats), ``Found``
 ``exact``     brute force, the recall oracle
@@ -8,4 +8,5 @@
 ``registry``  index kinds by name
 ``knobs``     each kind's settings, declared once (flags, ``--ann``'s choices and keys derive from them)
 ``ranking``   a scorer with vectors ranked through an index (``--ann``)
+``synthetic`` seed 004's synthetic vectors, bit for bit
 """

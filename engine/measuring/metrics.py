@@ -23,7 +23,7 @@ import numpy as np
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.measuring.measures.covered_text import RelevantText
 from ranklens.engine.measuring.metric_table import Ranked, depth, eval_metrics, no_text, per_question_metrics
-from ranklens.engine.topk import PendingScores, QueryScores
+from ranklens.engine.topk import PendingScores, QueryScores, around_taken, rank_around
 
 # Bounds the (rows x N) temporaries of gold_ranks to ~4M cells.
 _BLOCK_CELLS = 1 << 22
@@ -92,6 +92,9 @@ class QuestionScores:
     relevant: np.ndarray
     grades: np.ndarray | None = None
     relevant_text: RelevantText | None = None  # for the span measures (none: they are 0)
+    # ranks (1-based, ascending) held by results that are no chunk (a user's own retriever's hits the corpus
+    # cannot place): never relevant, and the chunks below them keep their ranks (``engine/topk.py``)
+    taken: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +138,7 @@ def score_question(q: QuestionScores) -> QuestionResult:
         return QuestionResult(q.id, q.text, None, {m.key: 0.0 for m in eval_metrics()})
     s = q.scores if isinstance(q.scores, (QueryScores, PendingScores)) else QueryScores.of(np.asarray(q.scores))
     if rel.size == 0 and text is not None:  # relevant text, no relevant chunk: only the text's metrics have a value
-        top = s.retrieved_top(depth())[0]
+        top = around_taken(s.retrieved_top(depth())[0], np.asarray(q.taken, dtype=np.int64), depth())
         ranked = Ranked(None, np.zeros(top.size), grades, text.covered(top.tolist()))
         return QuestionResult(q.id, q.text, None, {m.key: m.value(ranked) if m.reads_text else 0.0
                                                    for m in eval_metrics()})
@@ -146,6 +149,10 @@ def score_question(q: QuestionScores) -> QuestionResult:
     else:
         rank = s.retrieved_rank(rel)  # first: a pending vector is then scored once, for the rank and the top alike
         top = s.retrieved_top(depth())[0]
+    if q.taken:
+        taken = np.asarray(q.taken, dtype=np.int64)
+        top = around_taken(top, taken, depth())
+        rank = rank_around(rank, taken) if rank is not None else None
     covered = text.covered(top.tolist()) if text is not None else no_text
     ranked = Ranked(rank, gains_at(top, rel, grades), grades, covered)
     return QuestionResult(q.id, q.text, rank, {m.key: m.value(ranked) for m in eval_metrics()})

@@ -37,9 +37,10 @@ class RelevantText:
     chunk_spans: Callable[[Sequence[int]], list[Span]]
 
     def covered(self, top: Sequence[int]) -> Callable[[int], CoveredText]:
-        """What the first ``k`` of ``top`` (chunk positions in rank order) cover of R, as a function of ``k``
-        working each ``k`` out once (the three span measures read the same one)."""
-        return cache(lambda k: covered_text(self.spans, self.chunk_spans(top[:k])))
+        """What the first ``k`` of ``top`` (chunk positions in rank order; a negative one a rank held by no chunk,
+        ``engine/topk.py``) cover of R, as a function of ``k`` working each ``k`` out once (the three span measures
+        read the same one)."""
+        return cache(lambda k: covered_text(self.spans, self.chunk_spans([c for c in top[:k] if c >= 0])))
 
 
 def union(spans: Iterable[Span]) -> list[Span]:

@@ -36,11 +36,15 @@ RUN_DIGEST = "run_sha256"  # the sidecar's key holding the SHA-256 of its run fi
 
 def make_run(retriever: Retriever, questions: Sequence[Question], depth: int = DEFAULT_DEPTH,
              tag: str = "ranklens", progress: Progress = no_progress) -> Run:
-    """The top ``depth`` chunks of every question, best first, as ``search`` ranks them."""
+    """The top ``depth`` chunks of every question, best first, as ``search`` ranks them; a user's own retriever's
+    hit that is no chunk keeps its rank under its own id (``Unplaced.run_id``)."""
+    from ranklens.engine.backends.base import Unplaced
+
     rankings: dict[str, list[tuple[str, float]]] = {}
     for i, question in enumerate(questions):
         result = retriever.search(question.text, depth)
-        rankings[question.id] = [(hit.chunk.id, hit.score) for hit in result.hits]
+        rankings[question.id] = [(hit.run_id if isinstance(hit, Unplaced) else hit.chunk.id, hit.score)
+                                 for hit in result.ranked()]
         if (i + 1) % 16 == 0 or i + 1 == len(questions):
             progress(i + 1, len(questions), "ranking questions")
     return Run(rankings, tag)

@@ -133,8 +133,9 @@ register_metric(EvalMetric("hit@3", "hit@3", "1 when a relevant chunk is in the 
 register_metric(EvalMetric(
     "mrr", "MRR", "1 / the full rank of the best-ranked relevant chunk (uncut: a chunk at rank 40 adds 1/40)",
     _reciprocal_rank, better=0, note="MRR uncut: the full rank counts (runs' and compare's MRR@10 stop at 10)"))
-register_metric(EvalMetric(NDCG, f"nDCG@{NDCG_K}", "graded: linear gain, log2(rank + 1) discount, divided by the "
-                           f"ideal top {NDCG_K}'s (engine/measuring/measures/ndcg.py)", _ndcg, k=NDCG_K, per_question=1))
+register_metric(EvalMetric(NDCG, f"nDCG@{NDCG_K}", "graded: linear gain, log2(rank + 1) discount, divided by "
+                           f"the ideal top {NDCG_K}'s (engine/measuring/measures/ndcg.py)", _ndcg, k=NDCG_K,
+                           per_question=1))
 register_metric(EvalMetric(RECALL, f"recall@{RECALL_K}", f"the share of the relevant chunks in the top {RECALL_K}",
                            _recall, k=RECALL_K, better=2, per_question=0))
 

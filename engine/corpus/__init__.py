@@ -1,4 +1,9 @@
-"""The corpus model: documents, the chunks retrieval works on, and test questions."""
+"""The corpus model: documents, the chunks retrieval works on, and test questions.
+
+Beside it: ``loaders`` (a corpus from a bundled name, a BEIR folder, a folder of documents or a .jsonl file),
+``source`` (where a chunk came from), ``cache``, ``sources``, ``tables`` and ``stored_chunk`` (a large
+corpus kept in the cache as memory-mapped columns, checked against its source files).
+"""
 from __future__ import annotations
 
 import re
