@@ -62,8 +62,14 @@ $(STAMP_NEURAL): pyproject.toml | $(BIN)/python
 # The neural extra's tests (tiny models built in the tests, never a download); `make test` skips them
 # without the extra. One torch thread per worker: two workers on two cores, each spinning two threads,
 # run several times slower.
+# Beside each extra's own files, the files with a test that skips without it (tests/test_extras_lanes.py
+# keeps these lists whole): `make test` runs before the extras are installed.
+NEURAL_TESTS := $(wildcard tests/test_neural_*.py) tests/test_cli_rerank_unloadable.py tests/test_fusion_sweep_fast.py \
+	tests/test_token_chunker.py tests/test_lab.py
+QDRANT_TESTS := $(wildcard tests/test_qdrant_*.py) tests/test_ranking_rule.py
+
 test-neural: $(STAMP_NEURAL)
-	HF_HUB_OFFLINE=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -n 2 $(wildcard tests/test_neural_*.py) $(PYTEST_ARGS)
+	HF_HUB_OFFLINE=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -n 2 $(NEURAL_TESTS) $(PYTEST_ARGS)
 
 $(STAMP_QDRANT): pyproject.toml | $(BIN)/python
 	$(PIP_INSTALL) -e ".[test,qdrant]"
@@ -72,7 +78,7 @@ $(STAMP_QDRANT): pyproject.toml | $(BIN)/python
 # The qdrant extra's tests: Qdrant Edge shards, and the server path against qdrant-client's in-process local
 # mode (the client's stand-in for a server; no server runs); `make test` skips them, saying why, without the extra.
 test-qdrant: $(STAMP_QDRANT)
-	$(BIN)/python -m pytest -q -n 2 $(wildcard tests/test_qdrant_*.py) $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -n 2 $(QDRANT_TESTS) $(PYTEST_ARGS)
 
 bench: $(STAMP_BENCH)
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)

