@@ -1,7 +1,7 @@
 # Quick start: `make run` opens the TUI on the bundled corpus, `make test` runs the suite, `make test-fast` the
 # engine's and the command line's tests alone (the edit-run loop). 4 workers: the TUI tests mostly wait on the
-# event loop, so they overlap well on 2 cores. loadgroup: tests/conftest.py puts the tests of ranx (which compiles
-# its numba kernels in each process) in one worker, and hands out the longest work first.
+# event loop, so they overlap well on 2 cores. loadgroup: a file whose tests share a costly module fixture names an
+# xdist_group, and its tests run in one worker; tests/conftest.py hands out the longest work first.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin

@@ -1,13 +1,19 @@
 """Suite-wide settings: caches go to a temporary folder, never the user's; apps run without animations; every
-test is marked with the lane it exercises (engine, cli, tui, benchmarks); the tests of an oracle that compiles in each
-process share one worker; the slowest work is handed out first."""
+test is marked with the lane it exercises (engine, cli, tui, benchmarks); ranx runs uncompiled; the slowest work is
+handed out first."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-import pytest
-import textual.app
-import textual.constants
+# ranx (the oracle of the measures) is numba-compiled Python: compiling its kernels cost 80 s of CPU in a fresh
+# venv (9 s with numba's cache warm) for tests that measure tens of questions, which its Python source, the same
+# code uncompiled, measures in under a second. Set before anything imports numba, which reads it once.
+os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
+
+import pytest  # noqa: E402
+import textual.app  # noqa: E402
+import textual.constants  # noqa: E402
 
 # The tab underline slides to the active tab: on a loaded machine a snapshot caught it mid-slide.
 # App reads this when it is made, so every app of the suite (and a subprocess, by the variable) keeps still.
@@ -23,10 +29,7 @@ LANES = ("engine", "cli", "tui", "benchmarks")
 # pytestmark overrides.
 _TUI = ("ranklens.tui", "tests.support.app", "tests.support.panes", "textual")
 _CLI = ("ranklens.cli", "tests.support.cli", "subprocess")
-# ranx compiles its numba kernels in each process that evaluates (about 10 s of CPU with numba's cache warm,
-# over a minute cold): its tests run in one worker (--dist loadgroup), which pays that once.
-_RANX = "from ranx import"
-_FIRST = ("ranx", "benchmarks", "tui", "cli", "engine")  # the order work is handed out in: the longest first
+_FIRST = ("benchmarks", "tui", "cli", "engine")  # the order work is handed out in: the longest first
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -56,18 +59,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if lane is None:
             lane = _lane(path, source)
             item.add_marker(lane)
-        group = lane
-        if _RANX in source:
-            item.add_marker(pytest.mark.xdist_group("ranx"))
-            group = "ranx"
-        rank[item.nodeid] = _FIRST.index(group)
+        rank[item.nodeid] = _FIRST.index(lane)
     items.sort(key=lambda item: rank[item.nodeid])  # stable: a file's tests keep their order
 
 
 @pytest.fixture(autouse=True, scope="session")
 def _isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
-    import os
-
     os.environ["RANKLENS_CACHE_DIR"] = str(tmp_path_factory.mktemp("ranklens-cache"))
 
 
