@@ -15,9 +15,6 @@ TORCH_VERSION ?= 2.13.0
 # Installs say nothing unless they fail: --quiet for pip, and no warnings from the build backend (setuptools
 # warns about every editable install, which would push `make run`'s and `make test`'s output off screen).
 PIP_INSTALL := PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet
-# The test installs leave the installed packages uncompiled: pip compiles every module of them, 25 s of a fresh
-# clone's 58 s install of the test extra, and a test run imports and compiles (once: PYTEST keeps them) a fraction.
-PIP_INSTALL_DEV := $(PIP_INSTALL) --no-compile
 # Every process of a run (each xdist worker) rewrites the test modules' asserts and compiles the project: with
 # PYTHONDONTWRITEBYTECODE set in the environment nothing of that is kept, and each worker pays it again on every
 # run (collection: about 10 s of CPU cold, 4.4 s with the cache kept). LangSmith's pytest plugin (installed with
@@ -35,11 +32,11 @@ $(STAMP_RUN): pyproject.toml | $(BIN)/python
 	touch $@
 
 $(STAMP_TEST): pyproject.toml | $(BIN)/python
-	$(PIP_INSTALL_DEV) -e ".[test]"
+	$(PIP_INSTALL) -e ".[test]"
 	touch $@ $(STAMP_RUN)
 
 $(STAMP_BENCH): pyproject.toml | $(BIN)/python
-	$(PIP_INSTALL_DEV) -e ".[test,bench]"
+	$(PIP_INSTALL) -e ".[test,bench]"
 	touch $@ $(STAMP_TEST) $(STAMP_RUN)
 
 run: $(STAMP_RUN)
@@ -58,8 +55,8 @@ test-fast: $(STAMP_TEST)
 	$(PYTEST) -n 2 -m "engine or cli" $(PYTEST_ARGS)
 
 $(STAMP_NEURAL): pyproject.toml | $(BIN)/python
-	$(PIP_INSTALL_DEV) "torch==$(TORCH_VERSION)"
-	$(PIP_INSTALL_DEV) -e ".[test,neural]"
+	$(PIP_INSTALL) "torch==$(TORCH_VERSION)"
+	$(PIP_INSTALL) -e ".[test,neural]"
 	touch $@ $(STAMP_TEST) $(STAMP_RUN)
 
 # Beside each extra's own files, the files with a test that skips without it (tests/test_extras_lanes.py keeps
@@ -75,7 +72,7 @@ test-neural: $(STAMP_NEURAL)
 	HF_HUB_OFFLINE=1 OMP_NUM_THREADS=1 $(PYTEST) -n 2 $(NEURAL_TESTS) $(PYTEST_ARGS)
 
 $(STAMP_QDRANT): pyproject.toml | $(BIN)/python
-	$(PIP_INSTALL_DEV) -e ".[test,qdrant]"
+	$(PIP_INSTALL) -e ".[test,qdrant]"
 	touch $@ $(STAMP_TEST) $(STAMP_RUN)
 
 # The qdrant extra's tests: Qdrant Edge shards, and the server path against qdrant-client's in-process local
