@@ -52,7 +52,10 @@ async def settle(pilot: Pilot, timeout: float = 60) -> None:
 async def until(pilot: Pilot, condition: Callable[[], bool], timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
-        assert time.monotonic() < deadline, f"condition still false after {timeout}s"
+        # the screen and the workers at the deadline: what a failure under load needs to be understood
+        assert time.monotonic() < deadline, (f"condition still false after {timeout}s; workers: "
+                                             f"{[(w.name, w.state.name) for w in pilot.app.workers]}; screen:\n"
+                                             f"{screen_text(pilot.app)}")
         await _workers_done(pilot)
         await pilot.pause(0.05)
 
