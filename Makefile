@@ -15,6 +15,11 @@ TORCH_VERSION ?= 2.13.0
 # Installs say nothing unless they fail: --quiet for pip, and no warnings from the build backend (setuptools
 # warns about every editable install, which would push `make run`'s and `make test`'s output off screen).
 PIP_INSTALL := PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet
+# uv installs the same versions as pip (the same resolution of pyproject's ranges) in a fraction of the time: a
+# fresh clone's test install took 52 s with pip, 21 s with uv, its bytecode compiled (which the suite's workers
+# would otherwise each do again). Where uv cannot be had or cannot reach the index, pip installs instead.
+UV_INSTALL := $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python
+install = $(UV_INSTALL) $(1) || $(PIP_INSTALL) $(1)
 # Every process of a run (each xdist worker) rewrites the test modules' asserts and compiles the project: with
 # PYTHONDONTWRITEBYTECODE set in the environment nothing of that is kept, and each worker pays it again on every
 # run (collection: about 10 s of CPU cold, 4.4 s with the cache kept). LangSmith's pytest plugin (installed with
@@ -25,18 +30,18 @@ PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -rs --dist loadgro
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(PIP_INSTALL) --upgrade pip
+	$(PIP_INSTALL) uv || true
 
 $(STAMP_RUN): pyproject.toml | $(BIN)/python
-	$(PIP_INSTALL) -e .
+	$(call install,-e .)
 	touch $@
 
 $(STAMP_TEST): pyproject.toml | $(BIN)/python
-	$(PIP_INSTALL) -e ".[test]"
+	$(call install,-e ".[test]")
 	touch $@ $(STAMP_RUN)
 
 $(STAMP_BENCH): pyproject.toml | $(BIN)/python
-	$(PIP_INSTALL) -e ".[test,bench]"
+	$(call install,-e ".[test,bench]")
 	touch $@ $(STAMP_TEST) $(STAMP_RUN)
 
 run: $(STAMP_RUN)
@@ -54,6 +59,7 @@ test-fast: $(STAMP_TEST)
 	$(BIN)/ruff check --quiet .
 	$(PYTEST) -n 2 -m "engine or cli" $(PYTEST_ARGS)
 
+# pip, not uv: pip's own configuration says where torch's CPU build is found, and uv would take a CUDA build.
 $(STAMP_NEURAL): pyproject.toml | $(BIN)/python
 	$(PIP_INSTALL) "torch==$(TORCH_VERSION)"
 	$(PIP_INSTALL) -e ".[test,neural]"
@@ -72,7 +78,7 @@ test-neural: $(STAMP_NEURAL)
 	HF_HUB_OFFLINE=1 OMP_NUM_THREADS=1 $(PYTEST) -n 2 $(NEURAL_TESTS) $(PYTEST_ARGS)
 
 $(STAMP_QDRANT): pyproject.toml | $(BIN)/python
-	$(PIP_INSTALL) -e ".[test,qdrant]"
+	$(call install,-e ".[test,qdrant]")
 	touch $@ $(STAMP_TEST) $(STAMP_RUN)
 
 # The qdrant extra's tests: Qdrant Edge shards, and the server path against qdrant-client's in-process local
