@@ -19,7 +19,7 @@ PIP_INSTALL := PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet
 # fresh clone's test install took 52 s with pip, 21 s with uv, its bytecode compiled (which the suite's workers
 # would otherwise each do again). Where uv cannot be had or cannot reach the index, pip installs instead.
 UV_INSTALL := $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python
-install = $(UV_INSTALL) $(1) || $(PIP_INSTALL) $(1)
+INSTALL := sh -c '$(UV_INSTALL) "$$@" || $(PIP_INSTALL) "$$@"' install
 # Every process of a run (each xdist worker) rewrites the test modules' asserts and compiles the project: with
 # PYTHONDONTWRITEBYTECODE set in the environment nothing of that is kept, and each worker pays it again on every
 # run (collection: about 10 s of CPU cold, 4.4 s with the cache kept). LangSmith's pytest plugin (installed with
@@ -33,15 +33,15 @@ $(BIN)/python:
 	$(PIP_INSTALL) uv || true
 
 $(STAMP_RUN): pyproject.toml | $(BIN)/python
-	$(call install,-e .)
+	$(INSTALL) -e .
 	touch $@
 
 $(STAMP_TEST): pyproject.toml | $(BIN)/python
-	$(call install,-e ".[test]")
+	$(INSTALL) -e ".[test]"
 	touch $@ $(STAMP_RUN)
 
 $(STAMP_BENCH): pyproject.toml | $(BIN)/python
-	$(call install,-e ".[test,bench]")
+	$(INSTALL) -e ".[test,bench]"
 	touch $@ $(STAMP_TEST) $(STAMP_RUN)
 
 run: $(STAMP_RUN)
@@ -78,7 +78,7 @@ test-neural: $(STAMP_NEURAL)
 	HF_HUB_OFFLINE=1 OMP_NUM_THREADS=1 $(PYTEST) -n 2 $(NEURAL_TESTS) $(PYTEST_ARGS)
 
 $(STAMP_QDRANT): pyproject.toml | $(BIN)/python
-	$(call install,-e ".[test,qdrant]")
+	$(INSTALL) -e ".[test,qdrant]"
 	touch $@ $(STAMP_TEST) $(STAMP_RUN)
 
 # The qdrant extra's tests: Qdrant Edge shards, and the server path against qdrant-client's in-process local
