@@ -47,12 +47,15 @@ $(STAMP_BENCH): pyproject.toml | $(BIN)/python
 run: $(STAMP_RUN)
 	$(BIN)/ranklens $(CORPUS)
 
-# Lint first: ruff over the tree, mypy over the engine, the command line, the TUI and the benchmarks
-# (pyproject configures both).
+# Lint: ruff over the tree first (a second), then mypy over the engine, the command line, the TUI and the
+# benchmarks (pyproject configures both) beside the tests, on the share of the two cores the test workers leave
+# idle (their start, their waits, the last tests); its report follows the tests', and either failing fails the run.
 test: $(STAMP_TEST)
 	$(BIN)/ruff check --quiet .
-	$(BIN)/mypy
-	$(PYTEST) -n 4 $(PYTEST_ARGS)
+	$(BIN)/mypy > $(VENV)/mypy.log 2>&1 & typing=$$!; \
+	$(PYTEST) -n 4 $(PYTEST_ARGS); tests=$$?; \
+	wait $$typing; typed=$$?; cat $(VENV)/mypy.log; \
+	[ $$tests -eq 0 ] && [ $$typed -eq 0 ]
 
 # The lanes tests/conftest.py marks engine and cli: not the TUI, not the benchmark script; ruff, not mypy.
 test-fast: $(STAMP_TEST)
