@@ -2,7 +2,8 @@
 the "same tokens" rows hold numbers and agree with bm25s.
 
 Timings are never asserted (machines are noisy); this checks that ``python -m benchmarks.run
---quick`` works end to end on tiny inputs and that its tables hold numbers, not error messages.
+--quick`` works end to end on tiny inputs and that its tables hold numbers, not error messages. One quick run
+of every section the tests read is shared by them (a module fixture; the tests are one xdist group).
 The real-collection section needs the collections beside the repository (``../shared/data``);
 without them its test is skipped, and the skip says where it looked.
 """
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks import run as benchmarks_run
 from benchmarks.bench_real import QUICK_COLLECTION
 from benchmarks.corpora import DATA
 
@@ -98,10 +100,17 @@ def assert_same_tokens_agree(rows: Table, key: str, numeric: tuple[str, ...]) ->
 
 
 SPEED = ("index build", "queries/s (batch)", "p50 ms", "p99 ms")
+ONE_RUN = pytest.mark.xdist_group("benchmarks-quick-run")
 
 
-def test_quick_run_prints_every_table_with_numbers(tmp_path: Path) -> None:
-    stdout, written = run_benchmarks(tmp_path, "--only", "bm25,tfidf,ivf,tui")
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    return run_benchmarks(tmp_path_factory.mktemp("bench"), "--only", "bm25,tfidf,ivf,tui,real")
+
+
+@ONE_RUN
+def test_quick_run_prints_every_table_with_numbers(quick_run: tuple[str, str]) -> None:
+    stdout, written = quick_run
     for title in SYNTHETIC_TITLES:
         assert title in stdout, f"missing {title!r} in:\n{stdout[-3000:]}"
     assert written.strip() == stdout.strip()
@@ -115,9 +124,10 @@ def test_quick_run_prints_every_table_with_numbers(tmp_path: Path) -> None:
     assert number(sklearn["same top-10"]) == 1.0 and number(sklearn["max abs score diff"]) < 1e-9
 
 
-def test_real_collection_section(tmp_path: Path) -> None:
+@ONE_RUN
+def test_real_collection_section(quick_run: tuple[str, str]) -> None:
     present = (DATA / QUICK_COLLECTION / "corpus.jsonl").is_file()
-    stdout, _ = run_benchmarks(tmp_path, "--only", "real")
+    stdout, _ = quick_run
     found = tables(stdout)
     if not present:
         assert "skipped: no real collections found" in stdout
@@ -143,8 +153,8 @@ def test_error_rows_are_caught() -> None:
         assert_no_error_cell(stalled)
 
 
-def test_unknown_section_is_a_usage_error() -> None:
-    done = subprocess.run([sys.executable, "-m", "benchmarks.run", "--only", "nope"],
-                          cwd=REPO, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2
-    assert "unknown section 'nope'" in done.stderr
+def test_unknown_section_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        benchmarks_run.main(["--only", "nope"])
+    assert stopped.value.code == 2
+    assert "unknown section 'nope'" in capsys.readouterr().err

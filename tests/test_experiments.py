@@ -22,6 +22,7 @@ from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.engine.settings import SettingError
 from tests.support.cli import assert_error, run_cli
 from tests.support.files import beir_folder
+from tests.support.shared_builds import SHARED, shared_builds  # noqa: F401
 
 SEED_TFIDF_RANKS = [1, 4, 1, 3, 2, 1, 1, 1, 1, 1, 5, 1, 2, 1, 1]
 ANSWER = "entro cinque giorni dalla notifica di scarto"
@@ -197,6 +198,8 @@ def unit_set(n: int, d: int, queries: int, cells: int) -> VectorSet:
     return VectorSet("random", x[:n], x[n:], cells)
 
 
+@SHARED
+@pytest.mark.usefixtures("shared_builds")
 def test_the_ivf_sweep_on_the_synthetic_set_is_the_seeds() -> None:
     from ranklens.engine.experiments.indexes import synthetic_vectors
 

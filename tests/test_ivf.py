@@ -11,6 +11,7 @@ from ranklens.engine.ann.exact import exact_topk, top_k_rows as _top_k_rows
 from ranklens.engine.ann.ivf import IVFIndex, cell_warnings, probe_ladder
 from ranklens.engine.ann.synthetic import synthetic_vectors
 from tests.support.ivf_sweep import sweep, sweep_to_dict
+from tests.support.shared_builds import SHARED, shared_index_builds
 
 SEED_PROBES = [1, 2, 4, 8, 16, 32, 100]
 SEED_COMPARED = [360, 536, 925, 1727, 3314, 6454, 20100]
@@ -20,9 +21,11 @@ SEED_RECALL = ["0.505", "0.655", "0.750", "0.828", "0.902", "0.965", "1.000"]
 @pytest.fixture(scope="module")
 def seed_sweep():
     V, Q = synthetic_vectors()
-    return sweep(V, Q, cells=100, probes=SEED_PROBES)
+    with shared_index_builds():
+        return sweep(V, Q, cells=100, probes=SEED_PROBES)
 
 
+@SHARED
 def test_seed_ivf_table(seed_sweep) -> None:
     rows = seed_sweep
     assert [r.value for r in rows] == SEED_PROBES
@@ -32,6 +35,7 @@ def test_seed_ivf_table(seed_sweep) -> None:
     assert cell_warnings(20000, 100) == ()
 
 
+@SHARED
 def test_sweep_json_shape(seed_sweep) -> None:
     d = sweep_to_dict(seed_sweep)
     assert set(d) == {"rows"}

@@ -25,7 +25,8 @@ from ranklens.engine.corpus import Question
 from ranklens.engine.workspace.store import Workspace
 from tests.support.cli import assert_error, run_cli
 from tests.support.documents import handbook
-from tests.test_span_carry_corpora import CRANFIELD, by_the_rule, judge_twenty
+from tests.support.judged_twenty import CRANFIELD, JUDGED_TOGETHER, cranfield_twenty_fixture, needs_cranfield  # noqa: F401
+from tests.test_span_carry_corpora import by_the_rule
 
 GRID = ("--chunkers", "words,recursive", "--sizes", "words:20,40", "--sizes", "recursive:250,500",
         "--overlaps", "words:0,10", "--overlaps", "recursive:0,100")
@@ -126,7 +127,7 @@ def _carried_by_the_rule(capsys, corpus_arg: str, ws: Path) -> None:  # noqa: AN
     reached = 0
     for cell in lab.json["cells"]:
         setup = setup_for(judged.corpus, {"chunker": cell["chunker"], "size": cell["size"], "overlap": cell["overlap"]})
-        _, moved, carried = by_the_rule(ws / "judgments.jsonl", list(bench.retriever(setup).chunks))
+        _, moved, carried = by_the_rule(ws / "judgments.jsonl", list(bench.chunks(setup)))
         assert cell["by_text"] == {"judgments": moved, "carried": carried}, cell
         reached += carried
     assert reached > 0
@@ -139,11 +140,10 @@ def test_handbook_judgments_are_counted_by_the_carry_rule_in_every_cell(capsys, 
     _carried_by_the_rule(capsys, str(folder), ws)
 
 
-@pytest.mark.skipif(not (CRANFIELD / "corpus.jsonl").is_file(), reason="no Cranfield copy on this machine")
-def test_cranfield_judgments_are_counted_by_the_carry_rule_in_every_cell(capsys, tmp_path: Path) -> None:  # noqa: ANN001
-    questions = [q.id for q in load_corpus(str(CRANFIELD)).questions[:10]]
-    judge_twenty(capsys, str(CRANFIELD), tmp_path / "ws", questions)
-    _carried_by_the_rule(capsys, str(CRANFIELD), tmp_path / "ws")
+@needs_cranfield
+@JUDGED_TOGETHER
+def test_cranfield_judgments_are_counted_by_the_carry_rule_in_every_cell(capsys, cranfield_twenty: Path) -> None:  # noqa: ANN001
+    _carried_by_the_rule(capsys, str(CRANFIELD), cranfield_twenty)
 
 
 def test_a_cancelled_lab_keeps_its_cells_and_corrects_over_them() -> None:

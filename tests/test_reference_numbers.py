@@ -13,6 +13,7 @@ from ranklens.engine.setup import Setup
 from ranklens.engine.text.termindex import TermIndex
 from tests.support.cli import run_cli
 from tests.support.seeds import SEED_PROMPT, seed_chunk
+from tests.support.shared_builds import SHARED, shared_builds  # noqa: F401
 
 SEED_TFIDF_RANKS = [1, 4, 1, 3, 2, 1, 1, 1, 1, 1, 5, 1, 2, 1, 1]
 FATTURE_51_WORDS = (
@@ -133,6 +134,8 @@ def test_idf_with_25_chunks() -> None:
     assert math.isclose(idf["cycles"], math.log(26 / 2) + 1)
 
 
+@SHARED
+@pytest.mark.usefixtures("shared_builds")
 def test_ivf_on_the_synthetic_set(capsys) -> None:
     data = run_cli(capsys, "ivf", "--synthetic", "--cells", "100", "--probes", "1,2,4,8,16,32,100", "--json").json
     rows = data["rows"]

@@ -11,17 +11,16 @@ import json
 import random
 from pathlib import Path
 
-import pytest
-
 from ranklens.engine.corpus import Chunk, Question
 from ranklens.engine.judging.counted import judged_corpus
 from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.engine.workspace.store import Workspace
-from tests.support.cli import run_cli
 from tests.support.files import text_folder
+from tests.support.cli import run_cli
+from tests.support.judged_twenty import (CRANFIELD, JUDGED_TOGETHER, cranfield_twenty_fixture,  # noqa: F401
+                                         judge_twenty, needs_cranfield)
 
-CRANFIELD = Path(__file__).resolve().parents[2] / "shared" / "data" / "cranfield"
 CHUNKINGS = [("--size", "50", "--overlap", "10"), ("--size", "30", "--overlap", "0"),
              ("--chunker", "sentences", "--size", "40", "--overlap", "1")]
 
@@ -62,24 +61,15 @@ def by_the_rule(log: Path, chunks: list[Chunk]) -> tuple[dict[str, dict[str, int
     return grades, moved, carried
 
 
-def judge_twenty(capsys, corpus_arg: str, ws: Path, questions: list[str]) -> None:  # noqa: ANN001
-    corpus = load_corpus(corpus_arg)
-    chunks = list(Workbench(corpus).chunks(setup_for(corpus)))
-    rng = random.Random(35)
-    for chunk in rng.sample(chunks, 20):
-        judged = run_cli(capsys, "judgments", corpus_arg, "--workspace", str(ws), "--judge", rng.choice(questions),
-                         chunk.id, str(rng.choice([0, 1, 2, 3])))
-        assert judged.status == 0, judged.err
-
-
 def check(capsys, corpus_arg: str, ws: Path, only_mine: bool) -> None:  # noqa: ANN001
+    judged = judged_corpus(load_corpus(corpus_arg), Workspace(ws))
+    workbench = Workbench(judged.corpus)
     for chunking in CHUNKINGS:
         report = run_cli(capsys, "eval", corpus_arg, "--workspace", str(ws), *chunking, "--json")
         assert report.status == 0, report.err
         overrides = dict(zip([c.lstrip("-") for c in chunking[::2]], chunking[1::2]))
-        judged = judged_corpus(load_corpus(corpus_arg), Workspace(ws))
         setup = setup_for(judged.corpus, {k: v if k == "chunker" else int(v) for k, v in overrides.items()})
-        retriever = Workbench(judged.corpus).retriever(setup)
+        retriever = workbench.retriever(setup)
         expected, moved, carried = by_the_rule(ws / "judgments.jsonl", list(retriever.chunks))
         assert report.json["judgments"]["by_text"] == {"judgments": moved, "carried": carried}, chunking
         assert moved == 20 and carried > 0
@@ -92,11 +82,10 @@ def check(capsys, corpus_arg: str, ws: Path, only_mine: bool) -> None:  # noqa: 
                 assert all(found.get(ident, -1) >= grade for ident, grade in mine.items() if grade > 0), question.id
 
 
-@pytest.mark.skipif(not (CRANFIELD / "corpus.jsonl").is_file(), reason="no Cranfield copy on this machine")
-def test_cranfield_judgments_carry_to_other_chunkings(capsys, tmp_path: Path) -> None:  # noqa: ANN001
-    questions = [q.id for q in load_corpus(str(CRANFIELD)).questions[:10]]
-    judge_twenty(capsys, str(CRANFIELD), tmp_path / "ws", questions)
-    check(capsys, str(CRANFIELD), tmp_path / "ws", only_mine=False)
+@needs_cranfield
+@JUDGED_TOGETHER
+def test_cranfield_judgments_carry_to_other_chunkings(capsys, cranfield_twenty: Path) -> None:  # noqa: ANN001
+    check(capsys, str(CRANFIELD), cranfield_twenty, only_mine=False)
 
 
 def test_text_folder_judgments_carry_to_other_chunkings(capsys, tmp_path: Path) -> None:  # noqa: ANN001

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from tests.support.panes import PaneHarness, settle, until
+from tests.support.shared_builds import SHARED, shared_builds  # noqa: F401
 from ranklens.tui.app import make_app
 from ranklens.tui.charts import Curve, curve_plot
 from ranklens.tui.panes.index import IndexPane
@@ -43,6 +44,8 @@ def chart(app: PaneHarness) -> str:
 
 
 @needs_usearch
+@SHARED
+@pytest.mark.usefixtures("shared_builds")
 async def test_the_synthetic_set_gives_the_seed_numbers_and_hnsw_beside_them() -> None:
     """IVF at n_probe 1 and all 100 cells: seed 004's first and last rows; HNSW at ef_search 16 and 64,
     whose graph (built on one thread) is the same every run. k-means and the graph take seconds."""
