@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from textual.command import CommandPalette
+from textual.command import CommandList, CommandPalette
 from textual.widgets import TabbedContent
 
 from ranklens.corpora import bundled_path
-from tests.support.app import notifications, open_path, opened, running, search, settle, setup_line
+from tests.support.app import notifications, open_path, opened, running, search, settle, setup_line, until
 from ranklens.tui.app import TABS, make_app
 from ranklens.tui.context import ChangeSetup, UseQuery
 from ranklens.tui.help import HelpScreen
@@ -164,7 +164,9 @@ async def test_palette_lists_actions_and_runs_them() -> None:
         await pilot.pause()
         assert isinstance(app.screen, CommandPalette)
         await pilot.press(*"next scorer")
-        await pilot.pause(0.3)
+        results = app.screen.query_one(CommandList)  # filled as the palette's search goes: waited for, not slept
+        await until(pilot, lambda: results.highlighted is not None
+                    and "Next scorer" in str(results.get_option_at_index(results.highlighted).prompt))
         await pilot.press("enter")
         await settle(pilot)
         assert app.context.setup.scorer == "bm25"
