@@ -37,6 +37,8 @@ def typing_pause(seconds: float) -> Iterator[None]:
     finally:
         for module, value in zip(modules, saved):
             module.DEBOUNCE_S = value
+
+
 async def _workers_done(pilot: Pilot) -> None:
     """Wait for the workers running now; a worker cancelled by a newer one is not an error, nor one that failed
     (the pane shows the failure, which is what a test reads)."""
