@@ -1,17 +1,18 @@
 """The app shell: tabs and their keys, setting keys, the setup line, help, palette, messages, errors."""
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from textual.command import CommandPalette
+from textual.command import CommandList, CommandPalette
 from textual.widgets import TabbedContent
 
 from ranklens.corpora import bundled_path
-from tests.support.app import notifications, open_path, opened, running, search, settle, setup_line
+from tests.support.app import notifications, open_path, opened, running, search, settle, setup_line, until
 from ranklens.tui.app import TABS, make_app
 from ranklens.tui.context import ChangeSetup, UseQuery
 from ranklens.tui.help import HelpScreen
@@ -88,26 +89,34 @@ async def test_scorer_key_changes_the_setup_line_and_the_results() -> None:
         assert pane.shown_generation == app.context.generation
 
 
-@pytest.mark.parametrize(
-    "keys, field, expected",
-    [
-        (["plus"], "k", 6), (["minus"], "k", 4), (["equals_sign"], "k", 6),
-        (["s", "v"], "bm25_variant", "robertson"),
-        (["right_square_bracket"], "k1", 1.3), (["left_square_bracket"], "k1", 1.1),
-        (["left_curly_bracket"], "b", 0.7), (["right_curly_bracket"], "b", 0.8),
-        (["w"], "stopwords", "it"), (["w", "w"], "stopwords", "none"),
-        (["t"], "stem", "it"), (["t", "t"], "stem", "none"),
-        (["d"], "dims", 64), (["D"], "dims", 128),
-        (["l"], "sublinear_tf", True), (["a"], "fold_accents", True),
-    ],
-)
-async def test_setting_keys(keys: list[str], field: str, expected: object) -> None:
+SETTING_KEYS = [
+    (["plus"], "k", 6), (["minus"], "k", 4), (["equals_sign"], "k", 6),
+    (["s", "v"], "bm25_variant", "robertson"),
+    (["right_square_bracket"], "k1", 1.3), (["left_square_bracket"], "k1", 1.1),
+    (["left_curly_bracket"], "b", 0.7), (["right_curly_bracket"], "b", 0.8),
+    (["w"], "stopwords", "it"), (["w", "w"], "stopwords", "none"),
+    (["t"], "stem", "it"), (["t", "t"], "stem", "none"),
+    (["d"], "dims", 64), (["D"], "dims", 128),
+    (["l"], "sublinear_tf", True), (["a"], "fold_accents", True),
+]
+
+
+async def test_setting_keys() -> None:
+    """Each key from the corpus' own setup: one app, its setup put back before each key."""
     async with running(size=SIZE) as pilot:
         app = pilot.app
-        await pilot.press("escape", *keys)
-        await settle(pilot)
-        assert getattr(app.context.setup, field) == expected
-        assert describe(app.context.setup) in setup_line(app)  # the engine's summary, with "top k"
+        start = app.context.setup
+        for keys, field, expected in SETTING_KEYS:
+            back = {f.name: getattr(start, f.name) for f in dataclasses.fields(start)
+                    if getattr(app.context.setup, f.name) != getattr(start, f.name)}
+            if back:
+                app.apply_settings(back)
+                await settle(pilot)
+            assert app.context.setup == start, keys
+            await pilot.press("escape", *keys)
+            await settle(pilot)
+            assert getattr(app.context.setup, field) == expected, keys
+            assert describe(app.context.setup) in setup_line(app), keys  # the engine's summary, with "top k"
 
 
 async def test_help_lists_every_binding_from_the_bindings() -> None:
@@ -155,7 +164,9 @@ async def test_palette_lists_actions_and_runs_them() -> None:
         await pilot.pause()
         assert isinstance(app.screen, CommandPalette)
         await pilot.press(*"next scorer")
-        await pilot.pause(0.3)
+        results = app.screen.query_one(CommandList)  # filled as the palette's search goes: waited for, not slept
+        await until(pilot, lambda: results.highlighted is not None
+                    and "Next scorer" in str(results.get_option_at_index(results.highlighted).prompt))
         await pilot.press("enter")
         await settle(pilot)
         assert app.context.setup.scorer == "bm25"

@@ -3,6 +3,8 @@ questions by |Δ|; the selected question's rankings with moves; why? under B's s
 from __future__ import annotations
 
 import contextlib
+import io
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -10,6 +12,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Select, Static
 
+from ranklens.cli.main import main
 from ranklens.engine.comparing.two_runs import run_depth, setup_run
 from ranklens.engine.corpus import Question
 from ranklens.engine.corpus.loaders import load_corpus
@@ -203,13 +206,28 @@ async def add_run(pilot, name: str) -> None:  # noqa: ANN001
     await settle(pilot)
 
 
-@pytest.mark.parametrize("size", [SIZE, (140, 45)])
-async def test_more_runs_are_each_tested_against_a_with_holm(capsys: pytest.CaptureFixture[str],
-                                                             size: tuple[int, int]) -> None:
-    save_runs("studio-alfa", "bm25", "tfidf", "fusion")
-    expected = run_cli(capsys, "compare", "studio-alfa", "bm25", "tfidf", "fusion", "--json").json
-    pair = run_cli(capsys, "compare", "studio-alfa", "bm25", "tfidf", "--json").json
-    async with running(size=size) as pilot:
+@pytest.fixture(scope="module")
+def three_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, dict]:
+    """BM25, TF-IDF and the fusion saved once for the module (a folder for XDG_DATA_HOME), with `ranklens compare`'s
+    JSON for the three and for BM25 against TF-IDF: the runs and the 10,000 sign flips computed once."""
+    folder = tmp_path_factory.mktemp("three-runs")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_DATA_HOME", str(folder))
+        save_runs("studio-alfa", "bm25", "tfidf", "fusion")
+        compared = []
+        for runs in (["bm25", "tfidf", "fusion"], ["bm25", "tfidf"]):
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                assert main(["compare", "studio-alfa", *runs, "--json"]) == 0
+            compared.append(json.loads(out.getvalue()))
+    return folder, compared[0], compared[1]
+
+
+async def test_more_runs_are_each_tested_against_a_with_holm(three_runs: tuple[Path, dict, dict],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """At 80x24, then at 140x45 (the same app resized: its numbers computed once)."""
+    folder, expected, pair = three_runs
+    monkeypatch.setenv("XDG_DATA_HOME", str(folder))  # the app only reads the saved runs
+    async with running(size=SIZE) as pilot:
         app = pilot.app
         pane = await comparing_with(pilot, "bm25", "tfidf", "fusion")
         many = pane.many
@@ -222,11 +240,15 @@ async def test_more_runs_are_each_tested_against_a_with_holm(capsys: pytest.Capt
                     (numbers["mean"], numbers["baseline"], numbers["p_ttest"], numbers["p_randomization"],
                      numbers["p_holm"]))
         ndcg = expected["runs"][1]["metrics"]["nDCG@10"]
-        measures = rendered(app, "#compare-measures")
-        assert measures.startswith("nDCG@10 mean Δ p t-test p rand. p Holm")
-        assert f"C fusion {ndcg['mean']:.4f} {ndcg['delta']:+.4f}" in measures
-        assert f"{float(ndcg['p_holm']):.4f} [{ndcg['ci95'][0]:+.3f}, {ndcg['ci95'][1]:+.3f}]" in measures
-        assert "p Holm: p rand. corrected over 2 runs · measure 1 of 5 (m)" in screen_text(app)
+        for size in (SIZE, (140, 45)):
+            await pilot.resize_terminal(*size)
+            await settle(pilot)
+            measures = rendered(app, "#compare-measures")
+            assert measures.startswith("nDCG@10 mean Δ p t-test p rand. p Holm")
+            assert f"C fusion {ndcg['mean']:.4f} {ndcg['delta']:+.4f}" in measures
+            assert f"{float(ndcg['p_holm']):.4f} [{ndcg['ci95'][0]:+.3f}, {ndcg['ci95'][1]:+.3f}]" in measures
+            assert tuple(app.size) == size
+            assert "p Holm: p rand. corrected over 2 runs · measure 1 of 5 (m)" in screen_text(app), size
         # the questions below stay B against A
         assert [q.b for q in pane.comparison.questions] == [q["b"] for q in pair["per_question"]]
         table = pane.query_one("#compare-questions", KeyTable)

@@ -14,9 +14,12 @@ from ranklens.engine.workspace.store import Workspace
 from ranklens.tui import corpus_opening
 from ranklens.tui.app import make_app
 from ranklens.tui.panes import metrics as metrics_module
+from ranklens.tui.panes.search import SearchPane
 from ranklens.tui.widgets.result_detail import ResultDetail
 from ranklens.tui.widgets.setup_line import SetupLine
 from tests.support.app import notifications, opened, running, screen_text, search, settle, setup_line
+from tests.support.panes import PaneHarness
+from tests.support.panes import settle as settle_pane
 
 SIZE = (80, 24)
 
@@ -216,9 +219,9 @@ async def test_the_setup_line_names_a_declared_language_and_one_k() -> None:
 async def test_the_query_box_example_is_one_of_the_corpus_questions() -> None:
     from ranklens.tui.widgets.query_box import QueryBox
 
-    app = make_app("battery", cursor_blink=False)
+    app = PaneHarness(SearchPane, corpus="battery")  # the box's words: the Search tab alone
     async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+        await settle_pane(pilot)
         first = app.context.corpus.questions[0].text
         assert first in app.query_one(QueryBox).placeholder
         assert "password" not in app.query_one(QueryBox).placeholder

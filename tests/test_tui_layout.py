@@ -4,6 +4,8 @@ from __future__ import annotations
 from ranklens.tui.app import make_app
 from ranklens.tui.panes.index import IndexPane
 from tests.support.app import opened, running, screen_text, settle
+from tests.support.panes import PaneHarness
+from tests.support.panes import settle as settle_pane
 
 
 async def _index_sweep(app, pilot) -> str:  # noqa: ANN001
@@ -17,9 +19,13 @@ async def _index_sweep(app, pilot) -> str:  # noqa: ANN001
 
 
 async def test_the_index_tab_speaks_plainly_about_a_tiny_corpus() -> None:
-    app = make_app("battery", cursor_blink=False)
+    app = PaneHarness(IndexPane, corpus="battery")  # the tab's words: the tab alone
     async with app.run_test(size=(100, 30)) as pilot:
-        text = await _index_sweep(app, pilot)
+        await settle_pane(pilot)
+        app.query_one(IndexPane).show_timings = False
+        await pilot.press("r")
+        await settle_pane(pilot)
+        text = screen_text(app)
         assert "seed" not in text and "--" not in text
         assert "1 query ·" in text and "1 queries" not in text
         notes = " ".join(str(app.query_one("#ivf-notes").render()).split())

@@ -12,7 +12,10 @@ from textual import events
 from ranklens.tui.app import make_app
 from ranklens.tui.panes.metrics import MetricsPane
 from ranklens.tui.widgets.path_prompt import PathPrompt
+from ranklens.tui.context import UseQuery
 from tests.support.app import opened, running, settle, until
+from tests.support.panes import PaneHarness
+from tests.support.panes import settle as settle_pane
 
 SIZE = (100, 30)
 
@@ -84,15 +87,15 @@ async def test_export_never_writes_into_the_corpus_folder(tmp_path: Path) -> Non
 
 
 async def test_f_filters_the_questions_by_their_words() -> None:
-    async with running(size=SIZE) as pilot:
-        app = pilot.app
-        await pilot.press("escape", "2")
-        await settle(pilot)
+    app = PaneHarness(MetricsPane)  # the Metrics tab alone: it asks for a search (UseQuery), the app's part
+    async with app.run_test(size=SIZE) as pilot:
+        await settle_pane(pilot)
         table = app.query_one("#metrics-questions")
         await pilot.press("f", *"password")
         await until(pilot, lambda: table.row_count < 15)  # once typing pauses
         texts = [str(table.row_cells(i)[0]) for i in range(table.row_count)]
         assert texts and all("password" in t for t in texts) and table.row_count < 15
         await pilot.press("escape", "enter")  # back in the table: Enter searches the filtered row
-        await settle(pilot)
-        assert "password" in app.context.query
+        await settle_pane(pilot)
+        asked = [m.text for m in app.messages if isinstance(m, UseQuery)]
+        assert asked == [texts[0]] and "password" in asked[0]

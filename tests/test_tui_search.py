@@ -15,7 +15,7 @@ from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Retriever, Workbench, setup_for
 from ranklens.tui.app import make_app
 from ranklens.tui.panes import search as search_module
-from ranklens.tui.panes.search import HINT, SearchPane
+from ranklens.tui.panes.search import DEBOUNCE_S, HINT, SearchPane
 from ranklens.tui.widgets.lists import KeyTable, KeyTree
 from ranklens.tui.widgets.query_box import QueryBox
 from tests.support.app import opened, running, screen_text, search, settle, until
@@ -47,10 +47,9 @@ async def test_gold_passage_ranked_first() -> None:
         assert table.row_count == app.context.setup.k
 
 
-async def test_enter_searches_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_enter_searches_at_once() -> None:
     # With a debounce of an hour, only Enter can start the search the test waits for.
-    monkeypatch.setattr(search_module, "DEBOUNCE_S", 3600)
-    async with running(size=SIZE) as pilot:
+    async with running(size=SIZE, pause_s=3600) as pilot:
         app = pilot.app
         pane = app.query_one(SearchPane)
         app.query_one(QueryBox).value = "ho cancellato un file per sbaglio"
@@ -96,7 +95,7 @@ async def test_stale_results_are_never_shown(monkeypatch: pytest.MonkeyPatch) ->
 
 
 async def test_typing_fast_shows_the_last_query() -> None:
-    async with running(size=SIZE) as pilot:
+    async with running(size=SIZE, pause_s=DEBOUNCE_S) as pilot:  # the app's debounce: some prefixes fall to it
         app = pilot.app
         pane = app.query_one(SearchPane)
         for text in ("ferie", " backup", " fattura", " password"):

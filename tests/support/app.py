@@ -4,21 +4,45 @@ from __future__ import annotations
 import contextlib
 import time
 from pathlib import Path
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from textual import events
 from textual.app import App
 from textual.widgets import Input
 from textual.pilot import Pilot
-from textual.worker import WorkerCancelled
+from textual.worker import WorkerCancelled, WorkerFailed
 
-from ranklens.tui.panes.search import DEBOUNCE_S, SearchPane
+from ranklens.tui.panes import chunking as chunking_pane
+from ranklens.tui.panes import search as search_pane
+from ranklens.tui.panes.search import SearchPane
+
+# The panes' timers that wait for typing to pause: the query box's search, the find box's preview, the
+# Metrics filter. While one is pending the screen is about to change.
+TYPING_TIMERS = ("_debounce", "_find_timer", "_filter_timer")
+
+
+@contextlib.contextmanager
+def typing_pause(seconds: float) -> Iterator[None]:
+    """The query box and the find box wait ``seconds`` for typing to pause (users: search.DEBOUNCE_S; 0: none).
+
+    Under test the pause is zero: a search starts when the box changes, and ``settle`` waits for it by the
+    app's state; the tests of the pause itself give the app's back."""
+    modules = (search_pane, chunking_pane)  # each reads its own DEBOUNCE_S when a key arrives
+    saved = [module.DEBOUNCE_S for module in modules]
+    for module in modules:
+        module.DEBOUNCE_S = seconds
+    try:
+        yield
+    finally:
+        for module, value in zip(modules, saved):
+            module.DEBOUNCE_S = value
 
 
 async def _workers_done(pilot: Pilot) -> None:
-    """Wait for the workers running now; a worker cancelled by a newer one is not an error."""
-    with contextlib.suppress(WorkerCancelled):
+    """Wait for the workers running now; a worker cancelled by a newer one is not an error, nor one that failed
+    (the pane shows the failure, which is what a test reads)."""
+    with contextlib.suppress(WorkerCancelled, WorkerFailed):
         await pilot.app.workers.wait_for_complete()
 
 
@@ -31,20 +55,34 @@ def _query_sent(app: App) -> bool:
     return context is None or not boxes or context.query == boxes.first().value
 
 
-async def settle(pilot: Pilot, timeout: float = 60) -> None:
-    """Wait until the query box's text has been sent and no worker runs (workers start workers: loop).
+def _typing_pending(app: App) -> bool:
+    """A pane waits for typing to pause before it starts work (a timer not yet fired)."""
+    from ranklens.tui.panes.base import WorkPane
 
-    Waiting on the app's state, not on the debounce's length, keeps a slow machine from reading
-    the screen before the search it expects has started.
+    timers = (getattr(pane, name, None) for pane in app.query(WorkPane) for name in TYPING_TIMERS)
+    return any(timer is not None and timer._task is not None and not timer._task.done() for timer in timers)
+
+
+def _settled(app: App, sent: bool) -> bool:
+    return ((not sent or _query_sent(app)) and not _typing_pending(app)
+            and not any(worker.is_running for worker in app.workers))
+
+
+async def settle(pilot: Pilot, timeout: float = 60, sent: bool = True) -> None:
+    """Wait until no pane waits for typing to pause, the query box's text has been sent to the app (``sent``;
+    a pane harness has no app to send it to) and no worker runs (workers start workers: loop).
+
+    Waiting on the app's state, not on the pause's length, keeps a slow machine from reading
+    the screen before the work it expects has started, and a fast one from waiting for nothing.
     """
-    await pilot.pause(DEBOUNCE_S)
     deadline = time.monotonic() + timeout
     while True:
         await _workers_done(pilot)
         await pilot.pause()
-        if _query_sent(pilot.app) and not any(worker.is_running for worker in pilot.app.workers):
+        if _settled(pilot.app, sent):
             break
-        assert time.monotonic() < deadline, f"workers still running or query unsent after {timeout}s"
+        assert time.monotonic() < deadline, (f"workers still running, typing pending or query unsent after "
+                                             f"{timeout}s; screen:\n{screen_text(pilot.app)}")
         await pilot.pause(0.02)
     await pilot.pause()
 
@@ -77,15 +115,17 @@ async def opened(pilot: Pilot) -> None:
 
 
 @contextlib.asynccontextmanager
-async def running(corpus: str = "studio-alfa", size: tuple[int, int] = (100, 30),
+async def running(corpus: str = "studio-alfa", size: tuple[int, int] = (100, 30), pause_s: float = 0.0,
                   **options: Any) -> AsyncIterator[Pilot]:
-    """The app (``make_app(corpus, **options)``, cursor blink off) running at ``size``, its corpus opened."""
+    """The app (``make_app(corpus, **options)``, cursor blink off) running at ``size``, its corpus opened,
+    typing pausing ``pause_s`` (see typing_pause)."""
     from ranklens.tui.app import make_app
 
     app = make_app(corpus, cursor_blink=False, **options)
-    async with app.run_test(size=size) as pilot:
-        await opened(pilot)
-        yield pilot
+    with typing_pause(pause_s):
+        async with app.run_test(size=size) as pilot:
+            await opened(pilot)
+            yield pilot
 
 
 async def search(pilot: Pilot, text: str) -> SearchPane:

@@ -1,7 +1,8 @@
 """A minimal app around one pane (it plays the app's part: contexts in, messages out), and test helpers."""
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from textual.app import App, ComposeResult
@@ -10,10 +11,25 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Input
 
+from ranklens.corpora import bundled_path
 from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.tui.context import ChangeSetup, Context, UseQuery
-from tests.support.app import screen_text, until  # noqa: F401  (the pane tests' helpers, from one place)
+from tests.support.app import settle as settle_app
+from tests.support.app import screen_text, typing_pause, until  # noqa: F401  (the pane tests' helpers, from one place)
+
+_SHARED: dict[str, Workbench] = {}
+
+
+def shared_workbench(corpus: str) -> Workbench:
+    """A workbench on ``corpus``: one per bundled corpus in a test process, shared by its harnesses (a path's
+    is the test's own). The panes only read it and fill its caches, which are keyed by setting; judgments go to
+    the workspace, and a test that needs other questions takes ``with_questions``, a copy."""
+    if bundled_path(corpus) is None:
+        return Workbench(load_corpus(corpus))
+    if corpus not in _SHARED:
+        _SHARED[corpus] = Workbench(load_corpus(corpus))
+    return _SHARED[corpus]
 
 
 class PaneHarness(App):
@@ -26,12 +42,19 @@ class PaneHarness(App):
     AUTO_FOCUS = None  # focus as the app gives it when a tab opens: see on_mount
 
     def __init__(self, make_pane: Callable[[], Widget], corpus: str = "studio-alfa",
-                 overrides: dict[str, Any] | None = None) -> None:
+                 overrides: dict[str, Any] | None = None, pause_s: float = 0.0) -> None:
         super().__init__()
         self.pane = make_pane()
-        self.workbench = Workbench(load_corpus(corpus))
+        self.pause_s = pause_s  # how long typing pauses under run_test (see typing_pause)
+        self.workbench = shared_workbench(corpus)
         self.context = Context(self.workbench, setup_for(self.workbench.corpus, overrides or {}))
         self.messages: list[Message] = []
+
+    @contextlib.asynccontextmanager
+    async def run_test(self, *args: Any, **kwargs: Any) -> AsyncIterator[Pilot]:
+        with typing_pause(self.pause_s):
+            async with super().run_test(*args, **kwargs) as pilot:
+                yield pilot
 
     def compose(self) -> ComposeResult:
         yield self.pane
@@ -57,10 +80,6 @@ class PaneHarness(App):
 
 
 async def settle(pilot: Pilot) -> None:
-    """Wait out the typing debounce (a find box previews when typing pauses), then let every worker
-    finish and the screen catch up."""
-    from ranklens.tui.panes.search import DEBOUNCE_S
-
-    await pilot.pause(DEBOUNCE_S + 0.05)
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    """Wait until no pane waits for typing to pause and every worker has finished, then let the screen catch
+    up (the harness keeps a query to itself: nothing is sent)."""
+    await settle_app(pilot, sent=False)

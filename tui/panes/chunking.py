@@ -293,7 +293,10 @@ class ChunkingPane(WorkPane):
             # one preview when typing pauses, not a chunking of the document per keystroke
             if self._find_timer is not None:
                 self._find_timer.stop()
-            self._find_timer = self.set_timer(DEBOUNCE_S, self._start_preview)
+            if DEBOUNCE_S:
+                self._find_timer = self.set_timer(DEBOUNCE_S, self._start_preview)
+            else:  # no pause (the tests set none)
+                self._start_preview()
 
     def action_size(self, direction: int) -> None:
         if self.window is None:  # no corpus yet: nothing to cut (keys and the palette both get here)

@@ -40,7 +40,7 @@ from ranklens.tui.widgets.query_box import QueryBox
 from ranklens.tui.widgets.result_detail import ResultDetail, Why
 from ranklens.tui.widgets.results_table import ResultsTable
 
-DEBOUNCE_S = 0.15  # typing pauses this long before a search starts
+DEBOUNCE_S = 0.15  # typing pauses this long before a search starts (0: none; a Textual timer cannot wait 0 s)
 HINT = "Type a question and the best chunks appear as you type (Enter searches at once)."
 
 
@@ -171,6 +171,9 @@ class SearchPane(WorkPane):
 
     @on(Input.Changed, "#query")
     def _query_edited(self, event: Input.Changed) -> None:
+        if not DEBOUNCE_S:  # no pause (the tests set none): at once, as Enter searches
+            self._send_query(event.value)
+            return
         if self._debounce is not None:
             self._debounce.stop()
         self._debounce = self.set_timer(DEBOUNCE_S, lambda: self._send_query(event.value))
