@@ -104,20 +104,6 @@ def test_the_api_finds_the_plugins_scorer(plugin) -> None:
     assert "coordination level" in repr(hits)
 
 
-async def test_the_tui_palette_offers_the_plugins_backend(plugin) -> None:
-    from ranklens.tui.app import make_app
-    from tests.support.app import opened
-    from tests.support.panes import settle
-
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await opened(pilot)
-        assert any(c.name == "Open a toy collection…" for c in app.palette_commands())
-        await pilot.press("escape", "4")  # the Index tab: its form has the plug-in kind's boxes
-        await settle(pilot)
-        assert app.query_one("#scan-blocks").border_title == "blocks"
-
-
 def test_a_broken_plugin_is_one_line_naming_it(capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     install(tmp_path / "site", "[ranklens.scorers]\nbroken = no_such_module_here:SPEC\n")
     fresh(monkeypatch, tmp_path / "site")
@@ -259,7 +245,8 @@ def test_the_tuis_first_paint_loads_no_plugin(plugin) -> None:
     assert not SCORERS._plugins_loaded  # noqa: SLF001 - the entry points are read at the first lookup, later
 
 
-async def test_the_tui_palette_sets_the_plugins_setting_and_it_reranks(plugin) -> None:
+async def test_the_tui_palette_sets_the_plugins_setting_and_it_reranks_and_offers_its_backend_and_index(
+        plugin) -> None:
     from ranklens.tui.app import make_app
     from ranklens.tui.widgets.results_table import ResultsTable
     from tests.support.app import notifications, opened, search, settle, setup_line
@@ -298,6 +285,11 @@ async def test_the_tui_palette_sets_the_plugins_setting_and_it_reranks(plugin) -
         await type_boost(pilot, "-1")
         assert app.context.setup.value_of("boost") == 3.0
         assert any("boost must be a finite number >= 0" in n for n in notifications(app)), notifications(app)
+
+        assert any(c.name == "Open a toy collection…" for c in app.palette_commands())
+        await pilot.press("escape", "4")  # the Index tab: its form has the plug-in kind's boxes
+        await settle(pilot)
+        assert app.query_one("#scan-blocks").border_title == "blocks"
 
 
 def test_the_docs_scorer_is_the_toy_plugins() -> None:

@@ -71,8 +71,11 @@ async def test_a_bad_corpus_on_the_command_line(bad: BadCorpus, tmp_path: Path,
         assert app.is_running
 
 
-async def test_a_bad_corpus_from_the_palette_keeps_the_open_one(tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_bad_corpus_or_a_loader_bug_from_the_palette_keeps_the_open_one(tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(spec: str, progress: object = None) -> None:
+        raise RuntimeError("unforeseen")
+
     async with running(size=SIZE) as pilot:
         app = pilot.app
         workbench = app.context.workbench
@@ -83,42 +86,33 @@ async def test_a_bad_corpus_from_the_palette_keeps_the_open_one(tmp_path: Path,
             await open_path(pilot, path)
             assert_told(app, needles)
             assert app.context.workbench is workbench  # the open corpus stays
-        pane = await search(pilot, "password")
-        assert pane.shown_query == "password" and pane._rows
-
-
-async def test_a_loader_bug_is_a_message_not_the_end_of_the_app(monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(spec: str, progress: object = None) -> None:
-        raise RuntimeError("unforeseen")
-
-    async with running(size=SIZE) as pilot:
-        app = pilot.app
+        # a loader's bug is a message, not the end of the app
         monkeypatch.setattr("ranklens.engine.corpus.loaders.load_corpus", broken)
         app.switch_corpus("battery")
         await settle(pilot)
         assert_told(app, ["cannot open battery", "RuntimeError: unforeseen"])
         assert app.context.corpus.name == "studio-alfa" and app.is_running
+        pane = await search(pilot, "password")
+        assert pane.shown_query == "password" and pane._rows
 
 
-@pytest.mark.parametrize(("overrides", "key", "field", "needle"), [
-    ({"k": 1}, "minus", "k", "k must be at least 1"),
-    ({"scorer": "bm25", "b": 1.0}, "right_curly_bracket", "b", "b must be between 0 and 1"),
-])
-async def test_a_refused_setting_keeps_the_setup(overrides: dict, key: str, field: str, needle: str) -> None:
-    app = make_app("studio-alfa", overrides, cursor_blink=False)
+# Each setting one step from its bound: k at its least, BM25's b at its most, the overlap one short of the size.
+AT_THE_BOUNDS = {"k": 1, "scorer": "bm25", "b": 1.0, "size": 3, "overlap": 2}
+
+
+async def test_a_refused_setting_keeps_the_setup() -> None:
+    app = make_app("studio-alfa", AT_THE_BOUNDS, cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
         before = app.context
-        await pilot.press("escape", key)
-        await settle(pilot)
-        assert_told(app, [needle])
-        assert app.context is before and getattr(app.context.setup, field) == overrides[field]
+        for key, field, needle in (("minus", "k", "k must be at least 1"),
+                                   ("right_curly_bracket", "b", "b must be between 0 and 1")):
+            await pilot.press("escape", key)
+            await settle(pilot)
+            assert_told(app, [needle])
+            assert app.context is before and getattr(app.context.setup, field) == AT_THE_BOUNDS[field]
 
-
-async def test_overlap_as_large_as_the_size_is_refused_on_the_chunking_tab() -> None:
-    app = make_app("studio-alfa", {"size": 3, "overlap": 2}, cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+        # overlap as large as the size, on the Chunking tab
         await pilot.press("escape", "3")
         await settle(pilot)
         pane = app.query_one(ChunkingPane)
@@ -126,7 +120,6 @@ async def test_overlap_as_large_as_the_size_is_refused_on_the_chunking_tab() -> 
         await settle(pilot)
         assert (pane.window.size, pane.window.overlap) == (3, 2)
         assert_told(app, ["overlap stays between 0 and size - 1 (2)"])
-        before = app.context
         pane.post_message(ChangeSetup({"size": 3, "overlap": 3}, reason="chunking words 3/3"))
         await settle(pilot)  # the engine refuses it too, should it come from elsewhere
         assert_told(app, ["overlap 3 must be smaller than size 3"])
@@ -156,5 +149,5 @@ async def test_a_thousand_fast_keystrokes_leave_the_results_of_the_final_text() 
         assert app.query_one(QueryBox).value == expected == app.context.query == pane.shown_query
         engine = app.context.workbench.retriever(app.context.setup).search(expected)
         assert [row.hit.chunk.id for row in pane._rows] == [hit.chunk.id for hit in engine.hits]
-        await pilot.press("escape", "2")
-        assert app.query_one(TabbedContent).active == "metrics"
+        await pilot.press("escape", "5")  # the Prompt tab: one prompt to build, where Metrics measures every scorer
+        assert app.query_one(TabbedContent).active == "prompt"

@@ -60,7 +60,7 @@ async def show_tab(pilot: Pilot, tab: str, *keys: str) -> str:
     return screen_text(pilot.app)
 
 
-async def test_hostile_corpus_in_every_tab(hostile: Path) -> None:
+async def test_hostile_corpus_and_query_in_every_tab(hostile: Path) -> None:
     app = make_app(str(hostile), cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
@@ -103,16 +103,8 @@ async def test_hostile_corpus_in_every_tab(hostile: Path) -> None:
         retriever = app.context.workbench.retriever(app.context.setup)
         assert app.query_one(PromptPane).prompt == retriever.prompt("bold red link todo")
         assert "\x1b" in app.query_one(PromptPane).prompt
-        await pilot.press("f1")
-        await settle(pilot)
-        assert_nothing_raw(app)
-        assert app.is_running
 
-
-async def test_hostile_query(hostile: Path) -> None:
-    app = make_app(str(hostile), cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
+        # a hostile query sent from another tab: shown literally in the query box, then in every tab
         (await app.build_tab("metrics")).post_message(UseQuery("[bold]red[/] \x1b]0;pwned\x07 \u202eevil [link=x]"))
         await settle(pilot)
         text = screen_text(app)
@@ -123,6 +115,11 @@ async def test_hostile_query(hostile: Path) -> None:
             await pilot.press("escape", tab)
             await settle(pilot)
             assert_nothing_raw(app)
+
+        await pilot.press("f1")
+        await settle(pilot)
+        assert_nothing_raw(app)
+        assert app.is_running
 
 
 def test_hostile_snapshot(snap_compare, tmp_path: Path) -> None:  # noqa: ANN001

@@ -108,16 +108,6 @@ async def test_a_new_query_is_saved_as_a_question_when_graded() -> None:
         assert app.context.workbench.corpus.questions[-1].relevant == {top: 2}
 
 
-async def test_outside_judge_mode_digits_switch_tabs() -> None:
-    async with running(size=SIZE) as pilot:
-        app = pilot.app
-        await search(pilot, UNANSWERED)
-        await pilot.press("escape", "3")
-        await settle(pilot)
-        assert app.query_one("#tabs").active == "chunking"
-        assert not app.context.workspace.log_path.exists()
-
-
 async def save_run_as(pilot, name: str) -> None:  # noqa: ANN001
     """S, then ``name`` in the dialog and Enter, as a user saves a run."""
     app = pilot.app
@@ -129,9 +119,13 @@ async def save_run_as(pilot, name: str) -> None:  # noqa: ANN001
     await settle(pilot)
 
 
-async def test_save_run_writes_the_run_and_its_sidecar() -> None:
+async def test_save_run_refuses_a_bad_name_and_writes_the_run_and_its_sidecar() -> None:
     app = make_app("studio-alfa", cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
+        await save_run_as(pilot, "../x")
+        assert any("run name '../x'" in n for n in notifications(app))
+        assert not Workspace.for_corpus(app.context.corpus).runs_dir.exists()
+
         await save_run_as(pilot, "mine")
         workspace = app.context.workspace
         assert workspace.run_names() == ["mine"]
@@ -149,13 +143,22 @@ async def test_save_run_writes_the_run_and_its_sidecar() -> None:
         assert any(n.startswith("run mine saved: 19 questions") for n in notifications(app))
 
 
-async def test_saving_over_a_saved_run_asks_and_keeps_it_on_no_or_escape() -> None:
+async def test_saving_over_a_half_saved_or_saved_run_asks_and_replaces_it_only_on_yes() -> None:
     from ranklens.tui.widgets.confirm import Confirm
 
     async with running(size=(80, 24)) as pilot:
         app = pilot.app
         await save_run_as(pilot, "mine")  # TF-IDF, the corpus' own scorer
         workspace = app.context.workspace
+        (workspace.runs_dir / "mine.json").unlink()  # as a save killed between the run and its sidecar leaves it
+        assert workspace.run_names() == []
+        await save_run_as(pilot, "mine")
+        assert isinstance(app.screen, Confirm)
+        assert "Run mine is half-saved (a save of it was interrupted). Replace it?" in screen_text(app)
+        await pilot.press("y")
+        await settle(pilot)
+        assert workspace.run_names() == ["mine"]
+
         sidecar = workspace.runs_dir / "mine.json"
         before = (workspace.runs_dir / "mine.run").read_bytes(), sidecar.read_bytes()
         await pilot.press("s")  # BM25 now
@@ -173,14 +176,6 @@ async def test_saving_over_a_saved_run_asks_and_keeps_it_on_no_or_escape() -> No
         await settle(pilot)
         assert json.loads(sidecar.read_text())["setup"]["scorer"] == "bm25"
         assert any(n.startswith("run mine replaced: 19 questions") for n in notifications(app))
-
-
-async def test_a_bad_run_name_is_a_notification() -> None:
-    app = make_app("studio-alfa", cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await save_run_as(pilot, "../x")
-        assert any("run name '../x'" in n for n in notifications(app))
-        assert not Workspace.for_corpus(app.context.corpus).runs_dir.exists()
 
 
 async def test_why_explains_the_relevant_chunk_the_results_miss() -> None:
@@ -226,22 +221,6 @@ async def test_hostile_queries_are_saved_and_shown_literally() -> None:
         assert tfidf(app)[0] == 18
 
 
-async def test_judged_only_is_said_in_the_results_title_at_80_columns() -> None:
-    # The state came after the key hints, which 80 columns cut: the hidden rows went unexplained.
-    async with running(size=(80, 24)) as pilot:
-        app = pilot.app
-        pane = await search(pilot, UNANSWERED)
-        await pilot.press("escape", "J", "3")
-        await name_rater(pilot)
-        await pilot.press("o")
-        await settle(pilot)
-        assert pane.query_one("#results", KeyTable).row_count == 1
-        assert "results · judged 1/5 · JUDGE MODE · judged only" in screen_text(app)  # the rater, last, is cut
-        await pilot.press("o")
-        await settle(pilot)
-        assert "results · judged 1/5 · JUDGE MODE (alt+digit: tabs)" in screen_text(app)
-
-
 async def test_in_judge_mode_digits_grade_and_alt_digits_switch_tabs_as_the_screen_says() -> None:
     # 2 graded the row where a user meant to reach Metrics, and the 80-column footer, cut at "y why",
     # never said that alt+digit switched tabs meanwhile.
@@ -251,6 +230,13 @@ async def test_in_judge_mode_digits_grade_and_alt_digits_switch_tabs_as_the_scre
         await pilot.press("escape")
         tabs_line, footer = screen_text(app).splitlines()[0], screen_text(app).splitlines()[-1]
         assert "1 Search" in tabs_line and " 1-6 tabs " in footer
+        await pilot.press("3")  # outside judge mode a digit switches tabs and judges nothing
+        await settle(pilot)
+        assert app.query_one("#tabs").active == "chunking"
+        assert not app.context.workspace.log_path.exists()
+        await pilot.press("1")
+        await settle(pilot)
+        assert app.focused is pane.query_one("#results")
         await pilot.press("J")
         await settle(pilot)
         lines = screen_text(app).splitlines()
@@ -263,6 +249,16 @@ async def test_in_judge_mode_digits_grade_and_alt_digits_switch_tabs_as_the_scre
         await pilot.press("2")  # grades, as the footer says
         await name_rater(pilot)
         assert app.query_one("#tabs").active == "search" and grade_cells(pane)[0] == "2"
+
+        # Judged only: the state came after the key hints, which 80 columns cut: the hidden rows went unexplained.
+        await pilot.press("o")
+        await settle(pilot)
+        assert pane.query_one("#results", KeyTable).row_count == 1
+        assert "results · judged 1/5 · JUDGE MODE · judged only" in screen_text(app)  # the rater, last, is cut
+        await pilot.press("o")
+        await settle(pilot)
+        assert "results · judged 1/5 · JUDGE MODE (alt+digit: tabs)" in screen_text(app)
+
         await pilot.press("alt+2")  # switches tabs, as the footer says
         await settle(pilot)
         assert app.query_one("#tabs").active == "metrics"
@@ -271,20 +267,3 @@ async def test_in_judge_mode_digits_grade_and_alt_digits_switch_tabs_as_the_scre
         await settle(pilot)
         assert app.query_one("#tabs").active == "metrics"
         assert app.context.workspace.judgments() == {"u1": {pane._rows[0].hit.chunk.id: 2}}
-
-
-async def test_saving_over_a_half_saved_run_says_so_and_replaces_it_on_yes() -> None:
-    from ranklens.tui.widgets.confirm import Confirm
-
-    async with running(size=(80, 24)) as pilot:
-        app = pilot.app
-        await save_run_as(pilot, "mine")
-        workspace = app.context.workspace
-        (workspace.runs_dir / "mine.json").unlink()  # as a save killed between the run and its sidecar leaves it
-        assert workspace.run_names() == []
-        await save_run_as(pilot, "mine")
-        assert isinstance(app.screen, Confirm)
-        assert "Run mine is half-saved (a save of it was interrupted). Replace it?" in screen_text(app)
-        await pilot.press("y")
-        await settle(pilot)
-        assert workspace.run_names() == ["mine"]

@@ -30,11 +30,13 @@ async def judge_elsewhere(*argv: str) -> None:
     assert done.returncode == 0, done.stderr
 
 
-async def test_a_judgment_given_on_the_command_line_reaches_the_tabs_without_a_key() -> None:
+async def test_r_reads_the_judgments_again_and_one_given_on_the_command_line_reaches_the_tabs_without_a_key() -> None:
     async with running(size=SIZE) as pilot:
         app = pilot.app
         pane = await search(pilot, Q01)
-        await pilot.press("escape")
+        await pilot.press("escape", "r")
+        await settle(pilot)
+        assert "judgments read again: 15 questions · 0 judgments of yours" in notifications(app)
         assert first_row(pane) == ("✓1", "1")  # the corpus' own judgment
         generation = app.context.generation
 
@@ -46,14 +48,6 @@ async def test_a_judgment_given_on_the_command_line_reaches_the_tabs_without_a_k
         await pilot.press("2")  # the Metrics tab counts it too
         await settle(pilot)
         assert "1 judgment of yours" in screen_text(app)
-
-
-async def test_r_reads_the_judgments_again_and_says_what_counts() -> None:
-    async with running(size=SIZE) as pilot:
-        app = pilot.app
-        await pilot.press("escape", "r")
-        await settle(pilot)
-        assert "judgments read again: 15 questions · 0 judgments of yours" in notifications(app)
 
 
 async def grade_first_result(pilot: Pilot, grade: str) -> SearchPane:

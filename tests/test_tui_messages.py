@@ -17,9 +17,13 @@ from tests.support.app import running, settle, until
 SIZE = (100, 30)
 
 
-async def test_a_query_shown_is_searched_at_once_as_the_box_holds_it() -> None:
+async def test_a_query_shown_is_searched_at_once_and_a_run_saved_with_s_is_offered_by_the_compare_tab_at_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))  # a workspace of its own: no run saved by another test
+    assert isinstance(ComparePane(), ListsRuns) and not isinstance(SearchPane(), ListsRuns)
     async with running(size=SIZE) as pilot:
         app = pilot.app
+        # ShowQuery: the query is searched as the box holds it
         app.query_one(SearchPane).post_message(ShowQuery("ferie\x1b[31m"))
         await pilot.pause()
         await pilot.pause()  # not the typing pause: the query is sent back at once
@@ -27,13 +31,7 @@ async def test_a_query_shown_is_searched_at_once_as_the_box_holds_it() -> None:
         assert box.value != "ferie\x1b[31m" and box.value.startswith("ferie")  # the escape made visible
         assert app.context.query == box.value
 
-
-async def test_a_run_saved_with_s_is_offered_by_the_compare_tab_at_once(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))  # a workspace of its own: no run saved by another test
-    assert isinstance(ComparePane(), ListsRuns) and not isinstance(SearchPane(), ListsRuns)
-    async with running(size=SIZE) as pilot:
-        app = pilot.app
+        # ListsRuns: a run saved with S reaches the Compare tab already built
         await pilot.press("escape", "6")
         await settle(pilot)
         side_a = app.query_one("#compare-a", Select)

@@ -30,24 +30,7 @@ def rows(pane: SearchPane) -> int:
     return pane.query_one("#results", KeyTable).row_count
 
 
-async def test_s_steps_past_dense_and_says_why() -> None:
-    async with running(size=(80, 24)) as pilot:
-        app = pilot.app
-        pane = await search(pilot, QUERY)
-        await pilot.press("escape")
-        seen = []
-        for _ in range(5):  # tfidf -> bm25 -> lsa -> fusion -> (dense skipped) tfidf -> bm25
-            await pilot.press("s")
-            said = notifications(app)  # now: a toast fades after seconds, and settling may take that long
-            await settle(pilot)
-            seen.append(app.context.setup.scorer)
-            assert rows(pane) == 5 and not app.status.is_error
-            if seen[-1] == "tfidf":  # after fusion came dense
-                assert f"skipped: dense {EXTRA}" in said, said
-        assert seen == ["bm25", "lsa", "fusion", "tfidf", "bm25"]
-
-
-async def test_the_palette_says_why_before_and_a_reranker_typed_anyway_leaves_the_first_stage() -> None:
+async def test_the_palette_says_why_before_a_reranker_typed_anyway_leaves_the_first_stage_and_s_skips_dense() -> None:
     async with running(size=(80, 24)) as pilot:
         app = pilot.app
         pane = await search(pilot, QUERY)
@@ -70,3 +53,16 @@ async def test_the_palette_says_why_before_and_a_reranker_typed_anyway_leaves_th
         assert f"the reranker {EXTRA}; the setup stays" in notifications(app)
         assert [pane._rows[i].hit.chunk.id for i in range(5)] == before and rows(pane) == 5
         assert not app.status.is_error
+
+        # s steps past dense and says why
+        await pilot.press("escape")
+        seen = []
+        for _ in range(5):  # tfidf -> bm25 -> lsa -> fusion -> (dense skipped) tfidf -> bm25
+            await pilot.press("s")
+            said = notifications(app)  # now: a toast fades after seconds, and settling may take that long
+            await settle(pilot)
+            seen.append(app.context.setup.scorer)
+            assert rows(pane) == 5 and not app.status.is_error
+            if seen[-1] == "tfidf":  # after fusion came dense
+                assert f"skipped: dense {EXTRA}" in said, said
+        assert seen == ["bm25", "lsa", "fusion", "tfidf", "bm25"]

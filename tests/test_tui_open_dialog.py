@@ -7,7 +7,7 @@ from textual import events
 
 from ranklens.tui.app import make_app
 from ranklens.tui.widgets.path_prompt import PathPrompt
-from tests.support.app import open_path, opened, running
+from tests.support.app import open_path, opened, running, until
 
 SIZE = (100, 30)
 
@@ -28,19 +28,12 @@ async def test_the_open_dialog_completes_a_path_and_remembers_what_was_opened(tm
         assert isinstance(app.screen, PathPrompt)
         box = app.screen.query_one("#path-input")
         box.post_message(events.Paste(str(tmp_path / "cats-")))
-        for _ in range(40):
-            await pilot.pause(0.05)
-            if box._suggestion:
-                break
+        await until(pilot, lambda: bool(box._suggestion))  # the folder is listed in a thread
         assert box._suggestion == str(folder) + "/"
         await pilot.press("right")  # accepts the completion
         assert box.value == str(folder) + "/"
         await pilot.press("enter")
-        for _ in range(200):
-            await pilot.pause(0.05)
-            if app.context.corpus.name == "cats-corpus":
-                break
-        assert app.context.corpus.name == "cats-corpus"
+        await until(pilot, lambda: app.context.corpus.name == "cats-corpus")
     again = make_app("studio-alfa", cursor_blink=False)
     async with again.run_test(size=SIZE) as pilot:
         await opened(pilot)

@@ -36,7 +36,7 @@ def rows(app) -> list[str]:  # noqa: ANN001
     return [line.strip("│ ") for line in screen_text(app).splitlines() if "[x]" in line or "[ ]" in line]
 
 
-async def test_nothing_is_picked_for_the_user_and_a_glyph_says_what_is() -> None:
+async def test_nothing_is_picked_for_the_user_a_glyph_says_what_is_and_runs_of_one_setup_are_pooled_once() -> None:
     async with running(size=SIZE) as pilot:
         app = pilot.app
         runs = await open_picker(pilot)
@@ -46,14 +46,17 @@ async def test_nothing_is_picked_for_the_user_and_a_glyph_says_what_is() -> None
         assert rows(app) == ["[ ] the current setup", "[x] bm25", "[ ] lesson"]
         assert list(runs.selected) == ["bm25"]
 
-
-async def test_runs_of_one_setup_are_pooled_once() -> None:
-    async with running(size=SIZE) as pilot:
-        app = pilot.app
-        await open_picker(pilot)
-        await pilot.press("space", "down", "space", "down", "space", "m")  # current, bm25, lesson
+        # two runs of one setup are not a pool
+        await pilot.press("space", "up", "space", "down", "down", "space", "m")  # bm25 off; current, lesson
         await settle(pilot)
+        assert any("current: tfidf ranks as lesson: pooled once; pick runs of two setups or more" in n
+                   for n in notifications(app))
         workspace = app.context.workspace
+        assert pool_names(workspace) == []
+
+        # with a run of another setup they are a pool, and the two pooled once
+        await pilot.press("space", "up", "space", "down", "space", "m")  # current, bm25, lesson: picked in that order
+        await settle(pilot)
         pool = load_pool(workspace, pool_names(workspace)[0])
         assert pool.runs == ["bm25", "lesson"]  # the current setup is lesson's: one run, named, not two
         assert "current: tfidf ranks as lesson: pooled once" in notifications(app)
@@ -62,14 +65,3 @@ async def test_runs_of_one_setup_are_pooled_once() -> None:
         await settle(pilot)
         assert app.screen.query_one("#pool-saved").display
         assert app.focused is app.screen.query_one("#pool-runs", SelectionList)
-
-
-async def test_two_runs_of_one_setup_are_not_a_pool() -> None:
-    async with running(size=SIZE) as pilot:
-        app = pilot.app
-        await open_picker(pilot)
-        await pilot.press("space", "down", "down", "space", "m")  # current, lesson
-        await settle(pilot)
-        assert any("current: tfidf ranks as lesson: pooled once; pick runs of two setups or more" in n
-                   for n in notifications(app))
-        assert pool_names(app.context.workspace) == []

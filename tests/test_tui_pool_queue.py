@@ -12,10 +12,11 @@ from textual.widgets import OptionList, SelectionList
 
 from ranklens.cli.main import main
 from ranklens.engine.judging.pool import load_pool, pool_names
+from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.workspace.store import Workspace
 from ranklens.tui.pool_queue import PoolQueuePane, PoolQueueScreen
 from ranklens.tui.widgets.footer import FittedFooter
-from tests.support.app import name_rater, notifications, running, screen_text, settle, until
+from tests.support.app import notifications, running, screen_text, settle, until
 from tests.support.judging_queue import open_queue, shown
 
 SIZE = (80, 24)
@@ -49,12 +50,12 @@ async def make_pool(pilot, *downs: int) -> None:  # noqa: ANN001
     await settle(pilot)
 
 
-async def test_grade_skip_undo_and_progress(capsys) -> None:  # noqa: ANN001
+async def test_grade_skip_undo_and_progress_as_the_rater_named_when_the_queue_opened(capsys) -> None:  # noqa: ANN001
     save_run("bm25", "--scorer", "bm25")
     capsys.readouterr()
     async with running(size=SIZE) as pilot:
         app = pilot.app
-        await open_queue(pilot)
+        await open_queue(pilot, "ada")
         await make_pool(pilot, 1)
         name = pool_names(workspace(app))[0]
         pool = load_pool(workspace(app), name)
@@ -89,6 +90,7 @@ async def test_grade_skip_undo_and_progress(capsys) -> None:  # noqa: ANN001
         assert third.id in str(app.screen.query_one("#pool-chunk").border_title)  # asked again, first
         assert third.id not in workspace(app).judgments().get(third.question, {})
         assert any("undone" in n for n in notifications(app))
+        assert [entry.rater for entry in workspace(app).log()] == ["ada"] * 3  # 2, 0, and the undo
 
         await pilot.press("escape")
         await settle(pilot)
@@ -96,17 +98,15 @@ async def test_grade_skip_undo_and_progress(capsys) -> None:  # noqa: ANN001
 
 
 async def test_a_kept_pool_resumes_in_a_new_session(capsys) -> None:  # noqa: ANN001
+    # A pool kept and its first two pairs judged, as a session of the queue leaves them, made here by the command
+    # line: the queue making and judging a pool is the first test's.
     save_run("bm25", "--scorer", "bm25")
+    assert main(["pool", "studio-alfa", "tfidf", "bm25", "--save", "kept"]) == 0
+    ws = Workspace.for_corpus(load_corpus("studio-alfa"))
+    pool = load_pool(ws, "kept")
+    for pair, grade in zip(pool.pairs[:2], ("1", "3")):
+        assert main(["judgments", "studio-alfa", "--judge", pair.question, pair.id, grade]) == 0
     capsys.readouterr()
-    async with running(size=SIZE) as pilot:
-        await open_queue(pilot)
-        await make_pool(pilot, 1)
-        await pilot.press("1", "3")
-        await settle(pilot)
-        ws = workspace(pilot.app)
-        pool = load_pool(ws, pool_names(ws)[0])
-    judged = [(p.question, p.id) for p in pool.pairs[:2]]
-    assert all(ident in ws.judgments()[q] for q, ident in judged)
 
     async with running(size=SIZE) as pilot:
         app = pilot.app
@@ -122,48 +122,43 @@ async def test_a_kept_pool_resumes_in_a_new_session(capsys) -> None:  # noqa: AN
         assert pool.pairs[2].id in str(app.screen.query_one("#pool-chunk").border_title)
 
 
-async def test_runs_of_two_chunkings_are_refused_and_nothing_is_kept(capsys) -> None:  # noqa: ANN001
+async def test_one_run_or_runs_of_two_chunkings_are_refused_and_nothing_is_kept(capsys) -> None:  # noqa: ANN001
     save_run("small", "--scorer", "bm25", "--size", "20", "--overlap", "5")
     capsys.readouterr()
     async with running(size=SIZE) as pilot:
         app = pilot.app
         await open_queue(pilot)
-        await make_pool(pilot, 1)
+        await pilot.press("space")  # the current setup alone
+        assert list(app.screen.query_one("#pool-runs", SelectionList).selected) == ["@current"]
+        await pilot.press("m")
+        await settle(pilot)
+        assert any("pick two runs or more" in n for n in notifications(app))
+
+        await pilot.press("down", "space", "m")  # and small
+        await settle(pilot)
         assert any("'small'" in n and "chunk the corpus differently" in n for n in notifications(app))
         assert pool_names(workspace(app)) == []
         assert isinstance(app.screen, PoolQueueScreen) and not pane(app).judging
 
 
-async def test_one_run_is_not_a_pool() -> None:
-    async with running(size=SIZE) as pilot:
-        await open_queue(pilot)
-        await pilot.press("space")  # the current setup alone
-        assert list(pilot.app.screen.query_one("#pool-runs", SelectionList).selected) == ["@current"]
-        await pilot.press("m")
-        await settle(pilot)
-        assert any("pick two runs or more" in n for n in notifications(pilot.app))
-
-
-async def test_the_queue_judges_as_the_rater_named_when_it_opened(capsys) -> None:  # noqa: ANN001
+async def test_keys_in_the_queue_never_act_on_the_tabs_behind_it_whose_footer_waits_for_its_layout(
+        capsys, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    # The tabs' footer, its keys recomposed while the queue covered it, measured them again after every refresh:
+    # thousands of times a second for as long as the queue stayed open. Now at its screen's next layout, whole.
     save_run("bm25", "--scorer", "bm25")
     capsys.readouterr()
-    async with running(size=SIZE) as pilot:
-        await pilot.press("escape", "P")
-        await name_rater(pilot, "ada")
-        assert isinstance(pilot.app.screen, PoolQueueScreen)
-        await make_pool(pilot, 1)
-        await pilot.press("2")
-        await until(pilot, lambda: bool(workspace(pilot.app).log()))
-        assert [entry.rater for entry in workspace(pilot.app).log()] == ["ada"]
-
-
-async def test_keys_in_the_queue_never_act_on_the_tabs_behind_it(capsys) -> None:  # noqa: ANN001
-    save_run("bm25", "--scorer", "bm25")
-    capsys.readouterr()
+    fits: list[Screen] = []
+    fit = FittedFooter.fit
+    monkeypatch.setattr(FittedFooter, "fit", lambda footer: (fits.append(footer.screen), fit(footer)))
     async with running(size=SIZE) as pilot:
         app = pilot.app
+        behind = app.screen
         before, tab = app.session.context.setup, app.query_one("#tabs").active
         await open_queue(pilot)
+        fits.clear()
+        for _ in range(20):
+            await pilot.pause()
+        assert fits.count(behind) <= 1, fits.count(behind)
         await pilot.press("s", "2", "R", "M", "slash")  # the scorer, a tab, reset, my judgments, the query box
         await settle(pilot)
         assert isinstance(app.screen, PoolQueueScreen)
@@ -171,28 +166,10 @@ async def test_keys_in_the_queue_never_act_on_the_tabs_behind_it(capsys) -> None
         assert "1-6 tabs" not in screen_text(app)  # the footer offers none of them
         await pilot.press("escape")
         await settle(pilot)
-        await pilot.press("s")  # back on the tabs, the same key changes the scorer
-        await settle(pilot)
-        assert app.session.context.setup.scorer != before.scorer
-
-
-async def test_the_footer_behind_the_queue_waits_for_its_layout(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The tabs' footer, its keys recomposed while the queue covered it, measured them again after every refresh:
-    # thousands of times a second for as long as the queue stayed open. Now at its screen's next layout, whole.
-    fits: list[Screen] = []
-    fit = FittedFooter.fit
-    monkeypatch.setattr(FittedFooter, "fit", lambda footer: (fits.append(footer.screen), fit(footer)))
-    async with running(size=SIZE) as pilot:
-        app = pilot.app
-        behind = app.screen
-        await open_queue(pilot)
-        fits.clear()
-        for _ in range(20):
-            await pilot.pause()
-        assert fits.count(behind) <= 1, fits.count(behind)
-        await pilot.press("escape")
-        await settle(pilot)
         footer = behind.query_one(FittedFooter)
         palette = next(key for key in footer.children if key.has_class("-command-palette"))
         shown = [key for key in footer.children if key.display and key is not palette]
         assert shown and all(key.region.right <= palette.region.x for key in shown)
+        await pilot.press("s")  # back on the tabs, the same key changes the scorer
+        await settle(pilot)
+        assert app.session.context.setup.scorer != before.scorer

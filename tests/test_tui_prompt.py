@@ -36,40 +36,28 @@ async def show_prompt(pilot, question: str) -> PromptPane:  # noqa: ANN001
     return pilot.app.query_one(PromptPane)
 
 
-async def test_prompt_is_the_engine_s_and_the_seed_s() -> None:
+async def test_prompt_is_the_engine_s_and_the_seed_s_and_follows_k() -> None:
     app = make_app("studio-alfa", {"k": 2}, cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
         pane = await show_prompt(pilot, QUESTION)
         assert pane.prompt == engine_prompt("studio-alfa", QUESTION, {"k": 2}) == SEED_PROMPT
         assert pane.prompt_query == QUESTION
-
-
-async def test_prompt_follows_k() -> None:
-    app = make_app("studio-alfa", {"k": 2}, cursor_blink=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
-        pane = await show_prompt(pilot, QUESTION)
         await pilot.press("plus")
         await settle(pilot)
         assert pane.prompt == engine_prompt("studio-alfa", QUESTION, {"k": 3})
         assert "[3] (" in pane.prompt
 
 
-async def test_copy_puts_the_prompt_on_the_clipboard() -> None:
-    async with running(size=SIZE) as pilot:
-        app = pilot.app
-        pane = await show_prompt(pilot, QUESTION)
-        await pilot.press("c")
-        assert app.clipboard == pane.prompt != ""
-
-
-async def test_copy_without_a_query_says_so() -> None:
+async def test_copy_says_so_without_a_query_and_puts_the_prompt_on_the_clipboard() -> None:
     async with running(size=SIZE) as pilot:
         app = pilot.app
         await pilot.press("escape", "5", "c")
         assert app.clipboard == ""
         assert any("no prompt yet" in n.message for n in app._notifications)
+        pane = await show_prompt(pilot, QUESTION)
+        await pilot.press("c")
+        assert app.clipboard == pane.prompt != ""
 
 
 async def save(pilot, path: str | None = None) -> None:  # noqa: ANN001
@@ -85,9 +73,17 @@ async def save(pilot, path: str | None = None) -> None:  # noqa: ANN001
     await settle(pilot)
 
 
-async def test_save_writes_the_prompt_and_asks_before_overwriting(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_save_writes_the_prompt_asks_before_overwriting_and_a_failed_save_leaves_the_old_file_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new file is written at the path offered; an existing one is replaced only on yes. The rename that would
+    replace the file fails: the old file stays as it was, no temporary file is left, the message says why; a
+    save that works keeps the old file's permissions. A missing folder is a message."""
     monkeypatch.setenv("HOME", str(tmp_path))  # the dialog offers ~/ranklens-prompt.txt
+    real_replace = os.replace
+
+    def disk_full(source: str, destination: Path) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
     async with running(size=SIZE) as pilot:
         app = pilot.app
         pane = await show_prompt(pilot, QUESTION)
@@ -103,27 +99,7 @@ async def test_save_writes_the_prompt_and_asks_before_overwriting(tmp_path: Path
         await settle(pilot)
         assert target.read_text(encoding="utf-8") == "keep me"
 
-        await save(pilot)
-        await pilot.press("y")
-        await settle(pilot)
-        assert target.read_text(encoding="utf-8") == pane.prompt
-
-
-async def test_a_failed_save_leaves_the_old_file_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The rename that would replace the file fails: the old file stays as it was, no temporary file
-    is left, the message says why; a save that works keeps the old file's permissions."""
-    monkeypatch.setenv("HOME", str(tmp_path))  # the dialog offers ~/ranklens-prompt.txt
-    target = tmp_path / DEFAULT_FILE
-    target.write_text("keep me", encoding="utf-8")
-    target.chmod(0o644)
-    real_replace = os.replace
-
-    def disk_full(source: str, destination: Path) -> None:
-        raise OSError(errno.ENOSPC, "No space left on device")
-
-    async with running(size=SIZE) as pilot:
-        app = pilot.app
-        pane = await show_prompt(pilot, QUESTION)
+        target.chmod(0o644)
         monkeypatch.setattr(os, "replace", disk_full)
         await save(pilot)
         await pilot.press("y")
@@ -138,6 +114,10 @@ async def test_a_failed_save_leaves_the_old_file_whole(tmp_path: Path, monkeypat
         assert target.read_text(encoding="utf-8") == pane.prompt
         assert stat.S_IMODE(target.stat().st_mode) == 0o644
 
+        await save(pilot, str(tmp_path / "nope" / "prompt.txt"))
+        assert any("no such folder" in n.message for n in app._notifications)
+        assert app.is_running
+
 
 async def test_save_never_writes_into_the_corpus_folder(tmp_path: Path) -> None:
     folder = tmp_path / "corpus"
@@ -150,15 +130,6 @@ async def test_save_never_writes_into_the_corpus_folder(tmp_path: Path) -> None:
         await save(pilot, str(folder / "prompt.txt"))
         assert sorted(p.name for p in folder.rglob("*")) == before
         assert any("corpus folder" in n.message for n in app._notifications)
-
-
-async def test_save_to_a_missing_folder_is_a_message(tmp_path: Path) -> None:
-    async with running(size=SIZE) as pilot:
-        app = pilot.app
-        await show_prompt(pilot, QUESTION)
-        await save(pilot, str(tmp_path / "nope" / "prompt.txt"))
-        assert any("no such folder" in n.message for n in app._notifications)
-        assert app.is_running
 
 
 async def test_a_prompt_of_the_previous_setup_is_marked_until_the_new_one_arrives(

@@ -17,7 +17,7 @@ from ranklens.tui.panes.metrics import MetricsPane
 from ranklens.tui.panes.prompt import PromptPane
 from ranklens.tui.widgets.confirm import Confirm
 from ranklens.tui.widgets.path_prompt import PathPrompt
-from tests.support.app import notifications, running, search, settle
+from tests.support.app import notifications, running, search, settle, until
 
 OLD = b"keep me \x00\xff\n"  # not text a save would write: a partial write or a re-encoding would show
 HOSTILE = "[bold red]out [reverse]x"  # markup in a file name (control characters never reach the path box)
@@ -67,18 +67,34 @@ async def ask_to_save(pilot, tab: Tab, path: Path) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("tab", TABS, ids=lambda tab: tab.written)
-async def test_an_existing_file_is_replaced_only_on_yes_and_keeps_its_mode(tab: Tab, tmp_path: Path) -> None:
-    target = tmp_path / f"{HOSTILE}.csv"
-    target.write_bytes(OLD)
-    target.chmod(0o640)
+async def test_a_new_file_is_written_at_once_an_existing_one_replaced_only_on_yes_and_right_completes_a_folder(
+        tab: Tab, tmp_path: Path) -> None:
+    new, old, reports = tmp_path / "new", tmp_path / "old", tmp_path / "reports"
+    for folder in (new, old, reports):
+        folder.mkdir()
     async with running(size=(100, 30)) as pilot:
         app = pilot.app
         await opened_tab(pilot, tab)
+
+        # a new file: written without a question, with the umask's mode
+        target = new / "new.csv"
+        umask = os.umask(0)
+        os.umask(umask)
+        await ask_to_save(pilot, tab, target)
+        assert not isinstance(app.screen, Confirm)
+        assert written(target, tab) == expected(app, tab)
+        assert notifications(app)[-1] == f"{tab.said} {target}"
+        assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~umask  # not the temporary file's 0600
+
+        # an existing file: n and Escape leave it byte for byte; y replaces it, keeping its mode
+        target = old / f"{HOSTILE}.csv"
+        target.write_bytes(OLD)
+        target.chmod(0o640)
         for answer in ("n", "escape"):
             await ask_to_save(pilot, tab, target)
             assert isinstance(app.screen, Confirm)
             question = app.screen.query_one(".dialog-title").render()
-            assert str(question) == f"{tmp_path}/[bold red]out [reverse]x.csv exists. Overwrite it?"
+            assert str(question) == f"{old}/[bold red]out [reverse]x.csv exists. Overwrite it?"
             await pilot.press(answer)
             await settle(pilot)
             assert not isinstance(app.screen, Confirm)
@@ -88,39 +104,20 @@ async def test_an_existing_file_is_replaced_only_on_yes_and_keeps_its_mode(tab: 
         await settle(pilot)
         assert written(target, tab) == expected(app, tab) != ""
         assert stat.S_IMODE(target.stat().st_mode) == 0o640
-        assert [p.name for p in tmp_path.iterdir()] == [target.name]  # no temporary file left
-        assert notifications(app)[-1] == f"{tab.said} {tmp_path}/[bold red]out [reverse]x.csv"
+        assert [p.name for p in old.iterdir()] == [target.name]  # no temporary file left
+        assert notifications(app)[-1] == f"{tab.said} {old}/[bold red]out [reverse]x.csv"
 
-
-@pytest.mark.parametrize("tab", TABS, ids=lambda tab: tab.written)
-async def test_a_new_file_is_written_without_a_question_with_the_umasks_mode(tab: Tab, tmp_path: Path) -> None:
-    target = tmp_path / "new.csv"
-    umask = os.umask(0)
-    os.umask(umask)
-    async with running(size=(100, 30)) as pilot:
-        await opened_tab(pilot, tab)
-        await ask_to_save(pilot, tab, target)
-        assert not isinstance(pilot.app.screen, Confirm)
-        assert written(target, tab) == expected(pilot.app, tab)
-        assert notifications(pilot.app)[-1] == f"{tab.said} {target}"
-    assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~umask  # not the temporary file's 0600
-
-
-@pytest.mark.parametrize("tab", TABS, ids=lambda tab: tab.written)
-async def test_right_completes_a_folder_in_the_save_dialog(tab: Tab, tmp_path: Path) -> None:
-    (tmp_path / "reports").mkdir()
-    async with running(size=(100, 30)) as pilot:
-        await opened_tab(pilot, tab)
+        # Right completes a folder in the dialog; Escape hands the keys back to the tab
         await pilot.press(tab.save)
         await pilot.pause()
-        box = pilot.app.screen.query_one("#path-input")
+        box = app.screen.query_one("#path-input")
         await pilot.press("ctrl+a", "ctrl+k")
         box.post_message(events.Paste(str(tmp_path / "rep")))
-        await pilot.pause(0.3)  # the folder is listed in a thread
+        await until(pilot, lambda: bool(box._suggestion))  # the folder is listed in a thread
         await pilot.press("right")
         await pilot.pause()
-        assert box.value == f"{tmp_path / 'reports'}/"
-        assert "→ completes a path" in str(pilot.app.screen.query(".dialog-hint").first().render())
+        assert box.value == f"{reports}/"
+        assert "→ completes a path" in str(app.screen.query(".dialog-hint").first().render())
         await pilot.press("escape")
         await pilot.pause()
-        assert not isinstance(pilot.app.screen, PathPrompt)  # Escape hands the keys back to the tab
+        assert not isinstance(app.screen, PathPrompt)

@@ -30,13 +30,37 @@ async def palette(pilot, name: str, path: Path) -> None:  # noqa: ANN001
     await open_path(pilot, path)
 
 
-async def test_imported_questions_and_judgments_are_measured_undone_and_exported(tmp_path: Path, capsys) -> None:
+async def test_exports_replace_only_on_yes_bad_files_are_one_line_and_imports_are_measured_undone_and_exported(
+        tmp_path: Path, capsys) -> None:  # noqa: ANN001
     queries, qrels = tmp_path / "mine.tsv", tmp_path / "mine.qrels"
     queries.write_text(f"m1\t{UNANSWERED}\nm2\tdove trovo il modulo delle ferie\n")
     qrels.write_text("m1 0 accessi-1 2\nm2 0 ferie-1 3\nm2 0 ferie-2 0\n")
+    kept = tmp_path / "[bold]kept [TODO] a.qrels"
+    kept.write_text("precious\n")
+    kept.chmod(0o640)
+    broken = tmp_path / "broken.qrels"
+    broken.write_text("q01 0 ferie-1 2\nq01 ferie-2\n")
     async with running(size=SIZE) as pilot:
         app = pilot.app
-        await pilot.press("escape", "2")
+        await pilot.press("escape")
+        # With none of the user's judgments yet: an export replaces a file only on yes, a bad file is one line.
+        await palette(pilot, "Export judgments (qrels)…", kept)
+        assert str(app.screen.query_one(".dialog-title").render()) == f"{kept} exists. Overwrite it?"
+        await pilot.press("n")
+        await settle(pilot)
+        assert kept.read_text() == "precious\n"
+        await palette(pilot, "Export judgments (qrels)…", kept)
+        await pilot.press("y")
+        await until(pilot, lambda: kept.read_text() != "precious\n")
+        assert f"exported 15 judgments to {kept}" in notifications(app)  # the name literal, not markup
+        assert stat.S_IMODE(kept.stat().st_mode) == 0o640  # as the tabs' saves: a replaced file keeps its mode
+
+        await palette(pilot, "Import judgments (qrels)…", broken)
+        await until(pilot, lambda: any("broken.qrels:2" in n for n in notifications(app)))
+        assert f"{broken}:2: expected 4 fields (qid 0 docid grade), got 2" in notifications(app)
+        assert app.context.workspace.judgments() == {}  # nothing half imported
+
+        await pilot.press("2")
         await settle(pilot)
         assert measured_questions(app) == 15
         await palette(pilot, "Import questions…", queries)
@@ -64,32 +88,6 @@ async def test_imported_questions_and_judgments_are_measured_undone_and_exported
     assert exported.read_text() == (tmp_path / "cli.qrels").read_text()
     assert "m1 0 accessi-1 2\n" in exported.read_text() and "ferie-2" not in exported.read_text()
     assert (tmp_path / "out.jsonl").read_text() == (tmp_path / "cli.jsonl").read_text()
-
-
-async def test_an_export_replaces_a_file_only_on_yes_and_bad_files_are_one_line(tmp_path: Path) -> None:
-    kept = tmp_path / "[bold]kept [TODO] a.qrels"
-    kept.write_text("precious\n")
-    kept.chmod(0o640)
-    broken = tmp_path / "broken.qrels"
-    broken.write_text("q01 0 ferie-1 2\nq01 ferie-2\n")
-    async with running(size=SIZE) as pilot:
-        app = pilot.app
-        await pilot.press("escape")
-        await palette(pilot, "Export judgments (qrels)…", kept)
-        assert str(app.screen.query_one(".dialog-title").render()) == f"{kept} exists. Overwrite it?"
-        await pilot.press("n")
-        await settle(pilot)
-        assert kept.read_text() == "precious\n"
-        await palette(pilot, "Export judgments (qrels)…", kept)
-        await pilot.press("y")
-        await until(pilot, lambda: kept.read_text() != "precious\n")
-        assert f"exported 15 judgments to {kept}" in notifications(app)  # the name literal, not markup
-        assert stat.S_IMODE(kept.stat().st_mode) == 0o640  # as the tabs' saves: a replaced file keeps its mode
-
-        await palette(pilot, "Import judgments (qrels)…", broken)
-        await until(pilot, lambda: any("broken.qrels:2" in n for n in notifications(app)))
-        assert f"{broken}:2: expected 4 fields (qid 0 docid grade), got 2" in notifications(app)
-        assert app.context.workspace.judgments() == {}  # nothing half imported
 
 
 async def test_an_export_never_writes_inside_the_corpus_folder(tmp_path: Path) -> None:

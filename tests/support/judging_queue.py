@@ -12,8 +12,9 @@ def shown(app, part: str) -> str:  # noqa: ANN001
     return str(app.screen.query_one(f"#pool-{part}", Static).content)
 
 
-async def open_queue(pilot) -> None:  # noqa: ANN001
-    """P from the Search tab, the rater named when asked: the queue's screen, its runs to pick focused."""
+async def open_queue(pilot, rater: str | None = None) -> None:  # noqa: ANN001
+    """P from the Search tab, the rater named when asked (``rater`` typed, None: the name offered): the queue's
+    screen, its runs to pick focused."""
     await pilot.press("escape", "P")  # out of the query box first: P would type there
-    await name_rater(pilot)  # asked before the queue opens, once a session
+    await name_rater(pilot, rater)  # asked before the queue opens, once a session
     assert isinstance(pilot.app.screen, PoolQueueScreen)
