@@ -3,7 +3,9 @@ test is marked with the lane it exercises (engine, cli, tui, benchmarks); ranx r
 handed out first."""
 from __future__ import annotations
 
+import functools
 import os
+import re
 from pathlib import Path
 
 # ranx (the oracle of the measures) is numba-compiled Python: compiling its kernels cost 80 s of CPU in a fresh
@@ -14,6 +16,7 @@ os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 import pytest  # noqa: E402
 import textual.app  # noqa: E402
 import textual.constants  # noqa: E402
+from _pytest.mark.expression import Expression  # noqa: E402
 
 # The tab underline slides to the active tab: on a loaded machine a snapshot caught it mid-slide.
 # App reads this when it is made, so every app of the suite (and a subprocess, by the variable) keeps still.
@@ -25,8 +28,8 @@ textual.app.App.NOTIFICATION_TIMEOUT = 3600
 
 LANES = ("engine", "cli", "tui", "benchmarks")
 # A test file's name (test_tui_*, test_cli_*, test_benchmarks_*), else what it imports, says what it exercises: the
-# app (or a pane harness), else the command line (in-process or a subprocess), else the engine. A module's
-# pytestmark overrides.
+# app (or a pane harness), else the command line (in-process or a subprocess), else the engine. Every test of a
+# file is in the file's lane.
 _TUI = ("ranklens.tui", "tests.support.app", "tests.support.panes", "textual")
 _CLI = ("ranklens.cli", "tests.support.cli", "subprocess")
 _FIRST = ("benchmarks", "tui", "cli", "engine")  # the order work is handed out in: the longest first
@@ -37,28 +40,35 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{lane}: exercises {what} (make test-fast runs engine and cli)")
 
 
-def _lane(path: Path, source: str) -> str:
+@functools.cache
+def _lane(path: Path) -> str:
     named = next((lane for lane in LANES if path.name.startswith(f"test_{lane}_")), None)
     if named is not None:
         return named
+    source = path.read_text(encoding="utf-8")
     if any(name in source for name in _TUI):
         return "tui"
     return "cli" if any(name in source for name in _CLI) else "engine"
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    # `-m` naming lanes alone (make test-fast's "engine or cli") leaves out whole files: not importing the others
+    # saves each worker the TUI test modules' imports (about 6 s of CPU), which the marks would deselect anyway.
+    expression = config.getoption("markexpr")
+    if not expression or not (collection_path.name.startswith("test_") and collection_path.suffix == ".py"):
+        return None
+    if not set(re.findall(r"\w+", expression)) - {"and", "or", "not"} <= set(LANES):
+        return None
+    lane = _lane(collection_path)
+    return True if not Expression.compile(expression).evaluate(lambda name, **_: name == lane) else None
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups off the items
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    sources: dict[Path, str] = {}
     rank: dict[str, int] = {}
     for item in items:
-        path = item.path
-        if path not in sources:
-            sources[path] = path.read_text(encoding="utf-8")
-        source = sources[path]
-        lane = next((name for name in LANES if item.get_closest_marker(name)), None)
-        if lane is None:
-            lane = _lane(path, source)
-            item.add_marker(lane)
+        lane = _lane(item.path)
+        item.add_marker(lane)
         rank[item.nodeid] = _FIRST.index(lane)
     items.sort(key=lambda item: rank[item.nodeid])  # stable: a file's tests keep their order
 
