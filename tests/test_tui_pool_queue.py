@@ -147,9 +147,10 @@ async def test_keys_in_the_queue_never_act_on_the_tabs_behind_it_whose_footer_wa
     # thousands of times a second for as long as the queue stayed open. Now at its screen's next layout, whole.
     save_run("bm25", "--scorer", "bm25")
     capsys.readouterr()
-    fits: list[Screen] = []
+    fits: list[Screen | None] = []  # each fit's screen; None for a footer that has left its screen (the queue's)
     fit = FittedFooter.fit
-    monkeypatch.setattr(FittedFooter, "fit", lambda footer: (fits.append(footer.screen), fit(footer)))
+    monkeypatch.setattr(FittedFooter, "fit",
+                        lambda footer: (fits.append(footer.screen if footer.is_attached else None), fit(footer)))
     async with running(size=SIZE) as pilot:
         app = pilot.app
         behind = app.screen
