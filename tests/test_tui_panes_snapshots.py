@@ -11,13 +11,14 @@ from typing import Any
 import pytest
 
 from tests.support.panes import PaneHarness, settle
+from tests.support.shared_builds import SHARED, shared_builds  # noqa: F401
 from ranklens.tui.panes import index as index_module
 from ranklens.tui.panes.chunking import ChunkingPane
 from ranklens.tui.panes.index import IndexPane
 from ranklens.tui.panes.metrics import MetricsPane
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 36), id="120x36")]
-# One worker takes the module (make test's --dist loadgroup): the Index tab's two sizes share one sweep.
+# One worker takes the module (make test's --dist loadgroup); the Index tab's two sizes share one sweep.
 pytestmark = pytest.mark.xdist_group("pane-snapshots")
 ANSWER = "entro cinque giorni dalla notifica di scarto"
 
@@ -66,6 +67,8 @@ def sweeps_once(monkeypatch: pytest.MonkeyPatch, swept: dict[str, Any]) -> None:
     monkeypatch.setattr(index_module, "run_sweeps", run_sweeps)
 
 
+@SHARED  # the indexes test_tui_index and test_hnsw build over the synthetic set, built once in one worker
+@pytest.mark.usefixtures("shared_builds")
 @pytest.mark.parametrize("size", SIZES)
 def test_index_tab(snap_compare, size: tuple[int, int], sweeps_once: None) -> None:
     """The synthetic set: seed 004's IVF table, HNSW's ef_search ladder (timings hidden) and one plot of both."""
