@@ -1,6 +1,7 @@
 # Quick start: `make run` opens the TUI on the bundled corpus, `make test` runs the suite, `make test-fast` the
-# engine's and the command line's tests alone (the edit-run loop). 4 workers: the TUI tests mostly wait on the
-# event loop, so they overlap well on 2 cores. loadgroup: a file whose tests share a costly module fixture names an
+# engine's and the command line's tests alone (the edit-run loop). 3 workers on 2 cores: a third fills the time the
+# others wait (on a subprocess, on the event loop); a fourth finished no sooner (236 s both) for 40 s more of CPU,
+# its own start and imports. loadgroup: a file whose tests share a costly module fixture names an
 # xdist_group, and its tests run in one worker; tests/conftest.py hands out the longest work first.
 PYTHON ?= python3
 VENV := .venv
@@ -53,7 +54,7 @@ run: $(STAMP_RUN)
 test: $(STAMP_TEST)
 	$(BIN)/ruff check --quiet .
 	$(BIN)/mypy > $(VENV)/mypy.log 2>&1 & typing=$$!; \
-	$(PYTEST) -n 4 $(PYTEST_ARGS); tests=$$?; \
+	$(PYTEST) -n 3 $(PYTEST_ARGS); tests=$$?; \
 	wait $$typing; typed=$$?; cat $(VENV)/mypy.log; \
 	[ $$tests -eq 0 ] && [ $$typed -eq 0 ]
 
