@@ -4,6 +4,7 @@ handed out first."""
 from __future__ import annotations
 
 import functools
+import gc
 import os
 import re
 from pathlib import Path
@@ -71,6 +72,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         item.add_marker(lane)
         rank[item.nodeid] = _FIRST.index(lane)
     items.sort(key=lambda item: rank[item.nodeid])  # stable: a file's tests keep their order
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # The collected modules (Textual, numpy, the tests) stay for the run: frozen, no collection walks them again.
+    # Apps made and dropped by the hundred keep the young generation filling: collected every 10,000 allocations
+    # instead of 700, the collector took 1.9 s of CPU instead of 4.5 s over three TUI files (50 s in all).
+    gc.freeze()
+    gc.set_threshold(10_000, 50, 100)
 
 
 @pytest.fixture(autouse=True, scope="session")
