@@ -44,7 +44,13 @@ class FittedFooter(Footer):
 
     def compose(self) -> ComposeResult:
         self._composed = self._shown()  # read when the keys are made: a change meanwhile recomposes again
-        yield from super().compose()
+        for widget in super().compose():
+            if isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
+                # Textual makes a key compact and then binds it to the footer's compact (not): two restylings of
+                # every key at each recompose. Made as the footer is, neither happens. (The palette's key is not
+                # bound: it stays compact.)
+                widget.set_reactive(FooterKey.compact, self.compact)
+            yield widget
 
     def _shown(self) -> tuple[object, ...]:
         """What ``compose`` makes keys of: the screen's bindings, enabled or not, as the footer words them."""
