@@ -1,6 +1,6 @@
 """Backends on the command line: ``ranklens push`` and ``--backend``/``--collection``.
 
-``add_parsers`` (called by ``cli/main.py``) adds ``push`` and the backend
+``add_push`` adds ``push``'s parser and ``add_backend_options`` the backend
 options of the commands that rank; ``backend_for`` runs one command with its
 workbenches ranking through the collection. Backends are found by the target's
 scheme in ``engine/backends/registry.py``: none is named here, and a backend's
@@ -22,17 +22,11 @@ if TYPE_CHECKING:
     from ranklens.engine.corpus import Corpus
     from ranklens.engine.retriever import Retriever, Workbench
 
-# the commands whose ranking may come from a collection (compare-scorers and the experiments build every
-# scorer locally: they have no --backend)
-BACKEND_COMMANDS = ("search", "eval", "threshold", "prompt", "run", "compare", "why")
-
-
 def _labels() -> str:
     return " or ".join(spec.label for spec in backend_specs())
 
 
-def add_parsers(sub: Any) -> None:
-    """``push``, and ``--backend``/``--collection`` on the commands that rank (added after theirs)."""
+def add_push(sub: Any) -> None:
     push = sub.add_parser("push", help=f"upload a corpus' chunks as BM25 vectors into a {_labels()} collection")
     push.add_argument("corpus")
     push.add_argument("--to", required=True, metavar=targets_metavar(),
@@ -48,8 +42,6 @@ def add_parsers(sub: Any) -> None:
                       help="chunks per upload request (default 256)")
     push.add_argument("--json", action="store_true")
     add_setup_options(push, with_k=False)
-    for name in BACKEND_COMMANDS:
-        add_backend_options(sub.choices[name])
 
 
 def add_backend_options(parser: argparse.ArgumentParser) -> None:
