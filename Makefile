@@ -58,10 +58,11 @@ test: $(STAMP_TEST)
 	wait $$typing; typed=$$?; cat $(VENV)/mypy.log; \
 	[ $$tests -eq 0 ] && [ $$typed -eq 0 ]
 
-# The lanes tests/conftest.py marks engine and cli: not the TUI, not the benchmark script; ruff, not mypy.
+# The lanes tests/conftest.py marks engine and cli: not the TUI, not the benchmark script; ruff, not mypy. The
+# property tests draw a third of their examples (tests/support/examples.py); `make test` draws them all.
 test-fast: $(STAMP_TEST)
 	$(BIN)/ruff check --quiet .
-	$(PYTEST) -n 2 -m "engine or cli" $(PYTEST_ARGS)
+	$(PYTEST) -n 2 -m "engine or cli" --hypothesis-profile=fast $(PYTEST_ARGS)
 
 # pip, not uv: pip's own configuration says where torch's CPU build is found, and uv would take a CUDA build.
 $(STAMP_NEURAL): pyproject.toml | $(BIN)/python

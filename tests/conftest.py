@@ -1,6 +1,6 @@
 """Suite-wide settings: caches go to a temporary folder, never the user's; apps run without animations; every
 test is marked with the lane it exercises (engine, cli, tui, benchmarks); ranx runs uncompiled; the slowest work is
-handed out first."""
+handed out first; Hypothesis' "fast" profile (make test-fast) draws a third of the examples."""
 from __future__ import annotations
 
 import functools
@@ -18,6 +18,8 @@ import pytest  # noqa: E402
 import textual.app  # noqa: E402
 import textual.constants  # noqa: E402
 from _pytest.mark.expression import Expression  # noqa: E402
+
+import tests.support.examples  # noqa: E402, F401 - registers the "fast" profile before Hypothesis loads one
 
 # The tab underline slides to the active tab: on a loaded machine a snapshot caught it mid-slide.
 # App reads this when it is made, so every app of the suite (and a subprocess, by the variable) keeps still.

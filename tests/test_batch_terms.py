@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from ranklens.engine.text.analysis import Analyzer
 from ranklens.engine.text.batch_terms import TermCounter
+from tests.support.examples import examples
 
 DEFAULT = r"(?u)\b\w\w+\b"
 ANALYZERS = {
@@ -50,7 +51,7 @@ def expected(analyzer: Analyzer, texts: list[str]) -> list[Counter[str]]:
 
 
 @pytest.mark.parametrize("name", ANALYZERS)
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(batches=st.lists(st.lists(ASCII_TEXT | ANY_TEXT, max_size=8), min_size=1, max_size=4))
 def test_every_batch_counts_each_texts_terms(name: str, batches: list[list[str]]) -> None:
     analyzer = ANALYZERS[name]
@@ -64,7 +65,7 @@ def test_every_batch_counts_each_texts_terms(name: str, batches: list[list[str]]
 
 
 @pytest.mark.parametrize("name", ["default", "as written", "stop words and stems", "folded"])
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(texts=st.lists(st.text(alphabet=string.printable, max_size=60), min_size=1, max_size=8))
 def test_an_ascii_batch_is_cut_without_the_pattern(name: str, texts: list[str]) -> None:
     analyzer = ANALYZERS[name]

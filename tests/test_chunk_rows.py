@@ -15,6 +15,8 @@ from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.corpus.tables import ChunkTable, TextColumn
 from tests.test_corpus_cache import cached, generated
 
+from tests.support.examples import examples
+
 
 def column(values: list[str]) -> TextColumn:
     encoded = [v.encode("utf-8") for v in values]
@@ -26,7 +28,7 @@ def column(values: list[str]) -> TextColumn:
 HOSTILE = ["", "a", "a\x00", "\x00a", "ab", "b\x00\x00", "東京", "e\u0301", "[/]", "d1", "d10", "d1 ", "\x1b[31m"]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(values=st.lists(st.sampled_from(HOSTILE) | st.text(max_size=6), max_size=40),
        asked=st.lists(st.sampled_from(HOSTILE) | st.text(max_size=6), max_size=10))
 def test_rows_of_finds_each_strings_first_row(values: list[str], asked: list[str]) -> None:
@@ -36,7 +38,7 @@ def test_rows_of_finds_each_strings_first_row(values: list[str], asked: list[str
     assert column(values).rows_of(asked) == {a: first[a] for a in asked if a in first}
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(values=st.lists(st.sampled_from(HOSTILE) | st.text(max_size=6), max_size=30),
        start=st.integers(-35, 35), stop=st.integers(-35, 35) | st.none(), step=st.sampled_from([1, 1, 2, -1, -3]))
 @example(values=["ab", "cd", "e", "東京", "f"], start=1, stop=3, step=1)  # an ASCII run after the first string

@@ -15,6 +15,7 @@ from ranklens.engine.chunking.cutting import (
 from ranklens.engine.corpus import Document
 from ranklens.engine.errors import Cancelled, RanklensError
 from ranklens.engine.corpus.loaders import load_corpus
+from tests.support.examples import examples
 from tests.support.seeds import seed_chunk
 
 ANSWER = "entro cinque giorni dalla notifica di scarto"
@@ -191,7 +192,7 @@ def window_options(draw: st.DrawFn) -> tuple[int, int]:
     return size, draw(st.integers(0, size - 1))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(text=spaced_text(), options=window_options())
 def test_word_windows_properties(text: str, options: tuple[int, int]) -> None:
     size, overlap = options
@@ -219,7 +220,7 @@ PLAIN_WORD = st.text(alphabet="abceklnopuàèé", min_size=1, max_size=8)
 SENTENCE = st.lists(PLAIN_WORD, min_size=1, max_size=12).map(lambda ws: " ".join(ws) + ".")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(sentences=st.lists(SENTENCE, max_size=15), options=window_options())
 def test_sentence_windows_properties(sentences: list[str], options: tuple[int, int]) -> None:
     size, overlap = options

@@ -20,6 +20,7 @@ from ranklens.engine.errors import Cancelled, RanklensError
 from ranklens.engine.corpus.loaders import load_corpus
 from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.engine.corpus.tables import ChunkTable, DocumentTable
+from tests.support.examples import examples
 from tests.support.files import beir_folder
 
 LONG = " ".join(f"parola{i % 997} città" for i in range(6_000))
@@ -392,7 +393,7 @@ def test_a_failed_cold_open_abandons_the_digests(tmp_path: Path, monkeypatch: py
     assert seen == [True]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(ids=st.lists(st.text(alphabet=st.characters(codec="utf-8"), max_size=9)
                     | st.text(alphabet="ab\x00é東", max_size=4), unique=True, max_size=30),
        long=st.booleans())

@@ -10,6 +10,7 @@ from ranklens.engine.errors import Cancelled, RanklensError
 from ranklens.engine.ann.exact import exact_topk, top_k_rows as _top_k_rows
 from ranklens.engine.ann.ivf import IVFIndex, cell_warnings, probe_ladder
 from ranklens.engine.ann.synthetic import synthetic_vectors
+from tests.support.examples import examples
 from tests.support.ivf_sweep import sweep, sweep_to_dict
 from tests.support.shared_builds import SHARED, shared_index_builds
 
@@ -88,7 +89,7 @@ def test_exact_topk_equals_argsort_with_ties() -> None:
     assert np.array_equal(exact_topk(V, Q, 10), expected)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     hnp.arrays(np.float64, st.tuples(st.integers(1, 6), st.integers(1, 30)),
                elements=st.integers(-2, 2).map(float)),

@@ -12,6 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from ranklens.engine.ann import ivf
 from ranklens.engine.ann.ivf import IVFIndex
+from tests.support.examples import examples
 
 
 def _reference(index: IVFIndex, V: np.ndarray, Q: np.ndarray, k: int, n_probe: int) -> tuple[np.ndarray, np.ndarray]:
@@ -58,7 +59,7 @@ def test_batch_and_single_searches_are_the_stable_sort_of_the_probed_cells(k: in
     np.testing.assert_allclose(scores, want_scores, rtol=0, atol=1e-12)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.integers(0, 10_000), st.integers(1, 12), st.integers(1, 5))
 def test_ties_go_to_the_lower_id_on_both_paths(seed: int, k: int, n_probe: int) -> None:
     """Vectors with entries in {-1, 0, 1}, repeated: scores tie inside cells and across them."""
@@ -94,7 +95,7 @@ def test_vectors_too_long_for_float32_are_scored_in_float64(k: int, n_probe: int
     np.testing.assert_allclose(scores, want_scores, rtol=0, atol=1e-12 * 1e40)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.integers(0, 10_000), st.integers(1, 12), st.integers(1, 5))
 def test_scores_float32_cannot_tell_apart_rank_as_in_float64(seed: int, k: int, n_probe: int) -> None:
     """Repeated vectors moved by up to 3e-7: float32 rounding reorders their scores, float64 must rank them."""

@@ -11,6 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from ranklens.engine.corpus import Chunk, Question
 from ranklens.engine.judging.positions import ChunkJudge
+from tests.support.examples import examples
 
 # Two documents, d1 cut in three chunks, d2 in one.
 CHUNKS = [
@@ -64,7 +65,7 @@ _WORDS = st.sampled_from(["backup", "file", "restore", "a", "the", "ß", "日本
 _SPACES = st.sampled_from([" ", "  ", "\n", "\t", "\u00a0", "\u2028", "\r\n", ""])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(texts=st.lists(st.lists(st.tuples(_WORDS, _SPACES), max_size=8), min_size=1, max_size=8),
        answer=st.lists(st.tuples(_WORDS, _SPACES), max_size=4))
 def test_an_answer_only_question_judges_the_chunks_each_chunk_check_finds(texts, answer) -> None:

@@ -14,6 +14,7 @@ from ranklens.corpora import bundled_corpora, bundled_path
 from ranklens.engine.corpus import Corpus
 from ranklens.engine.errors import RanklensError
 from ranklens.engine.corpus.loaders import load_corpus
+from tests.support.examples import examples
 from tests.support.files import listing, write_jsonl
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -437,7 +438,7 @@ ODD_LINES = [b'{"_id": "a", "n": 123456789012345678901234567890}', b'{"_id": "b"
              b'\xef\xbb\xbf{"bom": 1}', b'{"a": 1}\r', b'{"d": ' + b'[' * 600 + b']' * 600 + b'}']
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(lines=st.lists(st.sampled_from(ODD_LINES) | st.builds(
     lambda d: json.dumps(d, ensure_ascii=False).encode("utf-8"),
     st.dictionaries(st.sampled_from(["_id", "title", "text", "doc", "n"]),

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from ranklens.engine.chunking.cutting import chunk_documents, markdown_windows
 from ranklens.engine.corpus import Document, normalise_space
+from tests.support.examples import examples
 
 splitters = pytest.importorskip("langchain_text_splitters")
 
@@ -106,7 +107,7 @@ def windows(draw: st.DrawFn) -> tuple[int, int]:
     return size, draw(st.integers(0, size - 1))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(lines=st.lists(LINES, max_size=25), window=windows(), ending=st.sampled_from(["", "\n", "\r\n"]))
 def test_any_markdown_of_headings_fences_and_lines_is_cut_as_langchain_cuts_it(
         lines: list[str], window: tuple[int, int], ending: str) -> None:

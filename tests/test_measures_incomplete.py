@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ranklens.engine.measuring.measures import measure_run, parse_measures
+from tests.support.examples import examples
 
 CUTS = (1, 3, 5, 10)
 
@@ -56,7 +57,7 @@ def test_bpref_equals_trec_eval(seed: int) -> None:
 
 
 @given(st.data())
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_bpref_equals_trec_eval_on_small_judgment_sets(data: st.DataObject) -> None:
     # few chunks: R > N, N = 0, nothing relevant retrieved, everything judged, come up often
     chunks = [f"c{i}" for i in range(8)]

@@ -17,6 +17,7 @@ from ranklens.engine.measuring.metrics import (
     gold_ranks,
     threshold_analysis,
 )
+from tests.support.examples import examples
 
 SEED_RANKS = [1, 4, 1, 3, 2, 1, 1, 1, 1, 1, 5, 1, 2, 1, 1]
 
@@ -42,7 +43,7 @@ def _question_at_rank(rank: int, n: int = 18, qid: str = "q") -> QuestionScores:
 _SCORES = hnp.arrays(np.float64, st.integers(1, 40), elements=st.integers(-3, 3).map(float))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_SCORES, st.data())
 def test_gold_rank_equals_stable_argsort(scores: np.ndarray, data: st.DataObject) -> None:
     relevant = np.array(data.draw(st.lists(st.integers(0, len(scores) - 1), max_size=5)), dtype=int)

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from ranklens.engine.work import cores
 from ranklens.engine.work.cores import in_parts
 from ranklens.engine.scoring.sparse import posting_slices
+from tests.support.examples import examples
 
 
 def test_each_posting_gets_the_column_it_is_stored_in() -> None:
@@ -37,7 +38,7 @@ def test_slices_of_a_range_of_postings_are_those_of_the_whole() -> None:
         assert {lo: (hi, list(columns)) for lo, hi, columns in part} == {lo: whole[lo] for lo in range(start, stop)}
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(total=st.integers(0, 200), step=st.integers(1, 40), threads=st.integers(1, 5))
 def test_in_parts_covers_the_range_once_in_parts_a_multiple_of_the_step(total: int, step: int, threads: int) -> None:
     seen: list[tuple[int, int]] = []

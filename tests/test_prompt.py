@@ -12,6 +12,7 @@ import pytest
 from hypothesis import assume, given, settings, strategies as st
 
 from ranklens.engine.prompt import build_prompt, neutralise_context_tags
+from tests.support.examples import examples
 from tests.support.seeds import COPIE_1, FERIE_1, SEED_PROMPT
 
 
@@ -197,7 +198,7 @@ _PIECES = st.sampled_from(list(INJECTIONS) + ["<", ">", "/", " ", "\n", "context
 _TEXT = st.lists(st.one_of(_PIECES, st.text(max_size=8)), max_size=12).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     question=_TEXT,
     passages=st.lists(st.tuples(_TEXT, _TEXT), min_size=1, max_size=4),
@@ -206,7 +207,7 @@ def test_random_text_cannot_open_or_close_the_context(question: str, passages: l
     _template_tags_only(build_prompt(question, passages), len(passages))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.one_of(st.text(), st.sampled_from(["<", ">", "＜", "‹", "/", " ", "con", "text", "\u0301"])),
                 max_size=12).map("".join))
 def test_text_without_a_context_tag_is_unchanged(text: str) -> None:
@@ -219,7 +220,7 @@ def test_long_runs_of_space_stay_linear() -> None:
     assert neutralise_context_tags(text) == text
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(_TEXT)
 def test_neutralising_is_idempotent(text: str) -> None:
     once = neutralise_context_tags(text)

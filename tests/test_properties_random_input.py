@@ -33,13 +33,14 @@ from ranklens.engine.scoring.tfidf import TfidfScorer
 from ranklens.engine.setup import BM25_VARIANTS, Setup
 from ranklens.engine.text.termindex import TermIndex
 from ranklens.engine.topk import top_k
+from tests.support.examples import examples
 
 # A nan or a division by zero in engine code is a bug, not a warning to scroll past.
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning:engine")
 
-FEW = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-SOME = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-MANY = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FEW = settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SOME = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+MANY = settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # Any code point, lone surrogates included: JSON escapes and undecodable file names produce them.
 ANY_CHAR = st.characters(blacklist_categories=())

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from ranklens.engine.chunking.cutting import character_windows, chunk_documents
 from ranklens.engine.corpus import Document
+from tests.support.examples import examples
 
 splitters = pytest.importorskip("langchain_text_splitters")
 
@@ -84,7 +85,7 @@ def windows(draw: st.DrawFn) -> tuple[int, int]:
     return size, draw(st.integers(0, size - 1))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(pieces=st.lists(PIECES, max_size=40), window=windows())
 def test_any_text_of_separators_and_words_is_cut_as_langchain_cuts_it(pieces: list[str],
                                                                       window: tuple[int, int]) -> None:
@@ -92,7 +93,7 @@ def test_any_text_of_separators_and_words_is_cut_as_langchain_cuts_it(pieces: li
     assert ours(text, *window) == langchain(text, *window)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(text=st.text(max_size=120), window=windows())
 def test_any_unicode_is_cut_as_langchain_cuts_it(text: str, window: tuple[int, int]) -> None:
     assert ours(text, *window) == langchain(text, *window)

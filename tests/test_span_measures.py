@@ -20,6 +20,7 @@ from ranklens.engine.retriever import Workbench, setup_for
 from ranklens.engine.topk import top_k
 from ranklens.engine.workspace.store import Workspace
 from tests.support.chroma_evaluation import question_scores, union_ranges
+from tests.support.examples import examples
 from tests.support.files import text_folder
 
 DOCUMENT_GAP = 10_000  # documents laid end to end, this far apart, for Chroma's one corpus per question
@@ -70,7 +71,7 @@ spans = st.tuples(st.sampled_from("abc"), st.integers(0, 300), st.integers(1, 12
     lambda t: (t[0], t[1], t[1] + t[2]))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(relevant=st.lists(spans, min_size=1, max_size=6), retrieved=st.lists(spans, min_size=1, max_size=10))
 def test_random_questions_score_as_chroma_scores_them(relevant, retrieved) -> None:  # noqa: ANN001
     assert ours(relevant, retrieved) == pytest.approx(chroma(relevant, retrieved), abs=1e-12)

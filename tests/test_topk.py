@@ -7,13 +7,14 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from ranklens.engine.topk import top_k
+from tests.support.examples import examples
 
 
 def stable_top(scores: np.ndarray, k: int) -> list[int]:
     return np.argsort(-scores, kind="stable")[:k].tolist()
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(n=st.integers(1, 3000), k=st.integers(0, 60), levels=st.integers(1, 6), seed=st.integers(0, 2**32 - 1))
 def test_top_k_is_the_stable_sort_with_ties(n: int, k: int, levels: int, seed: int) -> None:
     # few distinct values: many chunks tie at the k-th score, where the choice among them matters
@@ -65,7 +66,7 @@ class _Counted:
         return chosen, self.vector[chosen]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(n=st.integers(1, 200), k=st.integers(1, 20), levels=st.integers(1, 5), seed=st.integers(0, 2**32 - 1),
        relevant=st.integers(1, 6))
 def test_a_rank_read_off_the_top_k_equals_the_full_sorts(n: int, k: int, levels: int, seed: int,

@@ -19,6 +19,7 @@ from ranklens.engine.scoring.tfidf import TfidfScorer
 from ranklens.engine.setup import Setup
 from ranklens.engine.text.termindex import TermIndex
 from ranklens.engine.topk import QueryScores, top_k
+from tests.support.examples import examples
 
 VARIANTS = ["lucene", "robertson", "atire", "bm25l", "bm25+"]
 
@@ -115,7 +116,7 @@ def test_tfidf_touched_equals_dense_and_the_formula(index: TermIndex) -> None:
 
 
 # Integer-valued scores over few chunks make ties, with the base, frequent.
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(hnp.arrays(np.float64, st.integers(1, 30), elements=st.integers(-2, 3).map(float)),
        st.data(), st.integers(-1, 2).map(float))
 def test_top_k_and_gold_rank_on_touched_scores_follow_the_stable_order(values, data, base) -> None:
