@@ -165,7 +165,8 @@ class _Refusing(BaseHTTPRequestHandler):
 @pytest.fixture
 def refusing_server() -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Refusing)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits for the loop to look at its flag, every poll_interval (0.5 s by default)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"

@@ -31,7 +31,10 @@ class RankingServer:
         self.in_flight = self.most_in_flight = 0
         self.lock = threading.Lock()
         self.server = _Server(("127.0.0.1", 0), _handler(self))
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # shutdown() waits for the loop to look at its flag, every poll_interval: 0.5 s by default, which was
+        # most of an endpoint test's time
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.01},
+                                       daemon=True)
 
     @property
     def url(self) -> str:
