@@ -118,9 +118,9 @@ def _handbook_questions(ws: Path) -> Path:
     return ws
 
 
-def _carried_by_the_rule(capsys, corpus_arg: str, ws: Path) -> None:  # noqa: ANN001
+def _carried_by_the_rule(capsys, corpus_arg: str, ws: Path, grid: tuple[str, ...] = GRID) -> None:  # noqa: ANN001
     """Each cell's ``by_text`` is what the rule gives that cell's chunks from the log's spans."""
-    lab = run_cli(capsys, "sweep", "chunks", corpus_arg, "--workspace", str(ws), *GRID, "--json")
+    lab = run_cli(capsys, "sweep", "chunks", corpus_arg, "--workspace", str(ws), *grid, "--json")
     assert lab.status == 0, lab.err
     judged = judged_corpus(load_corpus(corpus_arg), Workspace(ws))
     bench = Workbench(judged.corpus)
@@ -143,7 +143,10 @@ def test_handbook_judgments_are_counted_by_the_carry_rule_in_every_cell(capsys, 
 @needs_cranfield
 @JUDGED_TOGETHER
 def test_cranfield_judgments_are_counted_by_the_carry_rule_in_every_cell(capsys, cranfield_twenty: Path) -> None:  # noqa: ANN001
-    _carried_by_the_rule(capsys, str(CRANFIELD), cranfield_twenty)
+    # each chunker at one size, with and without overlap: the whole grid is the handbook's, above
+    _carried_by_the_rule(capsys, str(CRANFIELD), cranfield_twenty, ("--chunkers", "words,recursive", "--sizes",
+                         "words:40", "--sizes", "recursive:500", "--overlaps", "words:0,10", "--overlaps",
+                         "recursive:0,100"))
 
 
 def test_a_cancelled_lab_keeps_its_cells_and_corrects_over_them() -> None:
