@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ranklens.cli.agreement import agreement_lines, rater_name, rater_names
 from ranklens.cli.options import UsageError, add_workspace_options
 from ranklens.cli.output import print_json, say, tell, terminal_text
+from ranklens.cli.setup_args import loaded
 from ranklens.cli.sides import load_with_workspace
 
 if TYPE_CHECKING:
@@ -107,7 +108,8 @@ def run_judgments(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     from ranklens.engine.workspace.transfer import export_qrels, export_questions, import_qrels, import_questions
 
     _check_streams(args)
-    judged, workspace, workbench = load_with_workspace(args)
+    loaded_corpus = loaded(args)  # the workspace's changes below are applied to it again, not to a second read
+    judged, workspace, workbench = load_with_workspace(args, loaded_corpus)
     if args.rater is not None:
         workspace = workspace.as_rater(args.rater)
     corpus = judged.corpus
@@ -134,7 +136,7 @@ def run_judgments(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
         workspace.set_rater_rule(args.rater_rule)
         done["rater_rule_set"] = args.rater_rule
     if args.import_queries or args.import_qrels or args.judge or args.undo or args.rater_rule:
-        corpus, _ = workspace.apply(_reload(args))
+        corpus, _ = workspace.apply(loaded_corpus)
     if args.export_qrels:
         done["exported_qrels"] = export_qrels(corpus, args.export_qrels)
     if args.export_queries:
@@ -201,9 +203,3 @@ def _agreement(workspace: Workspace, corpus: Corpus, raters: list[str] | None) -
     from ranklens.engine.judging.agreement import agreement
 
     return agreement(workspace.ratings(), {q.id: q.text for q in corpus.questions}, raters)
-
-
-def _reload(args: argparse.Namespace) -> Corpus:
-    from ranklens.engine.corpus.loaders import load_corpus
-
-    return load_corpus(args.corpus)

@@ -34,15 +34,20 @@ def judged(args: argparse.Namespace, corpus: Corpus) -> Judged:
     return result
 
 
-def load(args: argparse.Namespace) -> Judged:
-    """The corpus loaded (its warnings told), with the judgments that count."""
+def loaded(args: argparse.Namespace) -> Corpus:
+    """The corpus as loaded, its warnings told."""
     from ranklens.engine.corpus.loaders import load_corpus
 
     with TerminalProgress() as progress:
         corpus = load_corpus(args.corpus, progress)
     for warning in corpus.warnings:
         tell("warning", warning)
-    return judged(args, corpus)
+    return corpus
+
+
+def load(args: argparse.Namespace, corpus: Corpus | None = None) -> Judged:
+    """The corpus loaded (its warnings told), or ``corpus`` as ``loaded`` gave it, with the judgments that count."""
+    return judged(args, loaded(args) if corpus is None else corpus)
 
 
 def workbench(args: argparse.Namespace, overrides: dict[str, Any], cache_min_chunks: int | None = None

@@ -24,14 +24,15 @@ if TYPE_CHECKING:
     from ranklens.engine.workspace.store import Workspace
 
 
-def load_with_workspace(args: argparse.Namespace) -> tuple[Judged, Workspace, Workbench]:
-    """The corpus with the judgments that count (warnings told), its workspace (where runs are saved, also
-    under ``--no-workspace``) and a workbench on it."""
+def load_with_workspace(args: argparse.Namespace, corpus: Corpus | None = None
+                        ) -> tuple[Judged, Workspace, Workbench]:
+    """The corpus (or ``corpus``, as loaded) with the judgments that count (warnings told), its workspace (where
+    runs are saved, also under ``--no-workspace``) and a workbench on it."""
     from ranklens.engine.storage.cache import IndexCache
     from ranklens.engine.retriever import Workbench
     from ranklens.engine.workspace.store import Workspace
 
-    judged = load(args)
+    judged = load(args, corpus)
     workspace = judged.workspace or Workspace.for_corpus(judged.corpus, getattr(args, "workspace", None))
     return judged, workspace, Workbench(judged.corpus, IndexCache())
 
