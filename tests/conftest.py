@@ -7,6 +7,7 @@ import functools
 import gc
 import os
 import re
+import tempfile
 from pathlib import Path
 
 # ranx (the oracle of the measures) is numba-compiled Python: compiling its kernels cost 80 s of CPU in a fresh
@@ -90,8 +91,14 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ["RANKLENS_CACHE_DIR"] = str(tmp_path_factory.mktemp("ranklens-cache"))
 
 
+@pytest.fixture(scope="session")
+def _data_homes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("ranklens-data")
+
+
 @pytest.fixture(autouse=True)
-def _isolated_workspaces(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolated_workspaces(_data_homes: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Workspaces (judgments, saved runs) default to the XDG data folder: never the user's in tests, and
-    # one per test, since every measure counts the default workspace's judgments.
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("ranklens-data")))
+    # one per test, since every measure counts the default workspace's judgments. Not by mktemp: pytest numbers a
+    # folder by listing every folder of the run (a second of CPU per worker, each test's listing longer).
+    monkeypatch.setenv("XDG_DATA_HOME", tempfile.mkdtemp(dir=_data_homes))

@@ -21,7 +21,7 @@ ALPHABET = "abcdeèéßπж東京🚀 \u0301\t—"
 
 def _text(rng: random.Random) -> str:
     size = rng.choice([0, 0, 1, 5, 40, 3000])  # empty, short and long texts
-    return "".join(rng.choice(ALPHABET) for _ in range(size))
+    return "".join(rng.choices(ALPHABET, k=size))
 
 
 def records(seed: int, n: int = 600, grouped: bool = False) -> list[dict]:
