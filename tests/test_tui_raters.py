@@ -56,9 +56,12 @@ async def test_escape_judges_nothing_and_asks_again_next_time() -> None:
         await settle(pilot)
         assert "nothing judged: judging asks who judges first" in notifications(app)
         assert not app.context.workspace.log_path.exists()
+        assert app.query_one("#results").cursor_row == 0  # back on the result the dropped grade was for
         await pilot.press("2")
         await name_rater(pilot)
         assert logged_raters(app) == ["ada"]
+        assert app.context.workspace.judgments() == {"u1": {"trasferte-2": 2}}  # the first result's, as asked
+        assert app.query_one("#results").cursor_row == 1
 
 
 async def test_the_next_session_offers_the_name_given_last() -> None:

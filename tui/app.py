@@ -314,7 +314,7 @@ class RanklensApp(App[None]):
             self.notify(message.reason)
 
     def on_change_workspace(self, message: ChangeWorkspace) -> None:
-        self.workspace_actions.change(message.change, message.judges)
+        self.workspace_actions.change(message.change, message.judges, message.dropped)
 
     # -- tabs and the focus -------------------------------------------------------------------------
 

@@ -48,12 +48,15 @@ class ChangeWorkspace(Message):
     """A pane asks the app to write to the workspace: ``change(workspace, corpus)`` runs in a thread worker,
     ``corpus`` being the corpus as loaded (without the workspace), and returns what to tell the user; then
     the app applies the workspace again and publishes the new context. A change that ``judges`` (a grade,
-    an undo) is made as the session's rater, asked for first at the session's first judgment."""
+    an undo) is made as the session's rater, asked for first at the session's first judgment; ``dropped()`` runs
+    when that question is cancelled, and nothing is written."""
 
-    def __init__(self, change: Callable[[Workspace, Corpus], str], judges: bool = False) -> None:
+    def __init__(self, change: Callable[[Workspace, Corpus], str], judges: bool = False,
+                 dropped: Callable[[], object] | None = None) -> None:
         super().__init__()
         self.change = change
         self.judges = judges
+        self.dropped = dropped
 
 
 class ShowQuery(Message, bubble=False):

@@ -38,17 +38,19 @@ class WorkspaceActions:
         self.app = app
         self.session = app.session
         self._lock = threading.Lock()  # workspace writes, one at a time
-        self._waiting: list[Callable[[], object]] | None = None  # what waits for the rater dialog's answer
+        # what waits for the rater dialog's answer: what to do with a name, and without one
+        self._waiting: list[tuple[Callable[[], object], Callable[[], object] | None]] | None = None
 
-    def change(self, change: Change, judges: bool = False) -> None:
+    def change(self, change: Change, judges: bool = False, dropped: Callable[[], object] | None = None) -> None:
         """Make ``change`` to the open corpus' workspace (a pane's ``ChangeWorkspace``); one that ``judges``
-        as the session's rater, asking who that is first when no judgment of the session did."""
+        as the session's rater, asking who that is first when no judgment of the session did (``dropped()`` when
+        the question is cancelled)."""
         opened = self.session.opened_workspace()
         if opened is None:
             self.app.notify("no corpus is open yet", severity="warning")
             return
         if judges and self.session.rater is None:
-            self.with_rater(partial(self.change, change, judges=True))
+            self.with_rater(partial(self.change, change, judges=True), dropped)
             return
         self._write(change, *opened, self.session.rater if judges else None)
 
@@ -63,17 +65,18 @@ class WorkspaceActions:
             return
         self.with_rater(partial(self.app.push_screen, PoolQueueScreen(context)))
 
-    def with_rater(self, then: Callable[[], object]) -> None:
-        """``then()`` once the session knows who judges: at once, or after asking (nothing when not answered).
-        What asks while the dialog is open waits for the same answer: one dialog, the grades in the order given."""
+    def with_rater(self, then: Callable[[], object], dropped: Callable[[], object] | None = None) -> None:
+        """``then()`` once the session knows who judges: at once, or after asking (``dropped()`` when not
+        answered). What asks while the dialog is open waits for the same answer: one dialog, the grades in the
+        order given."""
         from ranklens.tui.rater import ask_rater
 
         if self.session.rater is not None:
             then()
         elif self._waiting is not None:
-            self._waiting.append(then)
+            self._waiting.append((then, dropped))
         else:
-            self._waiting = [then]
+            self._waiting = [(then, dropped)]
             ask_rater(self.app, self._judge_as)
 
     def _judge_as(self, rater: str | None) -> None:
@@ -83,11 +86,14 @@ class WorkspaceActions:
 
         waiting, self._waiting = self._waiting or [], None
         if rater is None:
+            for _, dropped in waiting:
+                if dropped is not None:
+                    dropped()
             return
         self.session.rater = rater
         self.app.notify(f"judging as {rater} this session")
         self.app.run_worker(partial(remember_rater, rater), thread=True, group="rater")
-        for then in waiting:
+        for then, _ in waiting:
             then()
 
     def _write(self, change: Change, workspace: Workspace, corpus: Corpus, rater: str | None = None) -> None:

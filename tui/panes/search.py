@@ -285,10 +285,18 @@ class SearchPane(WorkPane):
         if row is None or context is None or not context.query.strip():
             self.notify("no result to grade: search first", severity="warning")
             return
-        self.post_message(ChangeWorkspace(partial(grade_result, context.query, row.hit.chunk, grade), judges=True))
+        graded = results.cursor_row
+        # a grade the rater question dropped (Escape) puts the cursor back on the result it was for
+        self.post_message(ChangeWorkspace(partial(grade_result, context.query, row.hit.chunk, grade), judges=True,
+                                          dropped=partial(self._back_to, graded)))
         # On to the next result, as one judges down a list.
-        if results.cursor_row + 1 < len(results.shown_rows):
-            results.move_cursor(row=results.cursor_row + 1)
+        if graded + 1 < len(results.shown_rows):
+            results.move_cursor(row=graded + 1)
+
+    def _back_to(self, row: int) -> None:
+        results = self.query_one(ResultsTable)
+        if row < len(results.shown_rows):
+            results.move_cursor(row=row)
 
     def action_undo_judgment(self) -> None:
         self.post_message(ChangeWorkspace(undo_judgment, judges=True))
