@@ -11,6 +11,7 @@ import difflib
 import os
 import sys
 from collections.abc import Sequence
+from typing import cast
 
 # the options read engine.setup, plain Python (no numpy): cheap enough to import before the TUI paints
 from ranklens.cli.backend import add_backend_options
@@ -46,8 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         if argv and argv[0] in COMMANDS:
-            args = build_parser(argv[0]).parse_args(argv)
-            return _run(args)
+            return _run(_parsed(build_parser(argv[0]), argv))
         if argv and argv[0] in ("-h", "--help"):
             _tui_parser().print_help()
             return 0
@@ -79,6 +79,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(error, RanklensError):
             return _fail(f"ranklens: {_where(error)}")
         raise
+
+
+def _parsed(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """The command's arguments; an option it does not have is named by the command (argparse names the top
+    parser, ``ranklens``), with the options it may have meant."""
+    args, unknown = parser.parse_known_args(argv)
+    if not unknown:
+        return args
+    command = parser
+    while command._subparsers is not None:  # noqa: SLF001 - argparse keeps its subparsers there
+        action = cast("argparse._SubParsersAction[argparse.ArgumentParser]",
+                      command._subparsers._group_actions[0])  # noqa: SLF001
+        command = action.choices[getattr(args, action.dest)]
+    flag = next((word.partition("=")[0] for word in unknown if word.startswith("--")), None)
+    meant = _meant(flag, list(command._option_string_actions)) if flag else []  # noqa: SLF001
+    raise UsageError(f"{command.prog}: unrecognized arguments: {' '.join(unknown)}"
+                     + (f" (did you mean {' or '.join(meant)}?)" if meant else ""))
+
+
+def _meant(flag: str, options: list[str]) -> list[str]:
+    """``-k`` for ``--k`` (not ``--k1``, which argparse's abbreviations would have read), the one option a prefix
+    begins, else the options spelled alike."""
+    if flag[1:] in options:
+        return [flag[1:]]
+    longer = [option for option in options if option.startswith(flag)]
+    return longer if len(longer) == 1 else difflib.get_close_matches(flag, options, n=2, cutoff=0.75)
 
 
 def _terminal() -> bool:
