@@ -102,7 +102,7 @@ async def test_every_question_is_listed_and_the_last_one_reached_with_end(many_q
 
 async def test_the_filter_reaches_question_7000_and_enter_searches_it(many_questions: str,
                                                                       two_scorers: None) -> None:
-    app = PaneHarness(MetricsPane, corpus=many_questions)
+    app = PaneHarness(MetricsPane, corpus=many_questions, pauses=1)  # the users' pause: the test is of it
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         pane = app.query_one(MetricsPane)

@@ -137,7 +137,7 @@ async def test_a_thousand_fast_keystrokes_leave_the_results_of_the_final_text() 
         keys.extend(rng.choice(words))
         keys.extend(["backspace"] * rng.randint(0, 4))
     keys = keys[:1_000]
-    async with running(size=SIZE, pause_s=DEBOUNCE_S) as pilot:  # the users' pause: typing overtakes searches
+    async with running(size=SIZE, pauses=1) as pilot:  # the users' pause: typing overtakes searches
         app = pilot.app
         expected = ""
         for n, key in enumerate(keys):

@@ -194,7 +194,7 @@ async def test_typing_in_the_find_box_previews_once_when_typing_pauses(monkeypat
         return real(corpus, doc, window, passages, sentence, *model)
 
     # the app's pause: under test it is zero, and each key would preview
-    app = PaneHarness(ChunkingPane, overrides={"size": 20, "overlap": 8}, pause_s=chunking_module.DEBOUNCE_S)
+    app = PaneHarness(ChunkingPane, overrides={"size": 20, "overlap": 8}, pauses=1)
     async with app.run_test(size=(100, 30)) as pilot:
         pane = await open_fatture(app, pilot, find="")
         monkeypatch.setattr(chunking_module, "make_preview", counted)

@@ -49,7 +49,7 @@ async def test_gold_passage_ranked_first() -> None:
 
 async def test_enter_searches_at_once() -> None:
     # With a debounce of an hour, only Enter can start the search the test waits for.
-    async with running(size=SIZE, pause_s=3600) as pilot:
+    async with running(size=SIZE, pauses=3600 / DEBOUNCE_S) as pilot:
         app = pilot.app
         pane = app.query_one(SearchPane)
         app.query_one(QueryBox).value = "ho cancellato un file per sbaglio"
@@ -95,7 +95,7 @@ async def test_stale_results_are_never_shown(monkeypatch: pytest.MonkeyPatch) ->
 
 
 async def test_typing_fast_shows_the_last_query() -> None:
-    async with running(size=SIZE, pause_s=DEBOUNCE_S) as pilot:  # the app's debounce: some prefixes fall to it
+    async with running(size=SIZE, pauses=1) as pilot:  # the app's debounce: some prefixes fall to it
         app = pilot.app
         pane = app.query_one(SearchPane)
         for text in ("ferie", " backup", " fattura", " password"):

@@ -13,30 +13,20 @@ from textual.widgets import Input
 from textual.pilot import Pilot
 from textual.worker import WorkerCancelled, WorkerFailed
 
-from ranklens.tui.panes import chunking as chunking_pane
-from ranklens.tui.panes import search as search_pane
+from ranklens.tui import typing_pause as typing_pause_module
 from ranklens.tui.panes.search import SearchPane
-
-# The panes' timers that wait for typing to pause: the query box's search, the find box's preview, the
-# Metrics filter. While one is pending the screen is about to change.
-TYPING_TIMERS = ("_debounce", "_find_timer", "_filter_timer")
-
+from ranklens.tui.typing_pause import TypingPause
 
 @contextlib.contextmanager
-def typing_pause(seconds: float) -> Iterator[None]:
-    """The query box and the find box wait ``seconds`` for typing to pause (users: search.DEBOUNCE_S; 0: none).
-
-    Under test the pause is zero: a search starts when the box changes, and ``settle`` waits for it by the
-    app's state; the tests of the pause itself give the app's back."""
-    modules = (search_pane, chunking_pane)  # each reads its own DEBOUNCE_S when a key arrives
-    saved = [module.DEBOUNCE_S for module in modules]
-    for module in modules:
-        module.DEBOUNCE_S = seconds
+def typing_pause(pauses: float) -> Iterator[None]:
+    """Typing pauses ``pauses`` times as long as the users' (tui/typing_pause.py's SCALE): 0, under test, starts
+    the work at each change, and ``settle`` waits for it by the app's state; the tests of the pause itself give 1.
+    """
+    saved, typing_pause_module.SCALE = typing_pause_module.SCALE, pauses
     try:
         yield
     finally:
-        for module, value in zip(modules, saved):
-            module.DEBOUNCE_S = value
+        typing_pause_module.SCALE = saved
 
 
 async def _workers_done(pilot: Pilot) -> None:
@@ -56,11 +46,11 @@ def _query_sent(app: App) -> bool:
 
 
 def _typing_pending(app: App) -> bool:
-    """A pane waits for typing to pause before it starts work (a timer not yet fired)."""
+    """A pane waits for typing to pause before it starts work."""
     from ranklens.tui.panes.base import WorkPane
 
-    timers = (getattr(pane, name, None) for pane in app.query(WorkPane) for name in TYPING_TIMERS)
-    return any(timer is not None and timer._task is not None and not timer._task.done() for timer in timers)
+    return any(isinstance(held, TypingPause) and held.pending
+               for pane in app.query(WorkPane) for held in vars(pane).values())
 
 
 def _settled(app: App, sent: bool) -> bool:
@@ -115,14 +105,14 @@ async def opened(pilot: Pilot) -> None:
 
 
 @contextlib.asynccontextmanager
-async def running(corpus: str = "studio-alfa", size: tuple[int, int] = (100, 30), pause_s: float = 0.0,
+async def running(corpus: str = "studio-alfa", size: tuple[int, int] = (100, 30), pauses: float = 0.0,
                   **options: Any) -> AsyncIterator[Pilot]:
     """The app (``make_app(corpus, **options)``, cursor blink off) running at ``size``, its corpus opened,
-    typing pausing ``pause_s`` (see typing_pause)."""
+    typing pausing ``pauses`` times the users' pause (see typing_pause)."""
     from ranklens.tui.app import make_app
 
     app = make_app(corpus, cursor_blink=False, **options)
-    with typing_pause(pause_s):
+    with typing_pause(pauses):
         async with app.run_test(size=size) as pilot:
             await opened(pilot)
             yield pilot

@@ -42,17 +42,17 @@ class PaneHarness(App):
     AUTO_FOCUS = None  # focus as the app gives it when a tab opens: see on_mount
 
     def __init__(self, make_pane: Callable[[], Widget], corpus: str = "studio-alfa",
-                 overrides: dict[str, Any] | None = None, pause_s: float = 0.0) -> None:
+                 overrides: dict[str, Any] | None = None, pauses: float = 0.0) -> None:
         super().__init__()
         self.pane = make_pane()
-        self.pause_s = pause_s  # how long typing pauses under run_test (see typing_pause)
+        self.pauses = pauses  # typing pauses this many times the users' pause under run_test (see typing_pause)
         self.workbench = shared_workbench(corpus)
         self.context = Context(self.workbench, setup_for(self.workbench.corpus, overrides or {}))
         self.messages: list[Message] = []
 
     @contextlib.asynccontextmanager
     async def run_test(self, *args: Any, **kwargs: Any) -> AsyncIterator[Pilot]:
-        with typing_pause(self.pause_s):
+        with typing_pause(self.pauses):
             async with super().run_test(*args, **kwargs) as pilot:
                 yield pilot
 

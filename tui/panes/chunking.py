@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from collections.abc import Hashable
 
 from textual.app import ComposeResult
-from textual.timer import Timer
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
@@ -38,6 +37,7 @@ from ranklens.tui.chunk_map import Verdict, chunk_map, find_verdict, legend
 from ranklens.tui.context import ChangeSetup, Context
 from ranklens.tui.heap import keep_built
 from ranklens.tui.safe import clean, one_line, safe_text
+from ranklens.tui.typing_pause import TypingPause
 from ranklens.tui.widgets.chunk_grid import ChunkGrid
 from ranklens.tui.widgets.fitted_line import FittedLine
 from ranklens.tui.widgets.input import TextBox
@@ -211,7 +211,7 @@ class ChunkingPane(WorkPane):
         self.sweep: ChunkSweep | None = None
         self._documents: list[Document] = []
         self._shown_for: Context | None = None  # the context the tab's content reflects
-        self._find_timer: Timer | None = None
+        self._find_pause = TypingPause(self, DEBOUNCE_S)
 
     def compose(self) -> ComposeResult:
         yield WorkStatus()
@@ -265,8 +265,7 @@ class ChunkingPane(WorkPane):
         box.value = ""
         box.border_subtitle = None
         box.remove_class("-whole", "-cut")
-        if self._find_timer is not None:
-            self._find_timer.stop()
+        self._find_pause.cancel()
 
     # -- the preview ---------------------------------------------------------------------------
 
@@ -291,12 +290,7 @@ class ChunkingPane(WorkPane):
         if event.input.id == "chunk-find":
             event.stop()
             # one preview when typing pauses, not a chunking of the document per keystroke
-            if self._find_timer is not None:
-                self._find_timer.stop()
-            if DEBOUNCE_S:
-                self._find_timer = self.set_timer(DEBOUNCE_S, self._start_preview)
-            else:  # no pause (the tests set none)
-                self._start_preview()
+            self._find_pause.restart(self._start_preview)
 
     def action_size(self, direction: int) -> None:
         if self.window is None:  # no corpus yet: nothing to cut (keys and the palette both get here)

@@ -21,7 +21,6 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from ranklens.engine.measuring.metric_table import better_metrics, eval_metrics
@@ -35,6 +34,7 @@ from ranklens.tui.panes.base import WorkPane
 from ranklens.tui.safe import clean, one_line, safe_content, safe_text
 from ranklens.tui.saving import SaveFlow, ask_and_save
 from ranklens.tui.strata_text import strata_text
+from ranklens.tui.typing_pause import TypingPause
 from ranklens.tui.widgets.input import TextBox
 from ranklens.tui.widgets.lists import KeyScroll
 from ranklens.tui.widgets.question_list import QuestionList
@@ -92,7 +92,7 @@ class MetricsPane(WorkPane):
         self._reranks: dict[Hashable, Reranked] = {}  # by workbench and setup, the newest last
         self.worst_first = False  # the questions' order: file order, or the current scorer's worst rank first
         self._last_export: Path | None = None
-        self._filter_timer: Timer | None = None
+        self._filter_pause = TypingPause(self, FILTER_PAUSE_S)
         self.strata_by: str | None = None  # the field the strata view groups by ("": the first); None: not shown
         self.strata_table: StrataTable | None = None
         self.strata_measure = better_metrics()[0].key  # the metric the strata view shows
@@ -254,9 +254,7 @@ class MetricsPane(WorkPane):
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "metrics-filter":
             event.stop()
-            if self._filter_timer is not None:
-                self._filter_timer.stop()
-            self._filter_timer = self.set_timer(FILTER_PAUSE_S, self._refilter)
+            self._filter_pause.restart(self._refilter)
 
     def _refilter(self) -> None:
         if self.result is not None and self.result.scorers:

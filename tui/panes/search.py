@@ -23,7 +23,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
-from textual.timer import Timer
 from textual.widgets import DataTable, Input
 
 from ranklens.engine.scoring.registry import spec
@@ -35,12 +34,13 @@ from ranklens.tui.search_work import (
     Documents, Explained, Found, ResultRow, explain, find, grade_result, list_documents, placeholder_for,
     save_question, undo_judgment, why_not,
 )
+from ranklens.tui.typing_pause import TypingPause
 from ranklens.tui.widgets.document_tree import DocumentTree
 from ranklens.tui.widgets.query_box import QueryBox
 from ranklens.tui.widgets.result_detail import ResultDetail, Why
 from ranklens.tui.widgets.results_table import ResultsTable
 
-DEBOUNCE_S = 0.15  # typing pauses this long before a search starts (0: none; a Textual timer cannot wait 0 s)
+DEBOUNCE_S = 0.15  # typing pauses this long before a search starts
 HINT = "Type a question and the best chunks appear as you type (Enter searches at once)."
 
 
@@ -86,7 +86,7 @@ class SearchPane(WorkPane):
         self._rows: list[ResultRow] = []
         self._shown: Context | None = None  # the context the rows on screen were computed for
         self._terms: tuple[str, ...] = ()  # the analysed query of the rows on screen
-        self._debounce: Timer | None = None
+        self._typing = TypingPause(self, DEBOUNCE_S)
         self._found: Found | None = None  # what the rows on screen come from
         self._told = ""  # the latest warning of the reranker that could not load
         self.judging = False  # judge mode: the digits of the corpus' scale grade the selected result
@@ -171,21 +171,14 @@ class SearchPane(WorkPane):
 
     @on(Input.Changed, "#query")
     def _query_edited(self, event: Input.Changed) -> None:
-        if not DEBOUNCE_S:  # no pause (the tests set none): at once, as Enter searches
-            self._send_query(event.value)
-            return
-        if self._debounce is not None:
-            self._debounce.stop()
-        self._debounce = self.set_timer(DEBOUNCE_S, lambda: self._send_query(event.value))
+        self._typing.restart(partial(self._send_query, event.value))
 
     @on(Input.Submitted, "#query")
     def _query_submitted(self, event: Input.Submitted) -> None:
         self._send_query(event.value)
 
     def _send_query(self, text: str) -> None:
-        if self._debounce is not None:
-            self._debounce.stop()
-            self._debounce = None
+        self._typing.cancel()
         self.post_message(self.QueryChanged(text))
 
     # -- the results ------------------------------------------------------------------------------
