@@ -389,9 +389,13 @@ def run_prompt(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
         say(prompt)
         return 0
     if getattr(args, "json", False):
-        hits = retriever.search(query).hits
+        from ranklens.engine.backends.base import Unplaced
+
+        ranked = retriever.search(query).ranked()
         return print_json({"query": query, "setup": retriever.setup.to_dict(), "prompt": retriever.prompt(query),
-                           "chunks": [{"rank": h.rank, "id": h.chunk.id, "score": h.score} for h in hits]})
+                           "chunks": [{"rank": h.rank, "id": h.run_id, "score": h.score, "not_in_corpus": True}
+                                      if isinstance(h, Unplaced) else {"rank": h.rank, "id": h.chunk.id,
+                                                                       "score": h.score} for h in ranked]})
     say(retriever.prompt(query))
     return 0
 

@@ -484,9 +484,13 @@ class Retriever:
         return EvalReport(self.corpus.name, self.description, evaluation, timing)
 
     def top_scores(self, questions: Sequence[Question], progress: Progress = no_progress) -> list[float]:
-        """Each question's top score, 0 when it retrieves nothing (and below 0: a cosine's)."""
-        return [float(scores.retrieved_top(1)[1].max(initial=0.0)) for _, scores in
-                self.score_batches([q.text for q in questions], progress, "scoring")]
+        """Each question's top score, 0 when it retrieves nothing (and below 0: a cosine's): a user's retriever's
+        first result's even when the corpus cannot place it, as that is the score it would answer on."""
+        tops = []
+        for _, scores in self.score_batches([q.text for q in questions], progress, "scoring"):
+            first = self._unplaced(scores.query, 1) if isinstance(scores, PendingScores) else []
+            tops.append(first[0].score if first else float(scores.retrieved_top(1)[1].max(initial=0.0)))
+        return tops
 
     def threshold(self, progress: Progress = no_progress) -> ThresholdReport:
         """Can the top score tell answerable questions from unanswerable ones?"""
@@ -504,13 +508,25 @@ class Retriever:
         )
 
     def prompt(self, text: str, k: int | None = None) -> str:
-        """The prompt a model would get: the top k chunks as context, labelled by document."""
-        return self.prompt_for(text, [hit.chunk for hit in self.search(text, k).hits])
+        """The prompt a model would get: the top k results as context, labelled by document. A user's retriever's
+        result that the corpus cannot place is quoted with its own text, labelled by its own id; one without a
+        text gives the prompt nothing, and is left out."""
+        passages = []
+        for hit in self.search(text, k).ranked():
+            if not isinstance(hit, Unplaced):
+                passages.append(self._cited(hit.chunk))
+            elif hit.text:
+                passages.append((hit.id if hit.id is not None else f"result {hit.rank}", hit.text))
+        return build_prompt(text, passages)
 
     def prompt_for(self, text: str, chunks: Sequence[Chunk]) -> str:
-        """The prompt for ``text`` with ``chunks`` as its context, in their order, each cited by its document's
-        file, page and headings where they are known (``engine/corpus/source.py``), else by its title or id."""
-        return build_prompt(text, [(citation(self.corpus.document(c.doc_id), c), c.text) for c in chunks])
+        """The prompt for ``text`` with ``chunks`` as its context, in their order."""
+        return build_prompt(text, [self._cited(c) for c in chunks])
+
+    def _cited(self, chunk: Chunk) -> tuple[str, str]:
+        """A chunk cited by its document's file, page and headings where they are known
+        (``engine/corpus/source.py``), else by its title or id, with its text."""
+        return citation(self.corpus.document(chunk.doc_id), chunk), chunk.text
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import run_cli
+from tests.support.files import beir_folder
 from tests.support.known_rankings import as_run, corpus, per_question
 from tests.support.python_retriever import module
 from tests.support.ranking_server import Ranking
@@ -109,3 +110,34 @@ def test_a_search_answered_only_with_hits_not_in_the_corpus_lists_them(
     assert [(r["rank"], r["id"], r.get("not_in_corpus")) for r in run.json["results"]] == \
         [(1, "faq-1", True), (2, "faq-2", True)]
     assert run.json["note"] == ""
+
+
+def test_the_prompt_quotes_them_at_their_ranks_with_their_own_text(
+        strangers, capsys: pytest.CaptureFixture[str]) -> None:
+    path, _, rankings, texts, retriever = strangers
+    text = texts["q00"]
+    run = run_cli(capsys, "prompt", str(path), text, "-k", "10", "--json", "--backend", f"python:{retriever}:search")
+    assert run.status == 0, run.err
+    # the retriever's top 10 as the model would get them: a document's text cited by its id (no title, no file),
+    # a hit the corpus cannot place by the retriever's id with the words it gave, one without words left out
+    quoted = [(ident, words if ident.startswith("elsewhere") else f"alpha{int(ident[1:])} beta{int(ident[1:])} gamma")
+              for ident, _, words in rankings[text][:10] if words or not ident.startswith("elsewhere")]
+    context = run.json["prompt"].split("<context>\n")[1].split("\n</context>")[0]
+    assert context.splitlines() == [f"[{n}] ({ident}) {words}" for n, (ident, words) in enumerate(quoted, 1)]
+    assert any(ident.startswith("elsewhere") for ident, _ in quoted)  # the case the test is for
+    assert [(c["rank"], c["id"], c.get("not_in_corpus", False)) for c in run.json["chunks"]] == \
+        [(rank, ident, ident.startswith("elsewhere")) for rank, (ident, *_) in enumerate(rankings[text][:10], 1)]
+
+
+def test_the_threshold_takes_the_retrievers_first_result_placed_or_not(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    docs = [{"_id": f"d{i}", "title": "", "text": f"alpha{i} beta{i} gamma"} for i in range(4)]
+    questions = [{"_id": "q0", "text": "question about alpha1"}, {"_id": "q1", "text": "question about alpha2"}]
+    path = beir_folder(tmp_path / "c", docs, questions, "q0\td1\t1\nq1\td2\t0\n")  # q1: judged, nothing relevant
+    retriever = module(tmp_path, {"question about alpha1": [("d1", 5.0, None)],
+                                  "question about alpha2": [("faq-9", 9.0, "words no document holds"),
+                                                            ("d2", 3.0, None)]})
+    run = run_cli(capsys, "threshold", str(path), "--json", "--backend", f"python:{retriever}:search")
+    assert run.status == 0, run.err
+    assert run.json["unanswerable"] == [{"id": "q1", "text": "question about alpha2", "top_score": 9.0}]
+    assert run.json["answerable"] == {"min": 5.0, "median": 5.0, "max": 5.0}
