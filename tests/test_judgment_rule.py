@@ -16,6 +16,9 @@ from ranklens.engine.measuring.trec import read_run
 from ranklens.engine.workspace.store import Workspace
 from tests.support.cli import run_cli
 
+# ranx, the oracle, takes a worker 2 s to import: its tests run in one worker, which imports it once
+pytestmark = pytest.mark.xdist_group("ranx")
+
 TFIDF = ("--scorer", "tfidf")
 JUDGED = ("q01", "copie-0", "1")  # q01 asks about holidays: a chunk on backups judged relevant
 

@@ -21,6 +21,9 @@ from ranklens.engine.measuring.runs import make_run, resolved_qrels
 from ranklens.engine.measuring.trec import read_run, write_qrels, write_run
 from tests.support.files import beir_folder
 
+# ranx, the oracle, takes a worker 2 s to import: its tests run in one worker, which imports it once
+pytestmark = pytest.mark.xdist_group("ranx")
+
 CRANFIELD = Path(__file__).resolve().parents[2] / "shared" / "data" / "cranfield"
 # ours -> ranx's name for the same measure
 RANX_NAMES = {"nDCG@10": "ndcg@10", "nDCG@3": "ndcg@3", "nDCG": "ndcg", "MRR@10": "mrr@10", "MRR": "mrr",
