@@ -391,8 +391,9 @@ def run_prompt(args: argparse.Namespace, overrides: dict[str, Any]) -> int:
     if getattr(args, "json", False):
         from ranklens.engine.backends.base import Unplaced
 
-        ranked = retriever.search(query).ranked()
-        return print_json({"query": query, "setup": retriever.setup.to_dict(), "prompt": retriever.prompt(query),
+        result = retriever.search(query)  # one search: a user's retriever is asked once, the chunks are the prompt's
+        ranked = result.ranked()
+        return print_json({"query": query, "setup": retriever.setup.to_dict(), "prompt": retriever.prompt_of(result),
                            "chunks": [{"rank": h.rank, "id": h.run_id, "score": h.score, "not_in_corpus": True}
                                       if isinstance(h, Unplaced) else {"rank": h.rank, "id": h.chunk.id,
                                                                        "score": h.score} for h in ranked]})

@@ -508,16 +508,20 @@ class Retriever:
         )
 
     def prompt(self, text: str, k: int | None = None) -> str:
-        """The prompt a model would get: the top k results as context, labelled by document. A user's retriever's
-        result that the corpus cannot place is quoted with its own text, labelled by its own id; one without a
-        text gives the prompt nothing, and is left out."""
+        """The prompt a model would get: the top k results as context, labelled by document."""
+        return self.prompt_of(self.search(text, k))
+
+    def prompt_of(self, result: SearchResult) -> str:
+        """The prompt of a search's results, in their order. A user's retriever's result that the corpus cannot
+        place is quoted with its own text, labelled by its id as runs name it; one without a text gives the prompt
+        nothing, and is left out."""
         passages = []
-        for hit in self.search(text, k).ranked():
+        for hit in result.ranked():
             if not isinstance(hit, Unplaced):
                 passages.append(self._cited(hit.chunk))
             elif hit.text:
-                passages.append((hit.id if hit.id is not None else f"result {hit.rank}", hit.text))
-        return build_prompt(text, passages)
+                passages.append((hit.run_id, hit.text))
+        return build_prompt(result.query, passages)
 
     def prompt_for(self, text: str, chunks: Sequence[Chunk]) -> str:
         """The prompt for ``text`` with ``chunks`` as its context, in their order."""

@@ -201,3 +201,19 @@ def test_a_timeout_on_the_first_request_stops_at_once(tmp_path: Path, capsys: py
         run = eval_json(capsys, tmp_path, mapping(server.url, timeout=0.3))
     assert_error(run, "the first request failed", "timeout after 0.3 s")
     assert len(server.requests) == 1
+
+
+def test_prompt_json_asks_the_endpoint_once_and_lists_what_the_prompt_quotes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path, _, rankings, texts = corpus(tmp_path)
+    with serving(rankings) as server:
+        (tmp_path / "search.toml").write_text(mapping(server.url), encoding="utf-8")
+        run = run_cli(capsys, "prompt", str(path), texts["q00"], "-k", "3", "--json",
+                      "--backend", f"endpoint:{tmp_path / 'search.toml'}")
+        asked = [text for text, _ in server.requests]
+    assert run.status == 0, run.err
+    assert asked == [texts["q00"]]
+    top = [ident for ident, *_ in rankings[texts["q00"]][:3]]
+    assert [chunk["id"] for chunk in run.json["chunks"]] == top
+    assert [line.split(")")[0] for line in run.json["prompt"].splitlines() if line.startswith("[")] == \
+        [f"[{n}] ({ident}" for n, ident in enumerate(top, 1)]  # the corpus' documents have no title: their ids

@@ -86,7 +86,7 @@ class WorkspaceActions:
 
         waiting, self._waiting = self._waiting or [], None
         if rater is None:
-            for _, dropped in waiting:
+            for _, dropped in reversed(waiting):  # the first grade's undoing last: the cursor ends where it began
                 if dropped is not None:
                     dropped()
             return
